@@ -1,0 +1,141 @@
+# scorch: one non-recursive Makefile.
+#   make                      build ./scorch
+#   make check                run every test suite (tests/run)
+#   make SANITIZE=address,undefined O=build-san   sanitizer build
+#   make fuzz CC=clang        libFuzzer targets in $(O)/fuzz/
+#   make bench                speed comparisons (bench/run)
+# Optional dependencies are detected with pkg-config; force with HAVE_X=y or
+# disable with HAVE_X= on the command line.
+
+O          ?= build
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS     ?= -O2 -g
+VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+STD        := -std=c11 -D_GNU_SOURCE
+WARN       := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+              -Wformat=2 -Wvla -Wimplicit-fallthrough -Wno-format-nonliteral
+ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -I$(O) -MMD -MP \
+              -DSCORCH_VERSION='"$(VERSION)"' $(DEFS-y) -pthread
+ALL_LDFLAGS = $(LDFLAGS) -pthread
+
+have = $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y)
+HAVE_ZLIB     ?= $(call have,zlib)
+HAVE_LZMA     ?= $(call have,liblzma)
+HAVE_ZSTD     ?= $(call have,libzstd)
+HAVE_ELFUTILS ?= $(and $(call have,libelf),$(call have,libdw),y)
+HAVE_LIBBPF   ?= $(and $(call have,libbpf),$(shell command -v bpftool),$(shell command -v clang),y)
+
+# Sources: every .c under src/, minus the files that need an optional
+# library (added back below when it is present) and BPF kernel programs.
+ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/unwind*.c src/symbolize/inline*.c src/symbolize/srcline*.c)
+BPF_SRCS   := $(wildcard src/record/bpf*.c)
+ALL_SRCS   := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
+SRCS-y     := $(filter-out $(ELF_SRCS) $(BPF_SRCS),$(ALL_SRCS))
+
+SRCS-$(HAVE_ELFUTILS) += $(ELF_SRCS)
+DEFS-$(HAVE_ELFUTILS) += -DHAVE_ELFUTILS
+LIBS-$(HAVE_ELFUTILS) += $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null)
+DEFS-$(HAVE_ZLIB)     += -DHAVE_ZLIB
+LIBS-$(HAVE_ZLIB)     += $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null)
+DEFS-$(HAVE_LZMA)     += -DHAVE_LZMA
+LIBS-$(HAVE_LZMA)     += $(shell $(PKG_CONFIG) --libs liblzma 2>/dev/null)
+DEFS-$(HAVE_ZSTD)     += -DHAVE_ZSTD
+LIBS-$(HAVE_ZSTD)     += $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
+SRCS-$(HAVE_LIBBPF)   += $(BPF_SRCS)
+DEFS-$(HAVE_LIBBPF)   += -DHAVE_LIBBPF
+LIBS-$(HAVE_LIBBPF)   += $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null)
+LIBS := $(LIBS-y) -lm
+
+ifdef SANITIZE
+ALL_CFLAGS  += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+ifdef DEVELOPER
+ALL_CFLAGS += -Werror
+endif
+
+ifndef V
+QUIET_CC   = @echo '  CC     ' $@;
+QUIET_LINK = @echo '  LINK   ' $@;
+QUIET_GEN  = @echo '  GEN    ' $@;
+endif
+
+OBJS      := $(patsubst src/%.c,$(O)/obj/%.o,$(SRCS-y))
+LIB_OBJS  := $(filter-out $(O)/obj/main.o,$(OBJS))
+# The top-level ./scorch is the default build; other O= builds stay in $(O).
+BIN       := $(if $(filter build,$(O)),scorch,$(O)/scorch)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(O)/unit/%.o,$(UNIT_SRCS) tests/unit/harness.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+REPLAYS   := $(patsubst tests/fuzz/%.c,$(O)/replay/%,$(FUZZ_SRCS))
+
+all: $(BIN) $(O)/features
+
+$(BIN): $(OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
+
+$(O)/obj/%.o: src/%.c $(O)/config.h
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Persist the build settings: a changed CFLAGS or HAVE_* rebuilds everything.
+CONFIG := $(CC) $(ALL_CFLAGS) $(LIBS) $(SANITIZE)
+$(O)/config.h: FORCE
+	@mkdir -p $(O)
+	@printf '/* %s */\n' "$(CONFIG)" > $@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+$(O)/features: $(O)/config.h
+	@printf 'zlib=%s lzma=%s zstd=%s elfutils=%s libbpf=%s\n' "$(HAVE_ZLIB)" "$(HAVE_LZMA)" \
+	  "$(HAVE_ZSTD)" "$(HAVE_ELFUTILS)" "$(HAVE_LIBBPF)" > $@
+
+# Browser code embedded into the binary (render/viewer/*.js|css -> C arrays).
+$(O)/gen/%_js.h: src/render/viewer/%.js
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)xxd -i -n viewer_$*_js $< > $@
+
+$(O)/gen/%_css.h: src/render/viewer/%.css
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)xxd -i -n viewer_$*_css $< > $@
+
+# C unit tests: one binary against the core objects.
+$(O)/unit/%.o: tests/unit/%.c $(O)/config.h
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -Itests/unit -c -o $@ $<
+
+$(O)/unit/unit: $(UNIT_OBJS) $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+unit: $(O)/unit/unit
+
+# Fuzz corpus replay (no libFuzzer needed): each target linked with replay.c.
+$(O)/replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB_OBJS) $(LIBS)
+
+replay: $(REPLAYS)
+
+# libFuzzer builds: make fuzz CC=clang (own object dir).
+FUZZ_O := $(O)/fuzz
+fuzz:
+	$(MAKE) O=$(FUZZ_O)/lib CC=clang SANITIZE=fuzzer-no-link,address,undefined $(FUZZ_O)/lib/scorch
+	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	  echo "  FUZZ    $(FUZZ_O)/$$n"; \
+	  clang $(STD) -g -O1 -Isrc -fsanitize=fuzzer,address,undefined $(DEFS-y) -o $(FUZZ_O)/$$n $$f \
+	    $$(ls $(FUZZ_O)/lib/obj/*/*.o | grep -v '/main.o') $(LIBS) -pthread || exit 1; done
+
+check: all unit replay
+	tests/run
+
+bench: all
+	bench/run
+
+clean:
+	rm -rf build build-* scorch
+
+.PHONY: all unit replay fuzz check bench clean FORCE
+.DELETE_ON_ERROR:
+
+-include $(OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

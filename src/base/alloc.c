@@ -1,0 +1,57 @@
+#include "base/alloc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "scorch: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+void *xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		out_of_memory(SIZE_MAX);
+	return xrealloc(p, nmemb * size);
+}
+
+char *xstrdup(const char *s)
+{
+	return xmemdup0(s, strlen(s));
+}
+
+char *xmemdup0(const void *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+	if (n)
+		memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}

@@ -1,0 +1,74 @@
+#include "base/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "scorch: %s%s\n", prefix, buf);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_at(const char *path, size_t line, const char *fmt, ...)
+{
+	char prefix[1024];
+	snprintf(prefix, sizeof(prefix), "%s:%zu: ", path ? path : "<stdin>", line);
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(prefix, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void warn_at(const char *path, size_t line, const char *fmt, ...)
+{
+	char prefix[1024];
+	snprintf(prefix, sizeof(prefix), "warning: %s:%zu: ", path ? path : "<stdin>", line);
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(prefix, fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("usage: ", fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void bug_at(const char *file, int line, const char *msg)
+{
+	fprintf(stderr, "scorch: BUG: %s:%d: %s\n", file, line, msg);
+	abort();
+}

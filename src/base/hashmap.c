@@ -1,0 +1,79 @@
+#include "base/hashmap.h"
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY UINT32_MAX
+
+static struct hashmap_slot *alloc_slots(size_t n)
+{
+	struct hashmap_slot *s = xreallocarray(NULL, n, sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i].value = EMPTY;
+	return s;
+}
+
+void hashmap_init(struct hashmap *m)
+{
+	m->mask = 255;
+	m->nr = 0;
+	m->slots = alloc_slots(m->mask + 1);
+}
+
+void hashmap_release(struct hashmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+static void grow(struct hashmap *m)
+{
+	size_t mask = m->mask * 2 + 1;
+	struct hashmap_slot *slots = alloc_slots(mask + 1);
+	for (size_t i = 0; i <= m->mask; i++) {
+		if (m->slots[i].value == EMPTY)
+			continue;
+		size_t j = hash_u64(m->slots[i].key) & mask;
+		while (slots[j].value != EMPTY)
+			j = (j + 1) & mask;
+		slots[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->mask = mask;
+}
+
+uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *inserted)
+{
+	if ((m->nr + 1) * 10 > (m->mask + 1) * 7)
+		grow(m);
+	size_t i = hash_u64(key) & m->mask;
+	while (m->slots[i].value != EMPTY) {
+		if (m->slots[i].key == key) {
+			*inserted = false;
+			return &m->slots[i].value;
+		}
+		i = (i + 1) & m->mask;
+	}
+	m->slots[i].key = key;
+	m->slots[i].value = fresh;
+	m->nr++;
+	*inserted = true;
+	return &m->slots[i].value;
+}
+
+bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value)
+{
+	size_t i = hash_u64(key) & m->mask;
+	while (m->slots[i].value != EMPTY) {
+		if (m->slots[i].key == key) {
+			*value = m->slots[i].value;
+			return true;
+		}
+		i = (i + 1) & m->mask;
+	}
+	return false;
+}

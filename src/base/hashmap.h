@@ -1,0 +1,26 @@
+/* Open-addressing map from a 64-bit key to a 32-bit value. */
+#ifndef SCORCH_BASE_HASHMAP_H
+#define SCORCH_BASE_HASHMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hashmap_slot {
+	uint64_t key;
+	uint32_t value; /* UINT32_MAX marks an empty slot */
+};
+
+struct hashmap {
+	struct hashmap_slot *slots;
+	size_t mask, nr;
+};
+
+void hashmap_init(struct hashmap *m);
+void hashmap_release(struct hashmap *m);
+/* Returns a pointer to the value for key, inserting `fresh` when absent;
+ * *inserted says which happened. The pointer is valid until the next insert. */
+uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *inserted);
+bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value);
+
+#endif

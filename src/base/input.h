@@ -1,0 +1,30 @@
+/* Whole-input loading: mmap for large regular files, read() otherwise, "-"
+ * for stdin. gzip, xz and zstd input is decompressed by magic when scorch
+ * was built with zlib, liblzma or libzstd. */
+#ifndef SCORCH_BASE_INPUT_H
+#define SCORCH_BASE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct input {
+	const char *data;
+	size_t len;
+	const char *name; /* path as given, or "<stdin>"; owned */
+	void *map;        /* mmap base when mapped */
+	size_t map_len;
+	char *heap;       /* malloc'd buffer when read or decompressed */
+};
+
+/* Load path ("-" or NULL for stdin). Returns 0, or -1 with an error printed. */
+int input_load(struct input *in, const char *path);
+/* Borrow an existing buffer (for tests and fuzzing); release is a no-op on it. */
+void input_from_memory(struct input *in, const char *name, const char *data, size_t len);
+void input_release(struct input *in);
+
+/* Decompress a buffer that starts with a gzip, xz or zstd magic. Returns 1 if
+ * it was compressed and *out/*out_len now hold the bytes (malloc'd), 0 if not
+ * compressed, -1 on error (printed, naming `name`). */
+int input_decompress(const char *name, const char *data, size_t len, char **out, size_t *out_len);
+
+#endif

@@ -1,0 +1,96 @@
+/* THE model: interned frame names and a hash-consed stack trie with one or
+ * two count columns (two for differential profiles). Every input feeds a
+ * profile and every output reads one.
+ *
+ * Node ids are topologically ordered: a child is always created after its
+ * parent, so one backward loop over ids computes inclusive totals. Node 0 is
+ * the root (no frame). Code that walks the profile keeps ids, never pointers
+ * into `nodes`, because the array grows. */
+#ifndef SCORCH_PROFILE_PROFILE_H
+#define SCORCH_PROFILE_PROFILE_H
+
+#include "base/hashmap.h"
+#include "base/strpool.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t sym_t;  /* interned frame name */
+typedef uint32_t node_t; /* trie node; 0 is the root */
+
+#define PROFILE_ROOT ((node_t)0)
+
+struct node {
+	node_t parent;
+	sym_t name;
+	uint32_t depth; /* root 0, its children 1, ... */
+	double self[2]; /* counts ending exactly here: column 0, and 1 for diffs */
+};
+
+/* One input line or sample in arrival order, kept only when asked
+ * (flame charts need time order; everything else aggregates). */
+struct profile_event {
+	node_t leaf;
+	double count[2];
+};
+
+struct profile {
+	struct strpool names;
+	struct node *nodes;
+	uint32_t nr, alloc;
+	struct hashmap edges; /* (parent << 32 | name) -> child */
+	bool differential;    /* some input carried two counts */
+	bool keep_events;
+	struct profile_event *events;
+	size_t events_nr, events_alloc;
+};
+
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+
+static inline sym_t profile_sym(struct profile *p, const char *s, size_t n)
+{
+	return strpool_intern(&p->names, s, n);
+}
+
+static inline const char *profile_name(const struct profile *p, node_t n)
+{
+	return strpool_str(&p->names, p->nodes[n].name);
+}
+
+static inline uint32_t profile_name_len(const struct profile *p, node_t n)
+{
+	return strpool_len(&p->names, p->nodes[n].name);
+}
+
+/* Find or add the child of `parent` named `name`. */
+node_t profile_push(struct profile *p, node_t parent, sym_t name);
+/* Convenience: push a frame given as bytes. */
+static inline node_t profile_push_str(struct profile *p, node_t parent, const char *s, size_t n)
+{
+	return profile_push(p, parent, profile_sym(p, s, n));
+}
+
+/* Add counts at `leaf`. Single-column inputs pass c1 == c0 (see folded.c). */
+void profile_add(struct profile *p, node_t leaf, double c0, double c1);
+
+/* Add one count to both columns: what single-column inputs do. */
+static inline void profile_count(struct profile *p, node_t leaf, double c)
+{
+	profile_add(p, leaf, c, c);
+}
+
+/* Merge src into dst (names re-interned; events appended). */
+void profile_merge(struct profile *dst, const struct profile *src);
+
+/* Inclusive totals per node for a column: returns a malloc'd array of nr. */
+double *profile_totals(const struct profile *p, int column);
+/* Sum of all self counts in a column. */
+double profile_total(const struct profile *p, int column);
+
+/* Write the path root..n (exclusive of the root) as "a;b;c" into a growing
+ * buffer; returns the length. *buf is realloc'd as needed. */
+size_t profile_path(const struct profile *p, node_t n, char **buf, size_t *alloc);
+
+#endif

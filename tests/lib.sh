@@ -1,0 +1,54 @@
+# Shared helpers for the shell test suites. Each suite prints one TAP-style
+# line per test ("ok - NAME", "not ok - NAME", "ok - NAME # SKIP why"); the
+# top-level tests/run counts them.
+#
+# Environment (set by tests/run):
+#   SCORCH   the binary under test       BUILD   its build directory
+#   SHARED   the ../shared folder        TMPDIR  a scratch directory
+
+: "${SCORCH:=./scorch}"
+: "${BUILD:=build}"
+: "${SHARED:=../shared}"
+: "${TMPDIR:=/tmp}"
+
+ok() { printf 'ok - %s\n' "$1"; }
+not_ok() {
+	printf 'not ok - %s\n' "$1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
+	return 0
+}
+skip() { printf 'ok - %s # SKIP %s\n' "$1" "$2"; }
+
+# test_cmp NAME EXPECTED ACTUAL: pass when the files are byte-identical,
+# else print the first lines of the diff.
+test_cmp() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diff -u "$2" "$3" 2>&1 | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# expect_exit NAME CODE CMD...: run CMD, pass when it exits with CODE.
+expect_exit() {
+	_name=$1 _want=$2
+	shift 2
+	"$@" >"$TMPDIR/out" 2>"$TMPDIR/err"
+	_got=$?
+	if [ "$_got" = "$_want" ]; then
+		ok "$_name"
+	else
+		not_ok "$_name" "exit $_got, expected $_want" "$(head -5 "$TMPDIR/err")"
+	fi
+}
+
+# expect_grep NAME PATTERN FILE: pass when FILE has a line matching PATTERN.
+expect_grep() {
+	if grep -q -e "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "no line matching '$2' in $3:" "$(head -5 "$3")"
+	fi
+}

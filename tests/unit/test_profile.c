@@ -1,0 +1,194 @@
+/* Unit tests for profile/: the trie, folded parsing and writing, ordering. */
+#include "harness.h"
+
+#include "profile/folded.h"
+#include "profile/order.h"
+#include "profile/profile.h"
+
+#include <stdlib.h>
+
+static char *fold(const char *text, bool *differential)
+{
+	struct profile p;
+	profile_init(&p);
+	struct folded_stats st = { 0 };
+	folded_parse(&p, "t", text, strlen(text), NULL, &st);
+	if (differential)
+		*differential = p.differential;
+	struct out *o = out_open_mem();
+	folded_write(&p, o);
+	profile_release(&p);
+	return out_mem_detach(o, NULL);
+}
+
+TEST(folded_merges_and_sorts)
+{
+	char *s = fold("b;c 2\na;b 1\nb;c 3\na 4\n", NULL);
+	CHECK_STR(s, "a 4\na;b 1\nb;c 5\n");
+	free(s);
+}
+
+TEST(folded_count_rules)
+{
+	/* flamegraph.pl's regex: digits with optional fraction after whitespace */
+	double c;
+	size_t n;
+	n = 5;
+	CHECK(folded_take_count("a;b 7", &n, &c) && n == 3 && c == 7);
+	n = 6;
+	CHECK(folded_take_count("a;b 12.", &n, &c) && c == 12);
+	n = 7;
+	CHECK(folded_take_count("a;b 1.5", &n, &c) && c == 1.5);
+	n = 6;
+	CHECK(!folded_take_count("a;b .5", &n, &c));
+	n = 6;
+	CHECK(!folded_take_count("a;b -3", &n, &c));
+	n = 4;
+	CHECK(!folded_take_count("a;b7", &n, &c));
+	n = 3;
+	CHECK(!folded_take_count("a;b", &n, &c));
+	n = 2;
+	CHECK(folded_take_count("\t9", &n, &c) && n == 0 && c == 9);
+}
+
+TEST(folded_differential_and_spaces)
+{
+	bool diff;
+	char *s = fold("a;b 10 30\na;c d 5 5\n", &diff);
+	CHECK(diff);
+	CHECK_STR(s, "a;b 10 30\na;c d 5 5\n");
+	free(s);
+	/* extra whitespace stays in the last frame */
+	s = fold("x;y  3\n", &diff);
+	CHECK(!diff);
+	CHECK_STR(s, "x;y  3\n");
+	free(s);
+}
+
+TEST(folded_empty_frames_and_bad_lines)
+{
+	struct profile p;
+	profile_init(&p);
+	struct folded_stats st = { 0 };
+	const char *text = "a;;b 1\nc;; 2\nno count\n\n";
+	folded_parse(&p, "t", text, strlen(text), &(struct folded_opts){ .max_warnings = -1 }, &st);
+	CHECK_EQ_U64(st.lines, 3);
+	CHECK_EQ_U64(st.ignored, 1);
+	struct out *o = out_open_mem();
+	folded_write(&p, o);
+	char *s = out_mem_detach(o, NULL);
+	CHECK_STR(s, "a;;b 1\nc 2\n");
+	free(s);
+	profile_release(&p);
+}
+
+TEST(profile_totals_and_merge)
+{
+	struct profile a, b;
+	profile_init(&a);
+	profile_init(&b);
+	const char *ta = "x;y 2\nx;z 3\nw 1\n";
+	const char *tb = "x;y 10\nq 1\n";
+	struct folded_stats st = { 0 };
+	folded_parse(&a, "a", ta, strlen(ta), NULL, &st);
+	folded_parse(&b, "b", tb, strlen(tb), NULL, &st);
+	double *t = profile_totals(&a, 0);
+	CHECK(t[0] == 6);
+	free(t);
+	profile_merge(&a, &b);
+	CHECK(profile_total(&a, 0) == 17);
+	struct out *o = out_open_mem();
+	folded_write(&a, o);
+	char *s = out_mem_detach(o, NULL);
+	CHECK_STR(s, "q 1\nw 1\nx;y 12\nx;z 3\n");
+	free(s);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+TEST(order_matches_sorted_lines)
+{
+	/* flamegraph.pl sorts whole lines: "a;foo 1" < "a;foo.c 1" < "a;foo;x 1"
+	 * ('.' < ';'), while the key sort of the collapsers puts "a;foo" first
+	 * too but "a;foo.c" before "a;foo;x" as well. */
+	struct profile p;
+	profile_init(&p);
+	const char *text = "a;foo;x 1\na;foo 1\na;foo.c 1\n";
+	struct folded_stats st = { 0 };
+	folded_parse(&p, "t", text, strlen(text), NULL, &st);
+	size_t nr;
+	node_t *order = profile_sorted_leaves(&p, ORDER_LINE_SPACE, &nr);
+	REQUIRE(nr == 3);
+	char *buf = NULL;
+	size_t alloc = 0;
+	profile_path(&p, order[0], &buf, &alloc);
+	CHECK_STR(buf, "a;foo");
+	profile_path(&p, order[1], &buf, &alloc);
+	CHECK_STR(buf, "a;foo.c");
+	profile_path(&p, order[2], &buf, &alloc);
+	CHECK_STR(buf, "a;foo;x");
+	free(buf);
+	free(order);
+	profile_release(&p);
+}
+
+/* Property: the trie order equals qsort of the whole lines, for random
+ * names drawn from an alphabet full of bytes around ' ' and ';'. */
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+TEST(order_property_random)
+{
+	static const char alphabet[] = "ab.:,0 ";
+	unsigned seed = 12345;
+	for (int round = 0; round < 50; round++) {
+		struct profile p;
+		profile_init(&p);
+		char *lines[40];
+		int nlines = 0;
+		for (int i = 0; i < 40; i++) {
+			char line[64];
+			int len = 0, frames = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 4;
+			for (int f = 0; f < frames; f++) {
+				if (f)
+					line[len++] = ';';
+				int nl = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 3;
+				for (int k = 0; k < nl; k++)
+					line[len++] = alphabet[((seed = seed * 1103515245 + 12345) >> 16) % 6];
+			}
+			line[len] = 0;
+			/* skip duplicates: a merged duplicate has no single line */
+			int dup = 0;
+			for (int k = 0; k < nlines; k++)
+				if (!strncmp(lines[k], line, (size_t)len) && lines[k][len] == ' ')
+					dup = 1;
+			if (dup)
+				continue;
+			char full[80];
+			snprintf(full, sizeof(full), "%s 1", line);
+			lines[nlines++] = strdup(full);
+			folded_parse(&p, "t", full, strlen(full), NULL, &(struct folded_stats){ 0 });
+		}
+		qsort(lines, (size_t)nlines, sizeof(char *), cmp_lines);
+		size_t nr;
+		node_t *order = profile_sorted_leaves(&p, ORDER_LINE_SPACE, &nr);
+		CHECK_EQ_U64(nr, (uint64_t)nlines);
+		char *buf = NULL;
+		size_t alloc = 0;
+		for (size_t i = 0; i < nr && i < (size_t)nlines; i++) {
+			size_t l = profile_path(&p, order[i], &buf, &alloc);
+			if (strncmp(lines[i], buf, l) || lines[i][l] != ' ') {
+				unit_fail(t_, __FILE__, __LINE__, "round %d line %zu: '%s' vs '%s'", round, i,
+					  lines[i], buf);
+				break;
+			}
+		}
+		free(buf);
+		free(order);
+		for (int k = 0; k < nlines; k++)
+			free(lines[k]);
+		profile_release(&p);
+	}
+}
