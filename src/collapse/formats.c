@@ -1,0 +1,34 @@
+/* The table of text formats, and lookup and detection over it. */
+#include "collapse/collapse.h"
+
+#include <string.h>
+
+extern const struct collapse_format collapse_format_folded;
+
+const struct collapse_format *const collapse_formats[] = {
+	&collapse_format_folded,
+	NULL,
+};
+
+const struct collapse_format *collapse_find(const char *name)
+{
+	for (size_t i = 0; collapse_formats[i]; i++)
+		if (!strcmp(collapse_formats[i]->name, name))
+			return collapse_formats[i];
+	return NULL;
+}
+
+const struct collapse_format *collapse_detect(const char *data, size_t len)
+{
+	size_t head = len < 65536 ? len : 65536;
+	const struct collapse_format *best = NULL;
+	int best_score = 0;
+	for (size_t i = 0; collapse_formats[i]; i++) {
+		int s = collapse_formats[i]->probe(data, head);
+		if (s > best_score) {
+			best_score = s;
+			best = collapse_formats[i];
+		}
+	}
+	return best;
+}
