@@ -124,7 +124,7 @@ fuzz:
 	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 	  echo "  FUZZ    $(FUZZ_O)/$$n"; \
 	  clang $(STD) -g -O1 -Isrc -fsanitize=fuzzer,address,undefined $(DEFS-y) -o $(FUZZ_O)/$$n $$f \
-	    $$(ls $(FUZZ_O)/lib/obj/*/*.o | grep -v '/main.o') $(LIBS) -pthread || exit 1; done
+	    $$(find $(FUZZ_O)/lib/obj -name "*.o" ! -path "*/obj/main.o") $(LIBS) -pthread || exit 1; done
 
 check: all unit replay
 	tests/run
