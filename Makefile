@@ -24,7 +24,10 @@ HAVE_ZLIB     ?= $(call have,zlib)
 HAVE_LZMA     ?= $(call have,liblzma)
 HAVE_ZSTD     ?= $(call have,libzstd)
 HAVE_ELFUTILS ?= $(and $(call have,libelf),$(call have,libdw),y)
-HAVE_LIBBPF   ?= $(and $(call have,libbpf),$(shell command -v bpftool),$(shell command -v clang),y)
+# bpftool lives in /usr/sbin on Debian, which is not on every user's PATH.
+BPFTOOL       ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
+BPF_CLANG     ?= clang
+HAVE_LIBBPF   ?= $(and $(call have,libbpf),$(BPFTOOL),$(shell command -v $(BPF_CLANG)),y)
 
 # Sources: every .c under src/, minus the files that need an optional
 # library (added back below when it is present) and BPF kernel programs.
@@ -99,6 +102,21 @@ $(O)/gen/%_js.h: src/render/viewer/%.js
 $(O)/gen/%_css.h: src/render/viewer/%.css
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)xxd -i -n viewer_$*_css $< > $@
+
+# eBPF program (record's BPF backend): clang -target bpf, then a libbpf
+# skeleton header that only src/record/bpf.c includes.
+BPF_ARCH    := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+BPF_TRIPLET := $(shell gcc -dumpmachine 2>/dev/null || $(CC) -dumpmachine)
+$(O)/profile.bpf.o: src/record/profile.bpf.c src/record/profile_abi.h
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+	  -I/usr/include/$(BPF_TRIPLET) -Isrc/record -c -o $@ $<
+
+$(O)/gen/profile.skel.h: $(O)/profile.bpf.o
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< name profile_bpf > $@
+
+$(O)/obj/record/bpf.o: $(O)/gen/profile.skel.h
 
 # C unit tests: one binary against the core objects.
 $(O)/unit/%.o: tests/unit/%.c $(O)/config.h
