@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel side of the eBPF backend: on every cpu-clock (or cycles) overflow,
+ * take the kernel and user stack ids and count the sample under
+ * {pid, tid, cpu, user stack, kernel stack, comm}. Only the counts and the
+ * stack map cross into user space, once, after detaching.
+ *
+ * No vmlinux.h or CO-RE: a stack sampler needs nothing but uapi headers. */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <bpf/bpf_helpers.h>
+
+#include "profile_abi.h"
+
+#define EFAULT 14
+#define EEXIST 17
+#define ENOMEM 12
+
+/* Set from user space before load (the verifier drops dead branches). */
+const volatile int want_user = 1;
+const volatile int want_kernel = 1;
+const volatile int per_tid = 0;
+const volatile int per_cpu = 0;
+const volatile int filter_pid = 0;  /* only tgids in `pids` */
+const volatile int filter_tid = 0;  /* only tids in `tids` */
+const volatile int include_idle = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PROFILE_STACK_ENTRIES);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_COUNT_ENTRIES);
+	__type(key, struct profile_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROFILE_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+	if (v)
+		*v += 1; /* per-CPU slot: no atomic needed */
+}
+
+static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
+{
+	if (id == -EEXIST)
+		stat_inc(eexist);
+	else if (id == -ENOMEM)
+		stat_inc(enomem);
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct profile_key key = {};
+	__u64 one = 1, *count;
+
+	if (!include_idle && tid == 0)
+		return 0;
+	if (filter_pid && !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	if (filter_tid && !bpf_map_lookup_elem(&tids, &tid))
+		return 0;
+
+	key.pid = tgid;
+	key.tid = per_tid ? tid : 0;
+	key.cpu = per_cpu ? bpf_get_smp_processor_id() : 0;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	key.user_stack = PROFILE_NO_STACK;
+	key.kernel_stack = PROFILE_NO_STACK;
+	if (want_kernel) {
+		key.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+		stack_error(key.kernel_stack, PROFILE_STAT_KERNEL_EEXIST, PROFILE_STAT_KERNEL_ENOMEM);
+	}
+	if (want_user) {
+		key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		stack_error(key.user_stack, PROFILE_STAT_USER_EEXIST, PROFILE_STAT_USER_ENOMEM);
+	}
+
+	count = bpf_map_lookup_elem(&counts, &key);
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+	} else if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST)) {
+		/* Lost a race with another CPU inserting the same key: retry
+		 * the lookup; otherwise the hash is full. */
+		count = bpf_map_lookup_elem(&counts, &key);
+		if (count)
+			__sync_fetch_and_add(count, 1);
+		else
+			stat_inc(PROFILE_STAT_COUNTS_FULL);
+		return 0;
+	}
+	stat_inc(PROFILE_STAT_SAMPLES);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
