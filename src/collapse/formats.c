@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const struct collapse_format collapse_format_folded;
+extern const struct collapse_format collapse_format_dtrace;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_folded,
+	&collapse_format_dtrace,
 	NULL,
 };
 
