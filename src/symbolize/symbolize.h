@@ -1,0 +1,122 @@
+/* Address -> (function, dso) for every thread of one machine, the way
+ * `perf script` resolves them.
+ *
+ * A symbolizer holds
+ *   - threads (tid -> comm, pid, address space), created on first use with
+ *     the comm ":TID" as perf does, fed by COMM/FORK/EXIT events;
+ *   - address spaces (one per process, shared by its threads) made of maps
+ *     [start, end) -> dso + pgoff, fed by MMAP/MMAP2 events or by reading
+ *     /proc/PID/maps (live processes); a new map replaces the parts of older
+ *     maps it overlaps, as perf does;
+ *   - the kernel's map: /proc/kallsyms, or a kallsyms found by build-id in
+ *     ~/.debug/[kernel.kallsyms]/ID/kallsyms;
+ *   - DSOs, shared by every address space and loaded lazily on the first
+ *     lookup that lands in them, keyed by path + build-id (or dev/inode):
+ *     ELF .symtab/.dynsym through libelf, separate debug files by build-id
+ *     (/usr/lib/debug/.build-id, ~/.debug) and .gnu_debuglink, [vdso], JIT
+ *     maps /tmp/perf-PID.map; C++ and Rust names demangled as perf prints
+ *     them.
+ *
+ * Every string the symbolizer returns is owned by it and stays valid, at the
+ * same address, until symbolizer_free(): callers may cache on the pointer.
+ * Nothing here prints unless asked (sym_options.verbose), and nothing dies:
+ * a file that cannot be read only makes its addresses unknown. */
+#ifndef SCORCH_SYMBOLIZE_SYMBOLIZE_H
+#define SCORCH_SYMBOLIZE_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+struct sym_options {
+	const char *kallsyms;   /* NULL: by build-id, else /proc/kallsyms */
+	const char *symfs;      /* prefix for every DSO path (perf --symfs), or NULL */
+	const char *debug_home; /* NULL: $HOME/.debug */
+	bool no_demangle;       /* keep mangled names */
+	bool verbose;           /* warn (once per file) about unreadable DSOs */
+};
+
+struct symbolizer *symbolizer_new(const struct sym_options *opts);
+void symbolizer_free(struct symbolizer *s);
+
+/* A build-id recorded for a path (perf.data's HEADER_BUILD_ID feature:
+ * kernel = the "[kernel.kallsyms]" or module entry). Used to find the
+ * matching debug file and to reject a different file at the same path. */
+void sym_add_build_id(struct symbolizer *s, const char *path, const uint8_t *id,
+		      size_t id_len);
+
+/* ---- address-space events ------------------------------------------- */
+
+void sym_comm(struct symbolizer *s, int32_t pid, int32_t tid, const char *comm,
+	      size_t comm_len, bool exec);
+/* tid (of process pid) was created by ptid (of process ppid). */
+void sym_fork(struct symbolizer *s, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
+void sym_exit(struct symbolizer *s, int32_t pid, int32_t tid);
+
+struct sym_mmap {
+	int32_t pid, tid;      /* pid -1: the kernel's maps */
+	bool kernel;           /* cpumode of the record was kernel */
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;     /* MMAP2 only (0 otherwise) */
+	uint64_t ino, ino_generation;
+	const uint8_t *build_id; /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	size_t build_id_len;
+	uint32_t prot, flags;  /* PROT_* / MAP_*; prot 0 = unknown (MMAP) */
+	const char *filename;  /* NUL-terminated */
+};
+
+void sym_mmap(struct symbolizer *s, const struct sym_mmap *m);
+
+/* A live process: read /proc/PID/comm, /proc/PID/task/x/comm and the
+ * executable mappings of /proc/PID/maps into its address space. Returns 0
+ * or -1 (process gone or unreadable; nothing printed). */
+int sym_load_proc(struct symbolizer *s, int32_t pid);
+
+/* ---- lookups ----------------------------------------------------------- */
+
+/* The comm perf would print for this thread (":TID" if no COMM seen). */
+const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid);
+
+struct sym_frame {
+	const char *name;  /* function (demangled), or NULL when unknown */
+	const char *dso;   /* perf's dso name: path, "[kernel.kallsyms]", "[vdso]",
+			      "/tmp/perf-PID.map", or "[unknown]" without a map */
+	uint64_t offset;   /* ip - function start (0 when unknown) */
+	uint64_t dso_addr; /* ip translated into the dso's address space */
+	bool have_map;
+};
+
+/* Resolve one instruction pointer. is_kernel selects the kernel's maps (as
+ * the callchain's context markers or the sample's cpumode say). Always
+ * fills *f (unknown parts as described) and returns 0 when a symbol was
+ * found, 1 when not. Return addresses of callers are looked up as given
+ * (perf does not subtract 1 for frame-pointer chains). */
+int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
+	       bool is_kernel, struct sym_frame *f);
+
+/* Inline frames at ip (innermost first, not including the function that
+ * sym_lookup names): calls fn(name, arg) for each, returns how many. Needs
+ * DWARF (.debug_info) for the dso; 0 without elfutils. */
+int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
+		void (*fn)(const char *name, void *arg), void *arg);
+
+/* ---- DWARF unwinding of a user stack copy (perf --call-graph dwarf) ----- */
+
+struct sym_user_regs {
+	uint64_t abi;          /* PERF_SAMPLE_REGS_ABI_*; 0 = none */
+	uint64_t mask;         /* attr.sample_regs_user */
+	const uint64_t *regs;  /* popcount(mask) values, in perf_regs order */
+};
+
+/* Unwind the user stack of a sample: regs + the stack bytes copied at the
+ * sample (stack[0] is at the sampled sp). Writes up to max return addresses
+ * into ips (ips[0] = the sampled ip), already adjusted the way perf's
+ * unwinder reports them. Returns the count (>= 0), or -1 when unwinding is
+ * unavailable (no elfutils, unsupported arch/abi). */
+int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid,
+		    const struct sym_user_regs *regs, const uint8_t *stack,
+		    size_t stack_len, uint64_t *ips, int max);
+
+#endif
