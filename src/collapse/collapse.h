@@ -23,6 +23,8 @@ struct collapse_opts {
 	bool srcline;         /* perf: file:line instead of function names */
 	const char *event_filter; /* perf: only this event name */
 	bool include_offsets; /* keep +0x offsets where a format has them */
+	bool no_modules;      /* sample, vtune: frames without their module name */
+	const char *ghcprof_column; /* ghcprof: "time" (NULL = default), "ticks", "bytes" */
 	bool strict;          /* a malformed line is an error */
 	int threads;          /* 0 = one per core */
 };
