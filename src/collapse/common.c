@@ -239,3 +239,74 @@ bool cx_fix_rust_symbol(const char *s, size_t n, struct cx_buf *out)
 	}
 	return true;
 }
+
+static bool ieq(const char *s, size_t n, const char *word)
+{
+	if (strlen(word) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != word[i])
+			return false;
+	}
+	return true;
+}
+
+bool cx_parse_f64(const char *s, size_t n, double *out)
+{
+	size_t i = 0;
+	bool neg = false;
+	if (i < n && (s[i] == '+' || s[i] == '-')) {
+		neg = s[i] == '-';
+		i++;
+	}
+	if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) {
+		*out = neg ? -INFINITY : INFINITY;
+		return true;
+	}
+	if (ieq(s + i, n - i, "nan")) {
+		*out = NAN;
+		return true;
+	}
+	size_t digits = 0;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		i++;
+		digits++;
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			i++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return false;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		size_t ed = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			i++;
+			ed++;
+		}
+		if (!ed)
+			return false;
+	}
+	if (i != n)
+		return false;
+	char tmp[128];
+	if (n >= sizeof(tmp)) {
+		char *big = xmemdup0(s, n);
+		*out = strtod(big, NULL);
+		free(big);
+	} else {
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		*out = strtod(tmp, NULL);
+	}
+	return true;
+}

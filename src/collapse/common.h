@@ -33,6 +33,18 @@ static inline bool cx_starts(const char *s, size_t n, const char *prefix)
 /* A line made only of decimal digits that fits in 64 bits. */
 bool cx_parse_u64(const char *s, size_t n, uint64_t *out);
 
+/* A decimal floating-point number as Rust's f64 parser takes it (optional
+ * sign, digits with an optional fraction and exponent, inf, nan), with no
+ * surrounding space; converted with strtod. */
+bool cx_parse_f64(const char *s, size_t n, double *out);
+
+/* Does s[0..n) end with the NUL-terminated suffix? */
+static inline bool cx_ends(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
 /* Malformed-input reporting for one parse: each bad line is reported with
  * file and line (up to a budget, then a summary), or with --strict the first
  * one is an error. */

@@ -263,7 +263,7 @@ static int parse(struct profile *p, const struct collapse_source *src,
 			header = false;
 	}
 	if (header) {
-		warn("%s: file ended while skipping the DTrace header (no blank line)", d.name);
+		warn("%s: File ended while skipping headers (no blank line ends the DTrace header)", d.name);
 		return 0;
 	}
 	size_t stack_line = 0;
