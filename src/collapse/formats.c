@@ -5,10 +5,20 @@
 
 extern const struct collapse_format collapse_format_folded;
 extern const struct collapse_format collapse_format_dtrace;
+extern const struct collapse_format collapse_format_sample;
+extern const struct collapse_format collapse_format_vtune;
+extern const struct collapse_format collapse_format_vsprof;
+extern const struct collapse_format collapse_format_ghcprof;
+extern const struct collapse_format collapse_format_recursive;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_folded,
 	&collapse_format_dtrace,
+	&collapse_format_sample,
+	&collapse_format_vtune,
+	&collapse_format_vsprof,
+	&collapse_format_ghcprof,
+	&collapse_format_recursive,
 	NULL,
 };
 
