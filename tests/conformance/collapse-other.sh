@@ -1,0 +1,216 @@
+# Conformance of the non-perf collapsers against inferno's expected outputs
+# (shared/conformance/inferno/MANIFEST.txt) and FlameGraph's stackcollapse.pl
+# result for the DTrace example: one TAP line per MANIFEST record.
+# Sourced by tests/conformance/run (lib.sh already loaded).
+#
+# inferno-collapse-X runs as `scorch collapse X`; inferno-collapse-guess as
+# `scorch collapse FILE` (format detection). Options keep inferno's
+# spelling (--includeoffset, --no-modules, --time/--ticks/--bytes);
+# --nthreads is dropped (scorch's output never depends on threads).
+# Compare modes are the MANIFEST's; deliberate differences are listed in
+# tests/conformance/known-differences.txt and applied here where marked.
+
+cx_man=$SHARED/conformance/inferno/MANIFEST.txt
+cx_root=$SHARED/conformance/inferno
+cx_tmp=$TMPDIR/collapse-other
+mkdir -p "$cx_tmp"
+
+cx_cli_ready() {
+	printf 'a;b 1\n' >"$cx_tmp/probe.folded"
+	"$SCORCH" collapse folded "$cx_tmp/probe.folded" >"$cx_tmp/probe.out" 2>/dev/null &&
+		[ "$(cat "$cx_tmp/probe.out")" = "a;b 1" ]
+}
+
+cx_has_format() {
+	"$SCORCH" collapse --list 2>/dev/null | awk '{print $1}' | grep -qx "$1"
+}
+
+# Compare output $1 with expected $2 as the MANIFEST's "exact" does:
+# expected lines lose trailing whitespace; optionally strip quotes and
+# drop zero-count lines from the expectation (known difference).
+cx_compare() { # out expected mode
+	_o=$1 _e=$2 _m=$3
+	awk '{ sub(/[ \t\r\f\v]+$/, ""); print }' "$_e" >"$cx_tmp/exp"
+	if [ "$_m" = strip-quotes ]; then
+		tr -d "'\"" <"$_o" >"$cx_tmp/act"
+	else
+		cp "$_o" "$cx_tmp/act"
+	fi
+	if [ -n "${cx_drop_zero:-}" ]; then
+		grep -v ' 0$' "$cx_tmp/exp" >"$cx_tmp/exp2"
+		mv "$cx_tmp/exp2" "$cx_tmp/exp"
+	fi
+	cmp -s "$cx_tmp/exp" "$cx_tmp/act"
+}
+
+# dtrace/multithread-equivalence: output identical whatever the thread
+# count (skipped when the CLI has no --threads option).
+cx_rule_threads() { # name
+	if ! "$SCORCH" collapse dtrace --threads 2 "$cx_root/tests/data/collapse-dtrace/java.txt" \
+		>/dev/null 2>&1; then
+		skip "$1" "scorch collapse has no --threads option"
+		return
+	fi
+	bad=
+	for f in flamegraph/example-dtrace-stacks.txt tests/data/collapse-dtrace/flamegraph-bug.txt \
+		tests/data/collapse-dtrace/hex-addresses.txt tests/data/collapse-dtrace/java.txt \
+		tests/data/collapse-dtrace/only-header-lines.txt \
+		tests/data/collapse-dtrace/scope_with_no_argument_list.txt; do
+		"$SCORCH" collapse dtrace --threads 1 "$cx_root/$f" >"$cx_tmp/t1" 2>/dev/null
+		"$SCORCH" collapse dtrace --threads 2 "$cx_root/$f" >"$cx_tmp/t2" 2>/dev/null
+		cmp -s "$cx_tmp/t1" "$cx_tmp/t2" || bad="$bad $f"
+	done
+	if [ -z "$bad" ]; then ok "$1"; else not_ok "$1" "output depends on threads:$bad"; fi
+}
+
+cx_run_record() { # id tool args inputs expected compare
+	id=$1 tool=$2 args=$3 inputs=$4 expected=$5 compare=$6
+	name="conformance/inferno/$id"
+	fmt=${tool#inferno-collapse-}
+	cli=0
+	case "$id" in *"[cli]"*) cli=1 ;; esac
+	set -- collapse
+	[ "$fmt" = guess ] || set -- "$@" "$fmt"
+	for a in $args; do
+		case "$a" in
+		-|--nthreads|[0-9]*) ;;
+		*) set -- "$@" "$a" ;;
+		esac
+	done
+	cx_drop_zero=
+	if [ "$fmt" = ghcprof ]; then cx_drop_zero=1; fi
+	case "$id" in
+	guess/perf-*)
+		if ! cx_has_format perf; then
+			skip "$name" "no perf format in this build yet"
+			return
+		fi ;;
+	esac
+	case "$fmt" in
+	xctrace)
+		if ! cx_has_format xctrace; then
+			not_ok "$name" "xctrace format not implemented"
+			return
+		fi ;;
+	esac
+	case "$inputs" in
+	inline:*)
+		# dtrace/non-utf8: 100 valid stacks, one with invalid UTF-8, 100 more.
+		: >"$cx_tmp/in"
+		i=0; while [ $i -lt 100 ]; do printf 'genunix`cv_broadcast+0x1\n1\n\n' >>"$cx_tmp/in"; i=$((i+1)); done
+		printf 'genunix`cv_broadcast+0x1\360\050\214\274\n1\n\n' >>"$cx_tmp/in"
+		i=0; while [ $i -lt 100 ]; do printf 'genunix`cv_broadcast+0x1\n1\n\n' >>"$cx_tmp/in"; i=$((i+1)); done
+		# The header is the first line up to the first blank line; make
+		# the first stack the header as the reference test does.
+		input=$cx_tmp/in ;;
+	gz:*)
+		gzip -dc "$cx_root/${inputs#gz:}" >"$cx_tmp/in"
+		input=$cx_tmp/in ;;
+	*"{"*)
+		input= ;; # multi-file rule record, handled below
+	*)
+		input=$cx_root/${inputs%% *} ;;
+	esac
+
+	case "$id" in
+	dtrace/multithread*)
+		cx_rule_threads "$name"
+		return ;;
+	esac
+	"$SCORCH" "$@" "$input" >"$cx_tmp/out" 2>"$cx_tmp/err"
+	rc=$?
+	case "$compare" in
+	exact|strip-quotes)
+		if [ $rc != 0 ]; then
+			not_ok "$name" "exit $rc" "$(head -3 "$cx_tmp/err")"
+			return
+		fi
+		if ! cx_compare "$cx_tmp/out" "$cx_root/$expected" "$compare"; then
+			not_ok "$name" "output differs from $expected"
+			diff "$cx_tmp/exp" "$cx_tmp/act" | head -6 | sed 's/^/#   /'
+			return
+		fi
+		if [ $cli = 1 ]; then
+			"$SCORCH" "$@" <"$input" >"$cx_tmp/out2" 2>"$cx_tmp/err2"
+			if ! cmp -s "$cx_tmp/out" "$cx_tmp/out2"; then
+				not_ok "$name" "stdin output differs from file output"
+				return
+			fi
+		fi
+		ok "$name" ;;
+	fail:*)
+		text=${compare#fail:}
+		if [ $rc = 0 ]; then
+			not_ok "$name" "exit 0, expected a failure '$text'"
+		elif ! grep -qiF -- "$text" "$cx_tmp/err"; then
+			not_ok "$name" "error lacks '$text':" "$(head -3 "$cx_tmp/err")"
+		elif ! grep -q ':[0-9][0-9]*: ' "$cx_tmp/err"; then
+			not_ok "$name" "error does not name file and line:" "$(head -3 "$cx_tmp/err")"
+		else
+			ok "$name"
+		fi ;;
+	log:*)
+		rest=${compare#log:}
+		level=${rest%%:*}; rest=${rest#*:}
+		n=${rest%%:*}; text=${rest#*:}
+		text=${text%%   (*}
+		got=$(grep -ciF -- "$text" "$cx_tmp/err")
+		if [ "$level" = ERROR ]; then
+			# No format claims the input: scorch reports it; stdout stays
+			# empty (known difference: scorch exits non-zero).
+			# The message is the CLI's own wording, so only its presence
+			# is checked.
+			if [ -s "$cx_tmp/err" ] && [ ! -s "$cx_tmp/out" ] && [ $rc != 0 ]; then
+				ok "$name"
+			else
+				not_ok "$name" "exit $rc, $got messages '$text', stdout $(wc -c <"$cx_tmp/out") bytes"
+			fi
+		elif [ $rc = 0 ] && [ "$got" = "$n" ] && grep -q 'warning' "$cx_tmp/err"; then
+			ok "$name"
+		else
+			not_ok "$name" "exit $rc, $got warnings '$text' (want $n):" "$(head -3 "$cx_tmp/err")"
+		fi ;;
+	usage-error)
+		if [ $rc = 2 ]; then ok "$name"; else not_ok "$name" "exit $rc, expected a usage error (2)"; fi ;;
+	rule:*)
+		case "$id" in
+		dtrace/non-utf8*)
+			if [ $rc = 0 ] && grep -q '^genunix`cv_broadcast 200$' "$cx_tmp/out"; then
+				ok "$name"
+			else
+				not_ok "$name" "exit $rc:" "$(head -3 "$cx_tmp/out")" "$(head -3 "$cx_tmp/err")"
+			fi ;;
+		*) not_ok "$name" "unknown rule" ;;
+		esac ;;
+	*) not_ok "$name" "unknown compare mode '$compare'" ;;
+	esac
+}
+
+if ! cx_cli_ready; then
+	skip "conformance/inferno collapse (non-perf)" "scorch collapse FORMAT FILE does not work in this build yet"
+else
+	while IFS= read -r rec; do
+		case "$rec" in '#'*|'') continue ;; esac
+		# Split on " | ".
+		f1=${rec%% | *}; r=${rec#* | }
+		f2=${r%% | *}; r=${r#* | }
+		f3=${r%% | *}; r=${r#* | }
+		f4=${r%% | *}; r=${r#* | }
+		f5=${r%% | *}; f6=${r#* | }
+		case "$f2" in
+		inferno-collapse-perf|inferno-flamegraph*|inferno-diff-folded) continue ;;
+		inferno-collapse-*) ;;
+		*) continue ;;
+		esac
+		cx_run_record "$f1" "$f2" "$f3" "$f4" "$f5" "$f6"
+	done <"$cx_man"
+
+	# FlameGraph's own stackcollapse.pl output for its DTrace example.
+	fg=$SHARED/conformance/flamegraph
+	"$SCORCH" collapse dtrace "$fg/example-dtrace-stacks.txt" >"$cx_tmp/out" 2>"$cx_tmp/err"
+	if cx_compare "$cx_tmp/out" "$fg/generated-by-head/collapse/example-dtrace-stacks-collapsed.txt" exact; then
+		ok "conformance/flamegraph/stackcollapse.pl example-dtrace"
+	else
+		not_ok "conformance/flamegraph/stackcollapse.pl example-dtrace" "output differs"
+	fi
+fi
