@@ -99,6 +99,9 @@ $(O)/gen/%_js.h: src/render/viewer/%.js
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)xxd -i -n viewer_$*_js $< > $@
 
+# The SVG writer embeds the viewer script.
+$(O)/obj/render/svg.o: | $(O)/gen/flamegraph_js.h
+
 $(O)/gen/%_css.h: src/render/viewer/%.css
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)xxd -i -n viewer_$*_css $< > $@
