@@ -1,0 +1,157 @@
+#include "layout/layout.h"
+
+#include "base/alloc.h"
+#include "profile/order.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct flow {
+	const struct profile *p;
+	double min_time; /* prune below this width */
+	double t;        /* running time */
+	/* The open stack, indexed by depth: node, start time, delta. */
+	node_t *open;
+	double *stime, *delta;
+	size_t alloc;
+	uint32_t top; /* depth of the deepest open frame */
+	struct layout *l;
+	size_t frames_alloc;
+};
+
+static void grow_open(struct flow *f, size_t need)
+{
+	if (need <= f->alloc)
+		return;
+	size_t n = f->alloc * 2 + 64;
+	if (n < need)
+		n = need;
+	f->open = xreallocarray(f->open, n, sizeof(*f->open));
+	f->stime = xreallocarray(f->stime, n, sizeof(*f->stime));
+	f->delta = xreallocarray(f->delta, n, sizeof(*f->delta));
+	f->alloc = n;
+}
+
+static void close_frame(struct flow *f, uint32_t depth)
+{
+	double w = f->t - f->stime[depth];
+	if (w < f->min_time)
+		return;
+	struct layout *l = f->l;
+	VEC_GROW(l->frames, l->nr + 1, f->frames_alloc);
+	l->frames[l->nr++] = (struct frame){
+		.node = f->open[depth],
+		.depth = depth,
+		.stime = f->stime[depth],
+		.etime = f->t,
+		.delta = f->delta[depth],
+	};
+	if (depth > l->depthmax)
+		l->depthmax = depth;
+}
+
+/* One line of the flow: the stack ending at `leaf` with counts c0, c1. */
+static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
+{
+	const struct node *nodes = f->p->nodes;
+	uint32_t depth = nodes[leaf].depth;
+	grow_open(f, (size_t)depth + 1);
+	/* Deepest frame shared with the open stack. */
+	node_t v = leaf;
+	while (nodes[v].depth > f->top || f->open[nodes[v].depth] != v)
+		v = nodes[v].parent;
+	uint32_t same = nodes[v].depth;
+	while (f->top > same)
+		close_frame(f, f->top--);
+	if (depth > same) {
+		for (node_t u = leaf; u != v; u = nodes[u].parent) {
+			uint32_t d = nodes[u].depth;
+			f->open[d] = u;
+			f->stime[d] = f->t;
+			f->delta[d] = 0;
+		}
+		f->delta[depth] += c1 - c0;
+		f->top = depth;
+	}
+	f->t += c1;
+}
+
+static int frame_cmp(const void *a, const void *b)
+{
+	const struct frame *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return (x->stime > y->stime) - (x->stime < y->stime);
+}
+
+int layout_build(struct layout *l, const struct profile *p, const struct layout_opts *o)
+{
+	memset(l, 0, sizeof(*l));
+	l->differential = p->differential;
+	double total = 0, maxdelta = 1;
+	size_t nleaves = 0;
+	node_t *leaves = NULL;
+	if (o->flamechart) {
+		for (size_t i = 0; i < p->events_nr; i++) {
+			const struct profile_event *e = &p->events[i];
+			total += e->count[1];
+			double d = fabs(e->count[1] - e->count[0]);
+			if (d > maxdelta)
+				maxdelta = d;
+		}
+	} else {
+		leaves = profile_sorted_leaves(p, ORDER_LINE_SPACE, &nleaves);
+		for (size_t i = 0; i < nleaves; i++) {
+			const struct node *n = &p->nodes[leaves[i]];
+			total += n->self[1];
+			double d = fabs(n->self[1] - n->self[0]);
+			if (d > maxdelta)
+				maxdelta = d;
+		}
+	}
+	l->total = total;
+	l->maxdelta = maxdelta;
+	l->timemax = o->total > total ? o->total : total;
+	if (total == 0) {
+		free(leaves);
+		return 0;
+	}
+
+	struct flow f = { .p = p, .l = l };
+	double wpt = (o->image_width - 2 * LAYOUT_XPAD) / l->timemax;
+	f.min_time = o->minwidth_pct ? l->timemax * o->minwidth / 100 : o->minwidth / wpt;
+	grow_open(&f, 64);
+	f.open[0] = PROFILE_ROOT;
+	f.stime[0] = 0;
+	f.delta[0] = 0;
+	f.top = 0;
+	if (o->flamechart) {
+		for (size_t i = 0; i < p->events_nr; i++)
+			flow_line(&f, p->events[i].leaf, p->events[i].count[0], p->events[i].count[1]);
+	} else {
+		for (size_t i = 0; i < nleaves; i++) {
+			const struct node *n = &p->nodes[leaves[i]];
+			flow_line(&f, leaves[i], n->self[0], n->self[1]);
+		}
+	}
+	free(leaves);
+	while (f.top > 0)
+		close_frame(&f, f.top--);
+	/* The root: pruned on its own width, drawn across the full width. */
+	size_t before = l->nr;
+	close_frame(&f, 0);
+	if (l->nr > before)
+		l->frames[l->nr - 1].etime = l->timemax;
+	free(f.open);
+	free(f.stime);
+	free(f.delta);
+	qsort(l->frames, l->nr, sizeof(*l->frames), frame_cmp);
+	return 0;
+}
+
+void layout_release(struct layout *l)
+{
+	free(l->frames);
+	memset(l, 0, sizeof(*l));
+}

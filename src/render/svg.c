@@ -1,0 +1,409 @@
+#include "render/svg.h"
+
+#include "base/alloc.h"
+#include "render/escape.h"
+#include "gen/flamegraph_js.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void svg_opts_defaults(struct svg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->notes = "";
+	o->fonttype = "Verdana";
+	o->countname = "samples";
+	o->nametype = "Function:";
+	o->searchcolor = "rgb(230,0,230)";
+	o->width = 1200;
+	o->frame_height = 16;
+	o->fontsize = 12;
+	o->fontwidth = 0.59;
+	o->factor = 1;
+	o->palette = PAL_HOT;
+	o->seed = SEED_NAME;
+}
+
+/* Perl's default number stringification. */
+static void put_num(struct out *o, double v)
+{
+	out_printf(o, "%.15g", v);
+}
+
+static double round1(double v)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "%.1f", v);
+	return strtod(b, NULL);
+}
+
+struct geometry {
+	double fs, H, ypad1, ypad2, ypad3, imageheight, wpt;
+};
+
+static struct geometry geometry(const struct layout *l, const struct svg_opts *s)
+{
+	struct geometry g;
+	g.fs = s->fontsize;
+	g.H = s->frame_height;
+	g.ypad1 = g.fs * 3;
+	g.ypad2 = g.fs * 2 + 10;
+	g.ypad3 = g.fs * 2;
+	g.imageheight = (l->depthmax + 1) * g.H + g.ypad1 + g.ypad2;
+	if (s->subtitle && *s->subtitle)
+		g.imageheight += g.ypad3;
+	g.wpt = l->timemax > 0 ? (s->width - 2 * LAYOUT_XPAD) / l->timemax : 0;
+	return g;
+}
+
+static const char *default_title(const struct svg_opts *s)
+{
+	if (s->title)
+		return s->title;
+	if (s->flamechart)
+		return "Flame Chart";
+	return s->inverted ? "Icicle Graph" : "Flame Graph";
+}
+
+/* Name shown: without a trailing _[k] _[w] _[i] _[j] annotation. */
+static size_t display_len(const char *name, size_t n)
+{
+	if (n >= 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']' &&
+	    strchr("kwij", name[n - 2]) && name[n - 2])
+		return n - 4;
+	return n;
+}
+
+static void put_commified(struct out *o, const char *digits)
+{
+	size_t n = strlen(digits), lead = 0;
+	if (digits[0] == '-') {
+		out_putc(o, '-');
+		digits++, n--;
+	}
+	lead = n % 3 ? n % 3 : 3;
+	out_write(o, digits, lead);
+	for (size_t i = lead; i < n; i += 3) {
+		out_putc(o, ',');
+		out_write(o, digits + i, 3);
+	}
+}
+
+/* "NAME (S countname, P%[; D%])" with flamegraph.pl's rounding. */
+static void put_title(struct out *o, const struct profile *p, const struct layout *l,
+		      const struct frame *f, const struct svg_opts *s)
+{
+	char num[64];
+	double samples = (f->etime - f->stime) * s->factor;
+	snprintf(num, sizeof(num), "%.0f", samples);
+	if (f->node == PROFILE_ROOT) {
+		out_puts(o, "all (");
+		put_commified(o, num);
+		out_putc(o, ' ');
+		xml_escape_str(o, s->countname, ESC_QUOT);
+		out_puts(o, ", 100%)");
+		return;
+	}
+	const char *name = profile_name(p, f->node);
+	size_t n = display_len(name, profile_name_len(p, f->node));
+	xml_escape(o, name, n, ESC_QUOT);
+	out_puts(o, " (");
+	put_commified(o, num);
+	out_putc(o, ' ');
+	xml_escape_str(o, s->countname, ESC_QUOT);
+	double denom = l->timemax * s->factor;
+	out_printf(o, ", %.2f%%", 100 * strtod(num, NULL) / denom);
+	if (l->differential) {
+		double d = s->negate ? -f->delta : f->delta;
+		if (d == 0)
+			d = 0; /* no "-0.00%" */
+		out_printf(o, "; %s%.2f%%", d > 0 ? "+" : "", 100 * d / denom);
+	}
+	out_putc(o, ')');
+}
+
+static void put_label(struct out *o, const struct profile *p, const struct frame *f,
+		      double width_px, const struct svg_opts *s)
+{
+	if (f->node == PROFILE_ROOT)
+		return; /* flamegraph.pl leaves the root label empty */
+	double cw = s->fontsize * s->fontwidth;
+	double fit = cw > 0 ? width_px / cw : 0;
+	if (!(fit >= 3))
+		return;
+	size_t chars = fit > 1e9 ? (size_t)1e9 : (size_t)fit;
+	const char *name = profile_name(p, f->node);
+	size_t n = display_len(name, profile_name_len(p, f->node));
+	size_t have = utf8_chars(name, n);
+	if (have <= chars) {
+		xml_escape(o, name, n, 0);
+		return;
+	}
+	if (s->truncate_left) {
+		size_t off = utf8_offset(name, n, have - (chars - 2));
+		out_puts(o, "..");
+		xml_escape(o, name + off, n - off, 0);
+	} else {
+		xml_escape(o, name, utf8_offset(name, n, chars - 2), 0);
+		out_puts(o, "..");
+	}
+}
+
+static struct rgb frame_fill(const struct profile *p, const struct layout *l, const struct frame *f,
+			     struct svg_opts *s)
+{
+	const char *name = profile_name(p, f->node);
+	size_t n = profile_name_len(p, f->node);
+	if (n == 2 && name[0] == '-' && name[1] == '-')
+		return (struct rgb){ 160, 160, 160 };
+	if (n == 1 && name[0] == '-')
+		return (struct rgb){ 200, 200, 200 };
+	if (l->differential)
+		return palette_diff(s->negate ? -f->delta : f->delta, l->maxdelta);
+	struct rgb c;
+	if (s->cp && palette_map_get(s->cp, name, n, &c))
+		return c;
+	c = palette_color(s->palette, s->seed, &s->rng, name, n);
+	if (s->cp)
+		palette_map_put(s->cp, name, n, c);
+	return c;
+}
+
+struct box {
+	double x1, x2, y1, y2;
+};
+
+static struct box frame_box(const struct frame *f, const struct geometry *g, const struct svg_opts *s)
+{
+	struct box b;
+	b.x1 = LAYOUT_XPAD + f->stime * g->wpt;
+	b.x2 = LAYOUT_XPAD + f->etime * g->wpt;
+	if (s->inverted) {
+		b.y1 = g->ypad1 + f->depth * g->H;
+		b.y2 = g->ypad1 + (f->depth + 1) * g->H - 1;
+	} else {
+		b.y1 = g->imageheight - g->ypad2 - (f->depth + 1) * g->H + 1;
+		b.y2 = g->imageheight - g->ypad2 - f->depth * g->H;
+	}
+	return b;
+}
+
+static void put_attr(struct out *o, const char *k, const char *v)
+{
+	out_putc(o, ' ');
+	out_puts(o, k);
+	out_puts(o, "=\"");
+	xml_escape_str(o, v, ESC_QUOT);
+	out_putc(o, '"');
+}
+
+static void write_frame(struct out *o, const struct profile *p, const struct layout *l,
+			const struct frame *f, const struct geometry *g, struct svg_opts *s)
+{
+	const struct nameattr_entry *na = NULL;
+	if (s->nameattr)
+		na = nameattr_find(s->nameattr, profile_name(p, f->node), profile_name_len(p, f->node));
+	struct box b = frame_box(f, g, s);
+	if (na && na->href) {
+		out_puts(o, "<a");
+		put_attr(o, "xlink:href", na->href);
+		put_attr(o, "target", na->target ? na->target : "_top");
+		for (size_t i = 0; i < na->g_nr; i++)
+			put_attr(o, na->g_attrs[i].key, na->g_attrs[i].value);
+		for (size_t i = 0; i < na->a_nr; i++)
+			put_attr(o, na->a_attrs[i].key, na->a_attrs[i].value);
+		out_puts(o, ">\n");
+	} else if (na) {
+		out_puts(o, "<g");
+		for (size_t i = 0; i < na->g_nr; i++)
+			put_attr(o, na->g_attrs[i].key, na->g_attrs[i].value);
+		out_puts(o, ">\n");
+	} else {
+		out_puts(o, "<g >\n");
+	}
+	out_puts(o, "<title>");
+	if (na && na->title)
+		xml_escape_str(o, na->title, ESC_QUOT);
+	else
+		put_title(o, p, l, f, s);
+	out_puts(o, "</title><rect x=\"");
+	double rx1 = round1(b.x1), rx2 = round1(b.x2);
+	out_printf(o, "%.1f\" y=\"", rx1);
+	put_num(o, b.y1);
+	struct rgb c = frame_fill(p, l, f, s);
+	out_printf(o, "\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\" />\n",
+		   rx2 - rx1, b.y2 - b.y1, c.r, c.g, c.b);
+	out_printf(o, "<text  x=\"%.2f\" y=\"", b.x1 + 3);
+	put_num(o, 3 + (b.y1 + b.y2) / 2);
+	out_puts(o, "\" >");
+	put_label(o, p, f, b.x2 - b.x1, s);
+	out_puts(o, "</text>\n");
+	out_puts(o, na && na->href ? "</a>\n" : "</g>\n");
+}
+
+void svg_dump_frames(struct out *o, const struct profile *p, const struct layout *l,
+		     struct svg_opts *s)
+{
+	struct geometry g = geometry(l, s);
+	out_puts(o, "# title\tx\ty\twidth\theight\tfill\ttext_x\ttext_y\ttext\n");
+	for (size_t i = 0; i < l->nr; i++) {
+		const struct frame *f = &l->frames[i];
+		struct box b = frame_box(f, &g, s);
+		put_title(o, p, l, f, s);
+		double rx1 = round1(b.x1), rx2 = round1(b.x2);
+		out_printf(o, "\t%.1f\t", rx1);
+		put_num(o, b.y1);
+		struct rgb c = frame_fill(p, l, f, s);
+		out_printf(o, "\t%.1f\t%.1f\trgb(%u,%u,%u)\t%.2f\t", rx2 - rx1, b.y2 - b.y1, c.r, c.g,
+			   c.b, b.x1 + 3);
+		put_num(o, 3 + (b.y1 + b.y2) / 2);
+		out_putc(o, '\t');
+		put_label(o, p, f, b.x2 - b.x1, s);
+		out_putc(o, '\n');
+	}
+}
+
+static void write_header(struct out *o, const struct svg_opts *s, double height)
+{
+	out_puts(o, "<?xml version=\"1.0\"");
+	if (s->encoding) {
+		out_puts(o, " encoding=\"");
+		xml_escape_str(o, s->encoding, ESC_QUOT);
+		out_putc(o, '"');
+	}
+	out_puts(o, " standalone=\"no\"?>\n"
+		    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+		    "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+	out_printf(o, "<svg version=\"1.1\" width=\"%d\" height=\"", s->width);
+	put_num(o, height);
+	out_printf(o, "\" onload=\"init(evt)\" viewBox=\"0 0 %d ", s->width);
+	put_num(o, height);
+	out_puts(o, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+		    "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+		    "<!-- Flame graph stack visualization. See "
+		    "https://github.com/brendangregg/FlameGraph for latest version, and "
+		    "http://www.brendangregg.com/flamegraphs.html for examples. -->\n"
+		    "<!-- NOTES: ");
+	/* A comment cannot contain "--" or end in "-": escape what would. */
+	for (const char *c = s->notes; *c; c++) {
+		if (*c == '-' && (c[1] == '-' || c[1] == '\0'))
+			out_puts(o, "&#45;");
+		else
+			xml_escape(o, c, 1, 0);
+	}
+	out_puts(o, " -->\n");
+}
+
+void svg_write_error(struct out *o, const struct svg_opts *s, const char *message)
+{
+	write_header(o, s, s->fontsize * 5);
+	out_printf(o, "<text  x=\"%.2f\" y=\"", (double)(s->width / 2));
+	put_num(o, s->fontsize * 2);
+	out_puts(o, "\" >");
+	xml_escape_str(o, message, 0);
+	out_puts(o, "</text>\n</svg>\n");
+}
+
+static void write_style(struct out *o, const struct svg_opts *s)
+{
+	out_puts(o, "<style type=\"text/css\">\n\ttext { font-family:");
+	xml_escape_str(o, s->fonttype, 0);
+	out_puts(o, "; font-size:");
+	put_num(o, s->fontsize);
+	out_puts(o, "px; fill:rgb(0,0,0); }\n"
+		    "\t#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
+		    "\t#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
+		    "\t#subtitle { text-anchor:middle; font-color:rgb(160,160,160); }\n"
+		    "\t#title { text-anchor:middle; font-size:");
+	put_num(o, s->fontsize + 5);
+	out_puts(o, "px}\n"
+		    "\t#unzoom { cursor:pointer; }\n"
+		    "\t#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
+		    "\t.hide { display:none; }\n"
+		    "\t.parent { opacity:0.5; }\n"
+		    "</style>\n");
+}
+
+static void write_script(struct out *o, const struct layout *l, const struct svg_opts *s)
+{
+	if (s->no_js)
+		return;
+	out_puts(o, "<script type=\"text/ecmascript\"><![CDATA[\nvar scorchConfig = {\"nametype\": ");
+	json_string(o, s->nametype, strlen(s->nametype));
+	out_puts(o, ", \"fontsize\": ");
+	put_num(o, s->fontsize);
+	out_puts(o, ", \"fontwidth\": ");
+	put_num(o, s->fontwidth);
+	out_puts(o, ", \"xpad\": 10, \"inverted\": ");
+	out_puts(o, s->inverted ? "true" : "false");
+	out_puts(o, ", \"searchcolor\": ");
+	json_string(o, s->searchcolor, strlen(s->searchcolor));
+	out_puts(o, ", \"countname\": ");
+	json_string(o, s->countname, strlen(s->countname));
+	out_puts(o, ", \"factor\": ");
+	put_num(o, s->factor);
+	out_puts(o, ", \"total\": ");
+	put_num(o, l->timemax);
+	out_printf(o, ", \"differential\": %s, \"truncateRight\": %s};\n",
+		   l->differential ? "true" : "false", s->truncate_left ? "false" : "true");
+	/* The viewer must not end the CDATA section; split any "]]>". */
+	const char *js = (const char *)viewer_flamegraph_js;
+	size_t n = viewer_flamegraph_js_len, i = 0;
+	while (i < n) {
+		const char *m = memmem(js + i, n - i, "]]>", 3);
+		if (!m) {
+			out_write(o, js + i, n - i);
+			break;
+		}
+		out_write(o, js + i, (size_t)(m - js - i));
+		out_puts(o, "]]]]><![CDATA[>");
+		i = (size_t)(m - js) + 3;
+	}
+	out_puts(o, "\n]]></script>\n");
+}
+
+void svg_write(struct out *o, const struct profile *p, const struct layout *l, struct svg_opts *s)
+{
+	struct geometry g = geometry(l, s);
+	double W = s->width;
+	write_header(o, s, g.imageheight);
+	out_printf(o, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n"
+		      "\t\t<stop stop-color=\"%s\" offset=\"5%%\" />\n"
+		      "\t\t<stop stop-color=\"%s\" offset=\"95%%\" />\n"
+		      "\t</linearGradient>\n</defs>\n",
+		   s->bg_top, s->bg_bottom);
+	write_style(o, s);
+	write_script(o, l, s);
+	out_printf(o, "<rect x=\"0.0\" y=\"0\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#background)\"  />\n",
+		   W, g.imageheight);
+	double mid = (double)(s->width / 2);
+	out_printf(o, "<text id=\"title\" x=\"%.2f\" y=\"", mid);
+	put_num(o, g.fs * 2);
+	out_puts(o, "\" >");
+	xml_escape_str(o, default_title(s), 0);
+	out_puts(o, "</text>\n");
+	if (s->subtitle && *s->subtitle) {
+		out_printf(o, "<text id=\"subtitle\" x=\"%.2f\" y=\"", mid);
+		put_num(o, g.fs * 4);
+		out_puts(o, "\" >");
+		xml_escape_str(o, s->subtitle, 0);
+		out_puts(o, "</text>\n");
+	}
+	double bottom = g.imageheight - g.ypad2 / 2;
+	out_printf(o, "<text id=\"details\" x=\"%.2f\" y=\"", LAYOUT_XPAD);
+	put_num(o, bottom);
+	out_printf(o, "\" > </text>\n<text id=\"unzoom\" x=\"%.2f\" y=\"", LAYOUT_XPAD);
+	put_num(o, g.fs * 2);
+	out_printf(o, "\" class=\"hide\">Reset Zoom</text>\n<text id=\"search\" x=\"%.2f\" y=\"", W - 110);
+	put_num(o, g.fs * 2);
+	out_printf(o, "\" >Search</text>\n<text id=\"ignorecase\" x=\"%.2f\" y=\"", W - 26);
+	put_num(o, g.fs * 2);
+	out_printf(o, "\" >ic</text>\n<text id=\"matched\" x=\"%.2f\" y=\"", W - 110);
+	put_num(o, bottom);
+	out_puts(o, "\" > </text>\n<g id=\"frames\">\n");
+	for (size_t i = 0; i < l->nr; i++)
+		write_frame(o, p, l, &l->frames[i], &g, s);
+	out_puts(o, "</g>\n</svg>\n");
+}

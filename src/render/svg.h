@@ -1,0 +1,54 @@
+/* Frames -> the classic flamegraph.pl SVG: same chrome, element ids and
+ * per-frame shape (<g> holding <title>, <rect>, <text>), same number
+ * formatting, so existing tools and the viewer keep working. Every string
+ * from the input or the command line is escaped (render/escape.h). */
+#ifndef SCORCH_RENDER_SVG_H
+#define SCORCH_RENDER_SVG_H
+
+#include "base/out.h"
+#include "layout/layout.h"
+#include "render/nameattr.h"
+#include "render/palette.h"
+
+#include <stdbool.h>
+
+struct svg_opts {
+	const char *title;      /* NULL: by mode (Flame Graph / Icicle Graph / Flame Chart) */
+	const char *subtitle;   /* NULL or "": none */
+	const char *notes;
+	const char *fonttype;
+	const char *countname;
+	const char *nametype;
+	const char *encoding;   /* NULL: none */
+	const char *searchcolor;
+	int width;              /* px */
+	int frame_height;       /* px per row */
+	double fontsize;
+	double fontwidth;
+	double factor;
+	bool inverted;
+	bool flamechart;
+	bool negate;
+	bool truncate_left;     /* labels keep the tail ("..name") */
+	bool no_js;
+	enum palette_id palette;
+	enum palette_seed seed;
+	struct palette_rng rng;
+	struct palette_map *cp; /* --cp map, or NULL */
+	const struct nameattr *nameattr; /* or NULL */
+	char bg_top[8], bg_bottom[8];
+};
+
+void svg_opts_defaults(struct svg_opts *o);
+
+/* The whole SVG for a layout of profile p. */
+void svg_write(struct out *o, const struct profile *p, const struct layout *l,
+	       struct svg_opts *opts);
+/* The small SVG flamegraph.pl writes when there is nothing to draw. */
+void svg_write_error(struct out *o, const struct svg_opts *opts, const char *message);
+/* One TSV row per frame (title, x, y, width, height, fill, text_x, text_y,
+ * text), the format of the conformance data. */
+void svg_dump_frames(struct out *o, const struct profile *p, const struct layout *l,
+		     struct svg_opts *opts);
+
+#endif
