@@ -1,0 +1,307 @@
+/* The eBPF backend: profile.bpf.c attached to one cpu-clock (or cycles)
+ * event per CPU counts stacks in the kernel; user space only wakes up to
+ * draw progress and to capture the maps of processes that appear in the
+ * counts (so that they can be symbolized after they exit). At the end the
+ * program is detached first, then the maps are read once. Built only with
+ * libbpf (HAVE_LIBBPF). */
+#include "record/record.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/hashmap.h"
+#include "gen/profile.skel.h"
+#include "record/profile_abi.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* libbpf's own messages are not for our users; we explain failures. */
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+struct bpf_state {
+	struct profile_bpf *skel;
+	int *fds;
+	struct bpf_link **links;
+	int nr;
+	int ncpu;
+};
+
+static void detach(struct bpf_state *b)
+{
+	for (int i = 0; i < b->nr; i++) {
+		if (b->links[i])
+			bpf_link__destroy(b->links[i]);
+		b->links[i] = NULL;
+		if (b->fds[i] >= 0)
+			close(b->fds[i]);
+		b->fds[i] = -1;
+	}
+	b->nr = 0;
+}
+
+/* Sum one per-CPU statistic over the CPUs. */
+static uint64_t stat_sum(struct bpf_state *b, uint32_t idx)
+{
+	uint64_t *vals = xcalloc((size_t)b->ncpu, sizeof(uint64_t)), sum = 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stats), &idx, vals))
+		for (int i = 0; i < b->ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+/* Capture the maps of the processes in the counts: new pids only, or every
+ * live one again when refreshing (keys repeat a pid: one read per scan). */
+static void scan_pids(struct bpf_state *b, struct recorder *r, bool refresh)
+{
+	int fd = bpf_map__fd(b->skel->maps.counts);
+	struct profile_key key, next;
+	const void *prev = NULL;
+	struct hashmap done;
+	hashmap_init(&done);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		bool inserted;
+		key = next;
+		prev = &key;
+		if (!next.pid)
+			continue;
+		hashmap_upsert(&done, next.pid, 0, &inserted);
+		if (!inserted)
+			continue;
+		if (refresh)
+			recorder_refresh(r, next.pid);
+		else if (!recorder_knows(r, next.pid))
+			recorder_seen(r, next.pid);
+	}
+	hashmap_release(&done);
+}
+
+static int open_events(struct bpf_state *b, const struct record_opts *o, const struct record_target *t,
+		       const char **event)
+{
+	bool cycles = o->event == RECORD_EVENT_CYCLES;
+	bool probing = o->event == RECORD_EVENT_AUTO;
+	if (probing)
+		cycles = true;
+	b->fds = xcalloc((size_t)b->ncpu, sizeof(int));
+	b->links = xcalloc((size_t)b->ncpu, sizeof(*b->links));
+	for (int cpu = 0; cpu < b->ncpu; cpu++) {
+		struct perf_event_attr attr;
+		record_fill_attr(&attr, o, cycles);
+		attr.sample_type = 0;
+		attr.exclude_callchain_user = attr.exclude_callchain_kernel = 0;
+		attr.inherit = t->child > 0;
+		attr.enable_on_exec = t->child > 0;
+		int fd = record_perf_open(&attr, t->child > 0 ? t->child : -1, cpu, -1, 0);
+		if (fd < 0 && probing && cycles &&
+		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV || errno == EINVAL)) {
+			cycles = false;
+			probing = false;
+			if (!o->quiet)
+				fprintf(stderr, "scorch: no hardware PMU for cycles here; sampling cpu-clock instead\n");
+			cpu--;
+			continue;
+		}
+		probing = false;
+		if (fd < 0) {
+			int e = errno;
+			if (e == ENODEV)
+				continue; /* offline CPU */
+			char what[32];
+			snprintf(what, sizeof(what), "sampling CPU %d", cpu);
+			return record_perf_error(e, what);
+		}
+		b->fds[b->nr] = fd;
+		b->links[b->nr] = bpf_program__attach_perf_event(b->skel->progs.sample, fd);
+		b->nr++;
+		if (!b->links[b->nr - 1]) {
+			int e = errno;
+			return error("cannot attach the BPF program to CPU %d: %s", cpu, strerror(e));
+		}
+	}
+	*event = cycles ? "cycles" : "cpu-clock";
+	return 0;
+}
+
+static uint32_t stack_depth(const uint64_t *ips)
+{
+	uint32_t n = 0;
+	while (n < PROFILE_MAX_DEPTH && ips[n])
+		n++;
+	return n;
+}
+
+static void drain(struct bpf_state *b, struct recorder *r)
+{
+	int counts = bpf_map__fd(b->skel->maps.counts);
+	int stacks = bpf_map__fd(b->skel->maps.stacks);
+	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
+	struct profile_key key, next;
+	const void *prev = NULL;
+
+	while (!bpf_map_get_next_key(counts, prev, &next)) {
+		uint64_t count;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts, &key, &count) || !count)
+			continue;
+		struct record_sample s = { 0 };
+		char comm[PROFILE_COMM_LEN + 1];
+		memcpy(comm, key.comm, PROFILE_COMM_LEN);
+		comm[PROFILE_COMM_LEN] = 0;
+		s.pid = key.pid;
+		s.tid = key.tid;
+		s.cpu = key.cpu;
+		s.weight = count;
+		s.comm = key.pid || key.tid ? comm : "swapper";
+		if (key.kernel_stack >= 0) {
+			uint32_t id = (uint32_t)key.kernel_stack;
+			memset(kernel, 0, sizeof(kernel));
+			if (!bpf_map_lookup_elem(stacks, &id, kernel)) {
+				s.kernel = kernel;
+				s.nr_kernel = stack_depth(kernel);
+			} else {
+				s.kernel_missing = true;
+			}
+		} else if (key.kernel_stack == -EEXIST || key.kernel_stack == -ENOMEM) {
+			s.kernel_missing = true;
+		}
+		if (key.user_stack >= 0) {
+			uint32_t id = (uint32_t)key.user_stack;
+			memset(user, 0, sizeof(user));
+			if (!bpf_map_lookup_elem(stacks, &id, user)) {
+				s.user = user;
+				s.nr_user = stack_depth(user);
+			} else {
+				s.user_missing = true;
+			}
+		} else if (key.user_stack == -EEXIST || key.user_stack == -ENOMEM) {
+			s.user_missing = true;
+		}
+		recorder_sample(r, &s);
+	}
+}
+
+int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct record_target *t,
+		       struct record_stats *stats)
+{
+	struct bpf_state b = { 0 };
+	int ret = -1;
+	const bool forced = o->backend == RECORD_BACKEND_BPF;
+
+	libbpf_set_print(quiet_libbpf);
+	b.ncpu = libbpf_num_possible_cpus();
+	if (b.ncpu <= 0)
+		b.ncpu = record_nr_cpus();
+	b.skel = profile_bpf__open();
+	if (!b.skel) {
+		int e = errno;
+		error("BPF unavailable: cannot open the BPF object: %s", strerror(e));
+		return -2;
+	}
+	b.skel->rodata->want_user = !o->kernel_only;
+	b.skel->rodata->want_kernel = !o->user_only;
+	b.skel->rodata->per_tid = o->annotate_tid;
+	b.skel->rodata->per_cpu = o->per_cpu;
+	b.skel->rodata->filter_pid = t->child <= 0 && o->nr_pids > 0;
+	b.skel->rodata->filter_tid = t->child <= 0 && !o->nr_pids && o->nr_tids > 0;
+	b.skel->rodata->include_idle = 1;
+	if (profile_bpf__load(b.skel)) {
+		int e = errno;
+		if (e == EPERM || e == EACCES)
+			error("BPF unavailable: loading the program is not permitted (needs root, or "
+			      "CAP_BPF and CAP_PERFMON: setcap cap_bpf,cap_perfmon+ep on the binary)");
+		else
+			error("BPF unavailable: cannot load the program: %s", strerror(e));
+		profile_bpf__destroy(b.skel);
+		return -2;
+	}
+	(void)forced;
+	stats->backend = "bpf";
+
+	/* Filters, checked against /proc so that a typo is an error. */
+	uint8_t one = 1;
+	for (size_t i = 0; i < o->nr_pids && t->child <= 0; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/proc/%d", (int)o->pids[i]);
+		if (access(path, F_OK)) {
+			error("no such process: %d", (int)o->pids[i]);
+			goto out;
+		}
+		uint32_t pid = (uint32_t)o->pids[i];
+		bpf_map_update_elem(bpf_map__fd(b.skel->maps.pids), &pid, &one, BPF_ANY);
+		recorder_seen(r, pid);
+	}
+	for (size_t i = 0; i < o->nr_tids && t->child <= 0 && !o->nr_pids; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/proc/%d", (int)o->tids[i]);
+		if (access(path, F_OK)) {
+			error("no such thread: %d", (int)o->tids[i]);
+			goto out;
+		}
+		uint32_t tid = (uint32_t)o->tids[i];
+		bpf_map_update_elem(bpf_map__fd(b.skel->maps.tids), &tid, &one, BPF_ANY);
+	}
+
+	if (open_events(&b, o, t, &stats->event))
+		goto out;
+	if (t->child > 0) {
+		int e = target_start(t, o->command[0]);
+		if (e) {
+			ret = e;
+			goto out;
+		}
+	} else {
+		for (int i = 0; i < b.nr; i++)
+			ioctl(b.fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	}
+
+	double start = record_now(), last_scan = start, last_progress = 0;
+	while (!record_should_stop(o, t, start, stats)) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		double now = record_now();
+		if (now - last_scan >= 0.25) {
+			scan_pids(&b, r, false);
+			last_scan = now;
+		}
+		if (o->progress && now - last_progress >= 0.25) {
+			uint64_t lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
+			record_progress(o, now - start, stat_sum(&b, PROFILE_STAT_SAMPLES), lost);
+			last_progress = now;
+		}
+	}
+	/* Detach before reading: nothing changes the maps while we walk them. */
+	detach(&b);
+	stats->seconds = record_now() - start;
+	if (o->progress)
+		record_progress_end(o);
+	/* Maps of processes still alive, again: libraries loaded late. */
+	scan_pids(&b, r, true);
+	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
+	stats->collisions = stat_sum(&b, PROFILE_STAT_USER_EEXIST) + stat_sum(&b, PROFILE_STAT_KERNEL_EEXIST);
+	stats->map_full = stat_sum(&b, PROFILE_STAT_USER_ENOMEM) + stat_sum(&b, PROFILE_STAT_KERNEL_ENOMEM);
+	drain(&b, r);
+	ret = 0;
+out:
+	detach(&b);
+	free(b.fds);
+	free(b.links);
+	profile_bpf__destroy(b.skel);
+	return ret;
+}

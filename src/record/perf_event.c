@@ -1,0 +1,491 @@
+/* The perf_event backend: one sampling event per CPU (and per target task),
+ * each CPU's events sharing one mmap'ed ring buffer; samples carry the
+ * frame-pointer callchain, tid, time, cpu and period, and the kernel's
+ * MMAP2/COMM/FORK records keep the process table current. No dependency
+ * beyond the kernel's uapi header. */
+#include "record/record.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { RING_PAGES = 128 }; /* data pages per CPU (512 KiB), as perf's default */
+
+int record_nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	return n > 0 ? (int)n : 1;
+}
+
+int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, flags | PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -1 : (int)fd;
+}
+
+int record_perf_error(int err, const char *what)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM: {
+		int level = 4;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+		if (f) {
+			if (fscanf(f, "%d", &level) != 1)
+				level = 4;
+			fclose(f);
+		}
+		return error("%s: not permitted (kernel.perf_event_paranoid = %d). Run as root, grant "
+			     "CAP_PERFMON (setcap cap_perfmon+ep on the binary), or lower the sysctl: "
+			     "'sysctl kernel.perf_event_paranoid=1' allows your own processes "
+			     "(user and kernel stacks), -1 allows system-wide (-a)",
+			     what, level);
+	}
+	case ESRCH:
+		return error("%s: no such process", what);
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return error("%s: event not supported on this machine", what);
+	case EMFILE:
+		return error("%s: too many open files (raise 'ulimit -n')", what);
+	case ENOSYS:
+		return error("%s: perf_event_open is not available in this kernel", what);
+	default:
+		return error("%s: perf_event_open: %s", what, strerror(err));
+	}
+}
+
+void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o, bool cycles)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (cycles) {
+		attr->type = PERF_TYPE_HARDWARE;
+		attr->config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+	attr->freq = 1;
+	attr->sample_freq = o->freq;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	attr->disabled = 1;
+	attr->exclude_user = o->kernel_only;
+	attr->exclude_kernel = o->user_only;
+	attr->exclude_callchain_user = o->kernel_only;
+	attr->exclude_callchain_kernel = o->user_only;
+	attr->exclude_hv = 1;
+	attr->sample_id_all = 1;
+}
+
+struct ring {
+	int fd;
+	void *base;
+	size_t size; /* data area bytes, a power of two */
+	char *data;
+};
+
+struct perf_state {
+	const struct record_opts *opts;
+	struct recorder *r;
+	struct record_stats *stats;
+	struct ring *rings;
+	int nr_rings;
+	int *fds;
+	size_t nr_fds, alloc_fds;
+	char *copy; /* a record that wraps around the ring */
+	size_t copy_alloc;
+	uint64_t lost;
+	uint64_t *kips, *uips;
+	size_t alloc_kips, alloc_uips;
+};
+
+/* The threads of a process, from /proc/PID/task. */
+static int threads_of(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		VEC_GROW(*tids, *nr + 1, *alloc);
+		(*tids)[(*nr)++] = (pid_t)tid;
+	}
+	closedir(d);
+	return 0;
+}
+
+static void add_fd(struct perf_state *st, int fd)
+{
+	VEC_GROW(st->fds, st->nr_fds + 1, st->alloc_fds);
+	st->fds[st->nr_fds++] = fd;
+}
+
+static void close_all(struct perf_state *st)
+{
+	for (int i = 0; i < st->nr_rings; i++)
+		if (st->rings[i].base)
+			munmap(st->rings[i].base, st->rings[i].size + (size_t)sysconf(_SC_PAGESIZE));
+	for (size_t i = 0; i < st->nr_fds; i++)
+		close(st->fds[i]);
+	free(st->rings);
+	free(st->fds);
+	free(st->copy);
+	free(st->kips);
+	free(st->uips);
+}
+
+/* ---- parsing records -------------------------------------------------- */
+
+static void handle_sample(struct perf_state *st, const char *p, const char *end)
+{
+	struct record_sample s = { 0 };
+	uint64_t v;
+	uint32_t u[2];
+
+#define TAKE(dst) do { if (p + sizeof(dst) > end) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
+	TAKE(v); /* ip */
+	TAKE(u);
+	s.pid = u[0];
+	s.tid = u[1];
+	TAKE(s.time);
+	TAKE(u);
+	s.cpu = u[0];
+	TAKE(v); /* period */
+	uint64_t nr;
+	TAKE(nr);
+	if (nr > (uint64_t)(end - p) / 8)
+		return;
+#undef TAKE
+	size_t nk = 0, nu = 0;
+	VEC_GROW(st->kips, nr, st->alloc_kips);
+	VEC_GROW(st->uips, nr, st->alloc_uips);
+	int ctx = 0; /* 1 kernel, 2 user, 0 other */
+	for (uint64_t i = 0; i < nr; i++, p += 8) {
+		uint64_t ip;
+		memcpy(&ip, p, 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip == (uint64_t)PERF_CONTEXT_KERNEL ? 1 : ip == (uint64_t)PERF_CONTEXT_USER ? 2 : 0;
+			continue;
+		}
+		if (ctx == 1)
+			st->kips[nk++] = ip;
+		else if (ctx == 2)
+			st->uips[nu++] = ip;
+	}
+	s.weight = 1;
+	s.kernel = st->kips;
+	s.nr_kernel = (uint32_t)nk;
+	s.user = st->uips;
+	s.nr_user = (uint32_t)nu;
+	recorder_sample(st->r, &s);
+}
+
+static void handle_record(struct perf_state *st, const struct perf_event_header *h)
+{
+	const char *p = (const char *)(h + 1);
+	const char *end = (const char *)h + h->size;
+	uint32_t u[4];
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		handle_sample(st, p, end);
+		break;
+	case PERF_RECORD_MMAP2: {
+		/* pid tid addr len pgoff maj min ino ino_gen (or build id) prot flags name */
+		uint64_t addr, len, pgoff;
+		if (end - p < 8 + 24 + 24 + 8 + 1)
+			break;
+		memcpy(u, p, 8);
+		memcpy(&addr, p + 8, 8);
+		memcpy(&len, p + 16, 8);
+		memcpy(&pgoff, p + 24, 8);
+		const char *name = p + 8 + 24 + 24 + 8;
+		if (!memchr(name, 0, (size_t)(end - name)))
+			break;
+		if (!(h->misc & PERF_RECORD_MISC_USER))
+			break; /* kernel modules: kallsyms has them */
+		recorder_mmap(st->r, u[0], addr, len, pgoff, name);
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		if (end - p < 9)
+			break;
+		memcpy(u, p, 8);
+		const char *name = p + 8;
+		if (!memchr(name, 0, (size_t)(end - name)))
+			break;
+		recorder_comm(st->r, u[0], u[1], name, (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		if (end - p < 16)
+			break;
+		memcpy(u, p, 16); /* pid ppid tid ptid */
+		if (u[0] != u[1])
+			recorder_fork(st->r, u[1], u[0]);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t n[2];
+		if (end - p >= 16) {
+			memcpy(n, p, 16);
+			st->lost += n[1];
+		}
+		break;
+	}
+	case PERF_RECORD_LOST_SAMPLES: {
+		uint64_t n;
+		if (end - p >= 8) {
+			memcpy(&n, p, 8);
+			st->lost += n;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void drain(struct perf_state *st, struct ring *rg)
+{
+	struct perf_event_mmap_page *pg = rg->base;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	size_t mask = rg->size - 1;
+
+	while (tail < head) {
+		struct perf_event_header hdr;
+		size_t off = tail & mask;
+		if (head - tail < sizeof(hdr))
+			break;
+		if (off + sizeof(hdr) <= rg->size) {
+			memcpy(&hdr, rg->data + off, sizeof(hdr));
+		} else {
+			size_t first = rg->size - off;
+			memcpy(&hdr, rg->data + off, first);
+			memcpy((char *)&hdr + first, rg->data, sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
+			break;
+		const struct perf_event_header *rec;
+		if (off + hdr.size <= rg->size) {
+			rec = (const void *)(rg->data + off);
+		} else {
+			/* Wrapped: copy it out whole (aligned for the parser). */
+			size_t first = rg->size - off;
+			VEC_GROW(st->copy, hdr.size, st->copy_alloc);
+			memcpy(st->copy, rg->data + off, first);
+			memcpy(st->copy + first, rg->data, hdr.size - first);
+			rec = (const void *)st->copy;
+		}
+		handle_record(st, rec);
+		tail += hdr.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* ---- opening ---------------------------------------------------------- */
+
+/* Tasks to follow: -1 (every task on each CPU), the command, or the threads
+ * of -p / the -t list. inherit follows threads and children created later. */
+static int collect_targets(const struct record_opts *o, const struct record_target *t,
+			   pid_t **tasks, size_t *nr, bool *inherit)
+{
+	size_t alloc = 0;
+	*tasks = NULL;
+	*nr = 0;
+	*inherit = false;
+	if (t->child > 0) {
+		VEC_GROW(*tasks, 1, alloc);
+		(*tasks)[(*nr)++] = t->child;
+		*inherit = true;
+	} else if (o->nr_pids) {
+		*inherit = true;
+		for (size_t i = 0; i < o->nr_pids; i++)
+			if (threads_of(o->pids[i], tasks, nr, &alloc)) {
+				free(*tasks);
+				*tasks = NULL;
+				return error("no such process: %d", (int)o->pids[i]);
+			}
+	} else if (o->nr_tids) {
+		for (size_t i = 0; i < o->nr_tids; i++) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%d", (int)o->tids[i]);
+			if (access(path, F_OK)) {
+				free(*tasks);
+				*tasks = NULL;
+				return error("no such thread: %d", (int)o->tids[i]);
+			}
+			VEC_GROW(*tasks, *nr + 1, alloc);
+			(*tasks)[(*nr)++] = o->tids[i];
+		}
+	} else {
+		VEC_GROW(*tasks, 1, alloc);
+		(*tasks)[(*nr)++] = -1;
+	}
+	return 0;
+}
+
+static int open_events(struct perf_state *st, const struct record_target *t, bool *cycles)
+{
+	const struct record_opts *o = st->opts;
+	pid_t *tasks;
+	size_t nr_tasks;
+	bool inherit;
+	int ncpu = record_nr_cpus();
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (collect_targets(o, t, &tasks, &nr_tasks, &inherit))
+		return -1;
+	st->rings = xcalloc((size_t)ncpu, sizeof(st->rings[0]));
+	*cycles = o->event == RECORD_EVENT_CYCLES;
+	bool probing = o->event == RECORD_EVENT_AUTO;
+	if (probing)
+		*cycles = true;
+
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct ring *rg = &st->rings[st->nr_rings];
+		rg->fd = -1;
+		for (size_t i = 0; i < nr_tasks; i++) {
+			struct perf_event_attr attr;
+			record_fill_attr(&attr, o, *cycles);
+			attr.inherit = inherit;
+			attr.enable_on_exec = t->child > 0;
+			bool leader = rg->fd < 0;
+			/* Process tracking: a side-band record goes only to the
+			 * event of the task and CPU where it happened, so every
+			 * event may carry it without duplicates. */
+			attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 1;
+			attr.mmap_data = 0;
+			attr.wakeup_watermark = (uint32_t)(RING_PAGES * page / 4);
+			attr.watermark = 1;
+			int fd = record_perf_open(&attr, tasks[i], cpu, -1, 0);
+			if (fd < 0 && probing && *cycles &&
+			    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV || errno == EINVAL)) {
+				*cycles = false;
+				probing = false;
+				if (!o->quiet)
+					fprintf(stderr, "scorch: no hardware PMU for cycles here; sampling "
+							"cpu-clock instead\n");
+				i--;
+				continue;
+			}
+			probing = false;
+			if (fd < 0) {
+				int e = errno;
+				if (e == ENODEV) /* offline CPU */
+					break;
+				if (e == ESRCH && tasks[i] > 0 && o->nr_pids)
+					continue; /* a thread exited meanwhile */
+				char what[64];
+				if (tasks[i] > 0)
+					snprintf(what, sizeof(what), "sampling task %d", (int)tasks[i]);
+				else
+					snprintf(what, sizeof(what), "sampling CPU %d", cpu);
+				free(tasks);
+				return record_perf_error(e, what);
+			}
+			add_fd(st, fd);
+			if (leader) {
+				size_t len = (size_t)(RING_PAGES + 1) * (size_t)page;
+				void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				if (base == MAP_FAILED) {
+					int e = errno;
+					free(tasks);
+					return error("cannot map the sample buffer of CPU %d: %s%s", cpu, strerror(e),
+						     e == EPERM ? " (locked memory limit: raise "
+								  "kernel.perf_event_mlock_kb or 'ulimit -l')"
+								: "");
+				}
+				rg->fd = fd;
+				rg->base = base;
+				rg->size = (size_t)RING_PAGES * (size_t)page;
+				rg->data = (char *)base + page;
+				st->nr_rings++;
+			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rg->fd)) {
+				int e = errno;
+				free(tasks);
+				return error("cannot share the sample buffer of CPU %d: %s", cpu, strerror(e));
+			}
+		}
+	}
+	free(tasks);
+	if (!st->nr_rings)
+		return error("no CPU could be sampled");
+	return 0;
+}
+
+int record_perf_backend(const struct record_opts *o, struct recorder *r, struct record_target *t,
+			struct record_stats *stats)
+{
+	struct perf_state st = { .opts = o, .r = r, .stats = stats };
+	bool cycles = false;
+	int ret = -1;
+
+	stats->backend = "perf";
+	if (open_events(&st, t, &cycles))
+		goto out;
+	stats->event = cycles ? "cycles" : "cpu-clock";
+
+	/* Processes that exist now: their names and maps (perf synthesizes
+	 * these from /proc the same way). New ones come as records. */
+	for (size_t i = 0; i < o->nr_pids; i++)
+		recorder_seen(r, (uint32_t)o->pids[i]);
+
+	if (t->child <= 0)
+		for (size_t i = 0; i < st.nr_fds; i++)
+			ioctl(st.fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	if (t->child > 0) {
+		int e = target_start(t, o->command[0]);
+		if (e) {
+			ret = e;
+			goto out;
+		}
+	}
+
+	struct pollfd *pfd = xcalloc((size_t)st.nr_rings, sizeof(*pfd));
+	for (int i = 0; i < st.nr_rings; i++)
+		pfd[i] = (struct pollfd){ .fd = st.rings[i].fd, .events = POLLIN };
+	double start = record_now();
+	while (!record_should_stop(o, t, start, stats)) {
+		poll(pfd, (nfds_t)st.nr_rings, 100);
+		for (int i = 0; i < st.nr_rings; i++)
+			drain(&st, &st.rings[i]);
+		if (o->progress)
+			record_progress(o, record_now() - start, recorder_samples(r), st.lost);
+	}
+	for (size_t i = 0; i < st.nr_fds; i++)
+		ioctl(st.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	stats->seconds = record_now() - start;
+	for (int i = 0; i < st.nr_rings; i++)
+		drain(&st, &st.rings[i]);
+	if (o->progress)
+		record_progress_end(o);
+	free(pfd);
+	stats->lost = st.lost;
+	ret = 0;
+out:
+	close_all(&st);
+	return ret;
+}

@@ -1,0 +1,441 @@
+/* Backend-neutral part of scorch record: the collector the backends feed
+ * (raw stacks, aggregated by content), the common stop condition, and the
+ * final step that symbolizes each distinct stack once and builds the
+ * profile. */
+#include "record/record.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/hash.h"
+#include "base/hashmap.h"
+#include "base/strpool.h"
+#include "record/procmaps.h"
+#include "record/symbols.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { STACK_USER_MISSING = 1, STACK_KERNEL_MISSING = 2 };
+
+/* One distinct raw stack. Frames live in recorder.frames: the user part
+ * (procmaps refs, leaf first) then the kernel part (addresses, leaf
+ * first); callers' return addresses are already moved back by one byte so
+ * they land inside the calling function. */
+struct rstack {
+	uint64_t hash;
+	uint64_t count;
+	uint32_t pid, tid, cpu, comm;
+	uint32_t nr_user, nr_kernel;
+	size_t frames;
+	uint32_t flags;
+};
+
+struct order_event {
+	uint64_t time;
+	uint32_t stack;
+	uint32_t seq;
+};
+
+struct recorder {
+	const struct record_opts *opts;
+	struct procmaps maps;
+	struct strpool comms;
+	struct hashmap comm_by_tid; /* tid -> comms id */
+	struct rstack *stacks;
+	uint32_t nr_stacks, alloc_stacks;
+	struct hashmap by_hash;     /* hash -> stacks index (probing on clash) */
+	uint64_t *frames;
+	size_t nr_frames, alloc_frames;
+	uint64_t *scratch;          /* one sample's frames */
+	size_t alloc_scratch;
+	struct order_event *events; /* keep_order only */
+	size_t nr_events, alloc_events;
+	uint64_t samples;
+};
+
+double record_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void recorder_init(struct recorder *r, const struct record_opts *opts)
+{
+	memset(r, 0, sizeof(*r));
+	r->opts = opts;
+	procmaps_init(&r->maps);
+	strpool_init(&r->comms);
+	hashmap_init(&r->comm_by_tid);
+	hashmap_init(&r->by_hash);
+}
+
+static void recorder_release(struct recorder *r)
+{
+	procmaps_release(&r->maps);
+	strpool_release(&r->comms);
+	hashmap_release(&r->comm_by_tid);
+	hashmap_release(&r->by_hash);
+	free(r->stacks);
+	free(r->frames);
+	free(r->scratch);
+	free(r->events);
+}
+
+static uint32_t intern_comm(struct recorder *r, const char *comm)
+{
+	size_t n = strnlen(comm, 16);
+	return strpool_intern(&r->comms, comm, n);
+}
+
+void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	bool inserted;
+	uint32_t id = intern_comm(r, comm);
+	*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
+	if (exec)
+		procmaps_exec(&r->maps, pid);
+}
+
+uint64_t recorder_samples(const struct recorder *r)
+{
+	return r->samples;
+}
+
+void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t pid)
+{
+	/* The child starts with the parent's maps: know those first. */
+	if (ppid)
+		procmaps_read(&r->maps, ppid);
+	procmaps_fork(&r->maps, ppid, pid);
+}
+
+void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   const char *path)
+{
+	procmaps_add(&r->maps, pid, start, len, pgoff, path);
+}
+
+bool recorder_knows(const struct recorder *r, uint32_t pid)
+{
+	return procmaps_was_read(&r->maps, pid);
+}
+
+void recorder_seen(struct recorder *r, uint32_t pid)
+{
+	if (pid)
+		procmaps_read(&r->maps, pid);
+}
+
+void recorder_refresh(struct recorder *r, uint32_t pid)
+{
+	if (pid)
+		procmaps_reread(&r->maps, pid);
+}
+
+/* The comm of a thread first seen in a sample (perf does not report the
+ * names of tasks that existed before it started). */
+static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	uint32_t id;
+	if (hashmap_get(&r->comm_by_tid, tid, &id))
+		return id;
+	char path[64], buf[64] = "";
+	if (!tid) {
+		strcpy(buf, "swapper");
+	} else {
+		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/comm", pid, tid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		buf[strcspn(buf, "\n")] = 0;
+		if (!buf[0])
+			snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
+	}
+	id = intern_comm(r, buf);
+	bool inserted;
+	*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
+	return id;
+}
+
+static bool same_stack(const struct recorder *r, const struct rstack *s, const struct rstack *k,
+		       const uint64_t *frames)
+{
+	return s->pid == k->pid && s->tid == k->tid && s->cpu == k->cpu && s->comm == k->comm &&
+	       s->nr_user == k->nr_user && s->nr_kernel == k->nr_kernel && s->flags == k->flags &&
+	       !memcmp(r->frames + s->frames, frames, (k->nr_user + k->nr_kernel) * sizeof(uint64_t));
+}
+
+void recorder_sample(struct recorder *r, const struct record_sample *smp)
+{
+	const struct record_opts *o = r->opts;
+	struct rstack k = { 0 };
+	uint32_t nr_user = o->kernel_only ? 0 : smp->nr_user;
+	uint32_t nr_kernel = o->user_only ? 0 : smp->nr_kernel;
+	uint32_t n = nr_user + nr_kernel;
+
+	k.tid = o->annotate_tid ? smp->tid : 0;
+	k.pid = o->annotate_pid || o->annotate_tid ? smp->pid : 0;
+	k.cpu = o->per_cpu ? smp->cpu : 0;
+	k.comm = smp->comm ? intern_comm(r, smp->comm) : comm_of(r, smp->pid, smp->tid);
+	k.nr_user = nr_user;
+	k.nr_kernel = nr_kernel;
+	k.flags = (smp->user_missing && !o->kernel_only ? STACK_USER_MISSING : 0) |
+		  (smp->kernel_missing && !o->user_only ? STACK_KERNEL_MISSING : 0);
+
+	VEC_GROW(r->scratch, n, r->alloc_scratch);
+	if (nr_user && !procmaps_was_read(&r->maps, smp->pid))
+		procmaps_read(&r->maps, smp->pid);
+	for (uint32_t i = 0; i < nr_user; i++) {
+		uint64_t a = smp->user[i];
+		r->scratch[i] = procmaps_ref(&r->maps, smp->pid, i && a ? a - 1 : a);
+	}
+	for (uint32_t i = 0; i < nr_kernel; i++) {
+		uint64_t a = smp->kernel[i];
+		r->scratch[nr_user + i] = i && a ? a - 1 : a;
+	}
+
+	uint64_t h = hash_bytes(r->scratch, n * sizeof(uint64_t));
+	h = hash_mix(h ^ ((uint64_t)k.pid << 32 | k.tid), hash_u64((uint64_t)k.cpu << 32 | k.comm) ^ k.flags);
+	k.hash = h;
+	uint32_t idx = UINT32_MAX;
+	for (uint64_t probe = h;; probe = hash_u64(probe)) {
+		bool inserted;
+		uint32_t *slot = hashmap_upsert(&r->by_hash, probe, r->nr_stacks, &inserted);
+		if (inserted) {
+			VEC_GROW(r->frames, r->nr_frames + n, r->alloc_frames);
+			memcpy(r->frames + r->nr_frames, r->scratch, n * sizeof(uint64_t));
+			k.frames = r->nr_frames;
+			r->nr_frames += n;
+			VEC_GROW(r->stacks, r->nr_stacks + 1, r->alloc_stacks);
+			idx = r->nr_stacks++;
+			r->stacks[idx] = k;
+			break;
+		}
+		if (same_stack(r, &r->stacks[*slot], &k, r->scratch)) {
+			idx = *slot;
+			break;
+		}
+	}
+	r->stacks[idx].count += smp->weight;
+	r->samples += smp->weight;
+	if (o->keep_order) {
+		VEC_GROW(r->events, r->nr_events + 1, r->alloc_events);
+		r->events[r->nr_events] = (struct order_event){ smp->time, idx, (uint32_t)r->nr_events };
+		r->nr_events++;
+	}
+}
+
+/* ---- building the profile -------------------------------------------- */
+
+/* stackcollapse-perf's generic tidy: ';' would split the frame, and an
+ * argument list or quotes are dropped. */
+static size_t tidy(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *p = in; *p && n + 1 < cap; p++) {
+		char c = *p;
+		if (c == '(' && p != in && strncmp(p, "(anonymous namespace)", 21))
+			break;
+		if (c == '"' || c == '\'')
+			continue;
+		out[n++] = c == ';' ? ':' : c;
+	}
+	out[n] = 0;
+	return n;
+}
+
+struct builder {
+	struct recorder *r;
+	struct profile *p;
+	struct symbols *syms;
+	struct hashmap user_cache;   /* ref -> sym */
+	struct hashmap kernel_cache; /* addr -> sym */
+	char buf[1024];
+};
+
+static sym_t frame_sym(struct builder *b, const char *name, const char *suffix)
+{
+	size_t n = tidy(name, b->buf, sizeof(b->buf) - 8);
+	if (suffix) {
+		size_t m = strlen(suffix);
+		memcpy(b->buf + n, suffix, m + 1);
+		n += m;
+	}
+	return profile_sym(b->p, b->buf, n);
+}
+
+static sym_t user_sym(struct builder *b, uint32_t pid, uint64_t ref)
+{
+	uint32_t sym;
+	if (hashmap_get(&b->user_cache, ref, &sym))
+		return sym;
+	const struct mapping *m = procmaps_ref_mapping(&b->r->maps, ref);
+	const char *name = NULL;
+	char mod[300];
+	if (m) {
+		const char *path = strpool_str(&b->r->maps.paths, m->path);
+		uint64_t off = procmaps_ref_offset(ref);
+		name = symbols_user(b->syms, path, m->pgoff + off, m->start + off, m->pid ? m->pid : pid);
+		if (!name) {
+			/* stackcollapse-perf: an unknown symbol in a known
+			 * module is shown as [module basename]. */
+			const char *base = strrchr(path, '/');
+			base = base && path[0] == '/' ? base + 1 : path;
+			if (base[0] == '[')
+				snprintf(mod, sizeof(mod), "%s", base);
+			else
+				snprintf(mod, sizeof(mod), "[%s]", base);
+			name = mod;
+		}
+	} else {
+		name = "[unknown]";
+	}
+	size_t n = tidy(name, b->buf, sizeof(b->buf));
+	sym = profile_sym(b->p, b->buf, n);
+	bool inserted;
+	*hashmap_upsert(&b->user_cache, ref, sym, &inserted) = sym;
+	return sym;
+}
+
+static sym_t kernel_sym(struct builder *b, uint64_t addr)
+{
+	uint32_t sym;
+	if (hashmap_get(&b->kernel_cache, addr, &sym))
+		return sym;
+	const char *name = symbols_kernel(b->syms, addr);
+	sym = frame_sym(b, name ? name : "[unknown]", b->r->opts->annotate_kernel ? "_[k]" : NULL);
+	bool inserted;
+	*hashmap_upsert(&b->kernel_cache, addr, sym, &inserted) = sym;
+	return sym;
+}
+
+static node_t build_stack(struct builder *b, const struct rstack *s)
+{
+	const struct record_opts *o = b->r->opts;
+	struct profile *p = b->p;
+	node_t node = PROFILE_ROOT;
+	char root[96];
+	int n;
+
+	if (o->per_cpu) {
+		n = snprintf(root, sizeof(root), "CPU %" PRIu32, s->cpu);
+		node = profile_push_str(p, node, root, (size_t)n);
+	}
+	/* comm with spaces as '_', then -PID or -PID/TID. */
+	const char *comm = strpool_str(&b->r->comms, s->comm);
+	n = snprintf(root, sizeof(root), "%s", comm);
+	for (int i = 0; i < n; i++)
+		if (root[i] == ' ')
+			root[i] = '_';
+		else if (root[i] == ';')
+			root[i] = ':';
+	if (o->annotate_tid)
+		n += snprintf(root + n, sizeof(root) - n, "-%" PRIu32 "/%" PRIu32, s->pid, s->tid);
+	else if (o->annotate_pid)
+		n += snprintf(root + n, sizeof(root) - n, "-%" PRIu32, s->pid);
+	node = profile_push_str(p, node, root, (size_t)n);
+
+	const uint64_t *f = b->r->frames + s->frames;
+	if (s->flags & STACK_USER_MISSING)
+		node = profile_push_str(p, node, "[Missed User Stack]", 19);
+	for (uint32_t i = s->nr_user; i-- > 0;)
+		node = profile_push(p, node, user_sym(b, s->pid, f[i]));
+	if (s->flags & STACK_KERNEL_MISSING)
+		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
+	for (uint32_t i = s->nr_kernel; i-- > 0;)
+		node = profile_push(p, node, kernel_sym(b, f[s->nr_user + i]));
+	return node;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct order_event *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void build_profile(struct recorder *r, struct profile *p)
+{
+	struct builder b = { .r = r, .p = p, .syms = symbols_new() };
+	hashmap_init(&b.user_cache);
+	hashmap_init(&b.kernel_cache);
+	node_t *leaf = xmalloc((r->nr_stacks + 1) * sizeof(node_t));
+	for (uint32_t i = 0; i < r->nr_stacks; i++)
+		leaf[i] = build_stack(&b, &r->stacks[i]);
+	if (r->opts->keep_order && r->nr_events) {
+		/* Rings are per CPU: merge them by time. */
+		qsort(r->events, r->nr_events, sizeof(r->events[0]), cmp_event);
+		p->keep_events = true;
+		for (size_t i = 0; i < r->nr_events; i++)
+			profile_count(p, leaf[r->events[i].stack], 1);
+	} else {
+		for (uint32_t i = 0; i < r->nr_stacks; i++)
+			profile_count(p, leaf[i], (double)r->stacks[i].count);
+	}
+	free(leaf);
+	hashmap_release(&b.user_cache);
+	hashmap_release(&b.kernel_cache);
+	symbols_free(b.syms);
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats)
+{
+	struct recorder r;
+	struct record_target t = { 0, -1, -1 };
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	stats->command_status = -1;
+	if (opts->command && target_spawn(&t, opts->command))
+		return RECORD_ERROR;
+	recorder_init(&r, opts);
+
+	enum record_backend be = opts->backend;
+	ret = -2;
+	if (be != RECORD_BACKEND_PERF) {
+		ret = record_bpf_backend(opts, &r, &t, stats);
+		if (ret == -2 && be == RECORD_BACKEND_AUTO && !opts->quiet)
+			fprintf(stderr, "scorch: BPF backend unavailable (see above); using perf_event ring buffers\n");
+		else if (ret == -2)
+			ret = RECORD_ERROR;
+	}
+	if (ret == -2)
+		ret = record_perf_backend(opts, &r, &t, stats);
+	target_kill(&t);
+	if (ret == 0) {
+		double t0 = record_now();
+		build_profile(&r, out);
+		stats->finish_seconds = record_now() - t0;
+		stats->samples = r.samples;
+		stats->unique = r.nr_stacks;
+	}
+	recorder_release(&r);
+	return ret;
+}
+
+/* Shared by the backends' loops: has sampling ended? */
+bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
+			struct record_stats *stats)
+{
+	int status;
+	if (opts->stop && *opts->stop)
+		return true;
+	if (opts->duration > 0 && record_now() - start >= opts->duration)
+		return true;
+	if (target_exited(t, &status)) {
+		stats->command_status = status;
+		return true;
+	}
+	return false;
+}

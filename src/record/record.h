@@ -1,0 +1,147 @@
+/* scorch record: live stack sampling into a struct profile.
+ *
+ * record_run() picks a backend (eBPF with in-kernel aggregation, or the
+ * perf_event ring buffer), samples until the duration ends, the command
+ * exits or *opts->stop is set, then symbolizes and fills a profile whose
+ * stacks read like stackcollapse-perf's: [CPU N;]comm[-PID[/TID]];user
+ * frames root..leaf;kernel frames root..leaf[_[k]].
+ *
+ * The backends deliver raw samples to the backend-neutral collector in
+ * record.c (struct recorder); they know nothing about symbols or output. */
+#ifndef SCORCH_RECORD_RECORD_H
+#define SCORCH_RECORD_RECORD_H
+
+#include "profile/profile.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum record_backend {
+	RECORD_BACKEND_AUTO, /* BPF where it loads, else perf with a notice */
+	RECORD_BACKEND_PERF,
+	RECORD_BACKEND_BPF,
+};
+
+enum record_event {
+	RECORD_EVENT_AUTO, /* cycles where there is a PMU, else cpu-clock */
+	RECORD_EVENT_CPU_CLOCK,
+	RECORD_EVENT_CYCLES,
+};
+
+struct record_opts {
+	unsigned freq;        /* samples per second per CPU */
+	double duration;      /* seconds; 0 = until the command exits / stop */
+	bool all_cpus;        /* -a (also the default with no other target) */
+	pid_t *pids;          /* -p, nr_pids entries */
+	size_t nr_pids;
+	pid_t *tids;          /* -t, nr_tids entries */
+	size_t nr_tids;
+	char **command;       /* NULL-terminated argv, or NULL */
+	bool user_only, kernel_only;
+	bool per_cpu;         /* a "CPU N" frame at the root */
+	bool keep_order;      /* keep sample order (flame charts; perf backend) */
+	bool annotate_pid, annotate_tid, annotate_kernel;
+	enum record_backend backend;
+	enum record_event event;
+	bool progress;        /* elapsed/remaining/samples/lost on stderr */
+	bool quiet;           /* no notices */
+	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
+};
+
+struct record_stats {
+	const char *backend;  /* "bpf" or "perf" */
+	const char *event;    /* "cpu-clock" or "cycles" */
+	uint64_t samples;     /* samples that reached the profile */
+	uint64_t lost;        /* samples the kernel dropped (ring full, map full) */
+	uint64_t collisions;  /* stacks lost to stack-map hash collisions */
+	uint64_t map_full;    /* stacks lost because the stack map was full */
+	uint64_t unique;      /* distinct raw stacks */
+	double seconds;       /* sampling time */
+	int command_status;   /* wait status of the command, -1 if none */
+	double finish_seconds;/* end of sampling to profile built */
+};
+
+/* Exit-code hints from record_run's failures. */
+enum {
+	RECORD_OK = 0,
+	RECORD_ERROR = -1,         /* message printed */
+	RECORD_NOT_FOUND = -127,   /* the command could not be executed */
+};
+
+int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats);
+
+/* ---- Between the driver and the backends (record-private). ---- */
+
+struct recorder;
+
+/* One sample or one in-kernel aggregate. Stacks are leaf first. */
+struct record_sample {
+	uint32_t pid, tid, cpu;
+	uint64_t time;          /* ns (perf backend), 0 when unknown */
+	uint64_t weight;        /* number of samples this stands for */
+	const char *comm;       /* NULL: the last COMM seen for tid */
+	const uint64_t *kernel;
+	uint32_t nr_kernel;
+	const uint64_t *user;
+	uint32_t nr_user;
+	bool kernel_missing;    /* kernel stack asked for but lost */
+	bool user_missing;      /* user stack asked for but lost */
+};
+
+void recorder_sample(struct recorder *r, const struct record_sample *s);
+/* Process events: names, exec, fork and executable mappings. */
+void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t pid);
+void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len,
+		   uint64_t pgoff, const char *path);
+/* A pid seen for the first time: capture /proc/PID/maps while it lives. */
+void recorder_seen(struct recorder *r, uint32_t pid);
+/* Read /proc/PID/maps again if it lives (libraries loaded late). */
+void recorder_refresh(struct recorder *r, uint32_t pid);
+bool recorder_knows(const struct recorder *r, uint32_t pid);
+uint64_t recorder_samples(const struct recorder *r);
+
+/* The common loop state shared by both backends. */
+struct record_target {
+	pid_t child;      /* the command, or 0 */
+	int go_fd;        /* write a byte to let the command exec, -1 after */
+	int exec_err_fd;  /* EOF on exec, or the child's errno */
+};
+
+/* target.c: run a command that waits until the events are in place. */
+int target_spawn(struct record_target *t, char **argv);
+/* Release the command; returns 0, or RECORD_NOT_FOUND / RECORD_ERROR. */
+int target_start(struct record_target *t, const char *name);
+/* Poll for the command's exit; returns true once it has exited. */
+bool target_exited(struct record_target *t, int *status);
+void target_kill(struct record_target *t);
+
+/* perf_event.c helpers shared with bpf.c. */
+struct perf_event_attr;
+void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *opts, bool cycles);
+int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
+/* Explain a perf_event_open failure (errno) with the fix; returns -1. */
+int record_perf_error(int err, const char *what);
+int record_nr_cpus(void);
+bool record_cpu_online(int cpu);
+
+/* Progress line on stderr (progress.c). */
+void record_progress(const struct record_opts *opts, double elapsed, uint64_t samples, uint64_t lost);
+void record_progress_end(const struct record_opts *opts);
+
+double record_now(void);
+/* Has sampling ended (stop flag, duration, command exit)? */
+bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
+			struct record_stats *stats);
+
+/* Backends: return 0, -1 after an error, or -2 when the backend is not
+ * available here (BPF only: the driver then falls back to perf). */
+int record_perf_backend(const struct record_opts *opts, struct recorder *r,
+			struct record_target *t, struct record_stats *stats);
+int record_bpf_backend(const struct record_opts *opts, struct recorder *r,
+		       struct record_target *t, struct record_stats *stats);
+
+#endif
