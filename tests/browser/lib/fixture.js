@@ -53,7 +53,7 @@ function buildSvg(foldedText, opts = {}) {
 	const config = {
 		nametype: 'Function:', fontsize: fs_, fontwidth: fw, xpad, inverted,
 		searchcolor: 'rgb(230,0,230)', countname, factor: 1, total: T,
-		differential: false, truncateRight: opts.truncateRight !== undefined ? !!opts.truncateRight : true
+		differential: false, truncateRight: !!opts.truncateRight
 	};
 	const out = [];
 	out.push('<?xml version="1.0" standalone="no"?>');
