@@ -10,6 +10,9 @@ extern const struct collapse_format collapse_format_vtune;
 extern const struct collapse_format collapse_format_vsprof;
 extern const struct collapse_format collapse_format_ghcprof;
 extern const struct collapse_format collapse_format_recursive;
+extern const struct collapse_format collapse_format_stap;
+extern const struct collapse_format collapse_format_bpftrace;
+extern const struct collapse_format collapse_format_perf_report;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_folded,
@@ -19,6 +22,9 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_vsprof,
 	&collapse_format_ghcprof,
 	&collapse_format_recursive,
+	&collapse_format_stap,
+	&collapse_format_bpftrace,
+	&collapse_format_perf_report,
 	NULL,
 };
 
