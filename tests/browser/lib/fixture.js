@@ -9,7 +9,8 @@
 const fs = require('fs');
 const path = require('path');
 
-const VIEWER = path.join(__dirname, '..', '..', '..', 'src', 'render', 'viewer', 'flamegraph.js');
+/* VIEWER_JS: another copy of the viewer (to check that the tests catch a broken one) */
+const VIEWER = process.env.VIEWER_JS || path.join(__dirname, '..', '..', '..', 'src', 'render', 'viewer', 'flamegraph.js');
 
 function esc(s) {
 	return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
