@@ -1,0 +1,234 @@
+# scorch record: both backends against workloads with known hot functions.
+# Sampling needs perf_event_open (and BPF for the bpf backend): tests that
+# cannot run here are skipped, each with the reason.
+
+WL_SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
+WL=$TMPDIR/workloads
+mkdir -p "$WL"
+wl_ok=1
+for w in burn spawn syscalls; do
+	cc -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -g -pthread \
+		-o "$WL/$w" "$WL_SRC/$w.c" 2>"$TMPDIR/cc.err" || wl_ok=0
+done
+
+# Can this machine sample at all, and load BPF?
+perf_ok=0 bpf_ok=0 perf_why="" bpf_why=""
+if [ "$wl_ok" = 0 ]; then
+	perf_why="no C compiler for the workloads"
+	bpf_why=$perf_why
+else
+	if "$SCORCH" record -q --backend perf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err"; then
+		perf_ok=1
+	else
+		perf_why="perf_event_open: $(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
+	fi
+	if "$SCORCH" record -q --backend bpf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err"; then
+		bpf_ok=1
+	else
+		bpf_why="$(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
+	fi
+fi
+
+# share FILE PATTERN: percentage of samples on lines matching PATTERN.
+share() {
+	awk -v pat="$2" '{ n = $NF; t += n; if ($0 ~ pat) m += n }
+		END { if (t) printf "%d\n", 100 * m / t; else print 0 }' "$1"
+}
+total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
+
+# backend_tests BACKEND OK WHY
+backend_tests() {
+	be=$1
+	if [ "$2" != 1 ]; then
+		for n in shares callers threads-and-children kernel-frames user-only kernel-only \
+			pid-target tid-annotation svg; do
+			skip "record $be: $n" "$3"
+		done
+		return
+	fi
+	out=$TMPDIR/$be
+	mkdir -p "$out"
+
+	# burn_a does twice the work of burn_b: expect 2/3 of the samples
+	# under main;burn_a, 1/3 under main;burn_b (wide band: sampling noise
+	# and a busy machine).
+	"$SCORCH" record -q --backend $be -F 299 -o "$out/burn.folded" -- "$WL/burn" 1.5 2>"$out/err"
+	a=$(share "$out/burn.folded" ';main;burn_a(;|$| )')
+	b=$(share "$out/burn.folded" ';main;burn_b(;|$| )')
+	n=$(total "$out/burn.folded")
+	if [ "$n" -ge 150 ] && [ "$a" -ge 52 ] && [ "$a" -le 80 ] && [ "$b" -ge 20 ] && [ "$b" -le 45 ]; then
+		ok "record $be: shares"
+	else
+		not_ok "record $be: shares" "burn_a $a%, burn_b $b% of $n samples (want ~67/33)" \
+			"$(sort -k2 -n "$out/burn.folded" | tail -5)" "$(cat "$out/err")"
+	fi
+	# Every burn_a/burn_b frame is called from main, under the process
+	# name: "burn;...;main;burn_X".
+	bad=$(grep -E 'burn_[ab]' "$out/burn.folded" | grep -v -E '^burn;([^;]*;)*main;burn_[ab](;| )' | head -3)
+	if [ -s "$out/burn.folded" ] && [ -z "$bad" ]; then
+		ok "record $be: callers"
+	else
+		not_ok "record $be: callers" "$bad"
+	fi
+
+	# A command is followed into its threads and its forked child (which
+	# exits before sampling ends: its maps were captured while it lived).
+	"$SCORCH" record -q --backend $be -F 199 -o "$out/spawn.folded" -- "$WL/spawn" 0.6 2>"$out/err"
+	p=$(share "$out/spawn.folded" ';main;parent_work;')
+	t=$(share "$out/spawn.folded" ';thread_work;')
+	c=$(share "$out/spawn.folded" ';main;child_work;')
+	if [ "$p" -ge 15 ] && [ "$t" -ge 15 ] && [ "$c" -ge 15 ]; then
+		ok "record $be: threads-and-children"
+	else
+		not_ok "record $be: threads-and-children" "parent $p%, thread $t%, child $c%" \
+			"$(sort -k2 -n "$out/spawn.folded" | tail -4)"
+	fi
+
+	# Kernel frames under the user frames that made the system calls
+	# (libc's write wrapper has no frame pointer, so write_loop itself is
+	# often skipped: main is the surest caller).
+	"$SCORCH" record -q --backend $be --kernel -F 199 -o "$out/sys.folded" -- "$WL/syscalls" 0.6 2>"$out/err"
+	k=$(share "$out/sys.folded" '^syscalls;.*;main;.*_\[k\]')
+	if [ "$k" -ge 30 ]; then
+		ok "record $be: kernel-frames"
+	else
+		not_ok "record $be: kernel-frames" "$k% of samples under main;..._[k]" \
+			"$(sort -k2 -n "$out/sys.folded" | tail -3)"
+	fi
+	"$SCORCH" record -q --backend $be --kernel --user-only -F 199 -o "$out/u.folded" -- "$WL/syscalls" 0.3 2>"$out/err"
+	if [ -s "$out/u.folded" ] && ! grep -q '_\[k\]' "$out/u.folded" && grep -q ';main;' "$out/u.folded"; then
+		ok "record $be: user-only"
+	else
+		not_ok "record $be: user-only" "$(head -3 "$out/u.folded")" "$(cat "$out/err")"
+	fi
+	"$SCORCH" record -q --backend $be --kernel --kernel-only -F 199 -o "$out/k.folded" -- "$WL/syscalls" 0.3 2>"$out/err"
+	if [ -s "$out/k.folded" ] && ! grep -q 'write_loop\|main' "$out/k.folded" &&
+		[ "$(grep -c -v -E '^syscalls(;[^;]*_\[k\])* [0-9]+$' "$out/k.folded")" = 0 ]; then
+		ok "record $be: kernel-only"
+	else
+		not_ok "record $be: kernel-only" "$(grep -v -E '^syscalls(;[^;]*_\[k\])* [0-9]+$' "$out/k.folded" | head -3)"
+	fi
+
+	# -p: a running process, named with --pid.
+	"$WL/burn" 3 &
+	bp=$!
+	sleep 0.2
+	"$SCORCH" record -q --backend $be -p $bp --pid -d 1 -F 199 -o "$out/p.folded" 2>"$out/err"
+	kill $bp 2>/dev/null
+	wait $bp 2>/dev/null
+	others=$(grep -c -v "^burn-$bp;" "$out/p.folded")
+	a=$(share "$out/p.folded" "^burn-$bp;.*;main;burn_a")
+	if [ -s "$out/p.folded" ] && [ "$others" = 0 ] && [ "$a" -ge 45 ]; then
+		ok "record $be: pid-target"
+	else
+		not_ok "record $be: pid-target" "$others lines of other processes, burn_a $a%" \
+			"$(head -3 "$out/p.folded")" "$(cat "$out/err")"
+	fi
+
+	# --tid names each thread: the spawn workload has three (two in the
+	# parent, one in the child).
+	"$SCORCH" record -q --backend $be --tid -F 199 -o "$out/t.folded" -- "$WL/spawn" 0.3 2>"$out/err"
+	nt=$(sed -n 's/^spawn-\([0-9]*\/[0-9]*\);.*/\1/p' "$out/t.folded" | sort -u | wc -l)
+	if [ "$nt" -ge 3 ]; then
+		ok "record $be: tid-annotation"
+	else
+		not_ok "record $be: tid-annotation" "$nt distinct PID/TID roots" "$(head -3 "$out/t.folded")"
+	fi
+
+	# SVG through the flamegraph renderer, with its options.
+	"$SCORCH" record -q --backend $be --inverted --title 'rec <&>' -o "$out/g.svg" -- "$WL/burn" 0.3 2>"$out/err"
+	if grep -q '^<svg' "$out/g.svg" 2>/dev/null && grep -q '</svg>' "$out/g.svg" &&
+		grep -q 'rec &lt;&amp;&gt;' "$out/g.svg" && grep -q 'burn_a' "$out/g.svg"; then
+		ok "record $be: svg"
+	else
+		not_ok "record $be: svg" "$(head -c 300 "$out/g.svg" 2>&1)" "$(cat "$out/err")"
+	fi
+}
+
+backend_tests perf "$perf_ok" "$perf_why"
+backend_tests bpf "$bpf_ok" "$bpf_why"
+
+# ---- backend-independent behaviour --------------------------------------
+
+if [ "$perf_ok" = 1 ]; then
+	# System-wide: a busy process shows up, and so do kernel frames (the
+	# idle task at least), with a CPU frame at the root on request.
+	"$WL/burn" 2 &
+	bp=$!
+	"$SCORCH" record -q -a -d 1 --kernel --per-cpu -o "$TMPDIR/all.folded" 2>"$TMPDIR/all.err"
+	kill $bp 2>/dev/null
+	wait $bp 2>/dev/null
+	if grep -q -E '^CPU [0-9]+;burn;.*main;burn_a' "$TMPDIR/all.folded" &&
+		grep -q '_\[k\]' "$TMPDIR/all.folded" &&
+		[ "$(grep -c -v '^CPU [0-9]*;' "$TMPDIR/all.folded")" = 0 ]; then
+		ok "record: system-wide with kernel frames and per-CPU roots"
+	else
+		not_ok "record: system-wide with kernel frames and per-CPU roots" \
+			"$(head -3 "$TMPDIR/all.folded")" "$(cat "$TMPDIR/all.err")"
+	fi
+
+	# Flame chart: time order needs the perf backend's timestamps.
+	"$SCORCH" record -q --flamechart -o "$TMPDIR/chart.svg" -- "$WL/burn" 0.3 2>"$TMPDIR/chart.err"
+	if grep -q 'Flame Chart' "$TMPDIR/chart.svg" 2>/dev/null; then
+		ok "record: --flamechart"
+	else
+		not_ok "record: --flamechart" "$(cat "$TMPDIR/chart.err")"
+	fi
+
+	# Folded output: "frames COUNT" lines, sorted, each count positive.
+	if [ -s "$TMPDIR/all.folded" ] &&
+		[ "$(grep -c -v -E '^[^ ].* [1-9][0-9]*$' "$TMPDIR/all.folded")" = 0 ] &&
+		LC_ALL=C sort -c "$TMPDIR/all.folded" 2>/dev/null; then
+		ok "record: folded output format"
+	else
+		not_ok "record: folded output format" "$(head -3 "$TMPDIR/all.folded")"
+	fi
+
+	# Ctrl-C ends sampling and the output is still written.
+	"$SCORCH" record -q -a -o "$TMPDIR/int.folded" 2>"$TMPDIR/int.err" &
+	rp=$!
+	sleep 1
+	kill -INT $rp
+	wait $rp
+	st=$?
+	if [ "$st" = 0 ] && [ -s "$TMPDIR/int.folded" ]; then
+		ok "record: SIGINT writes the output"
+	else
+		not_ok "record: SIGINT writes the output" "exit $st" "$(cat "$TMPDIR/int.err")"
+	fi
+
+	expect_exit "record: command not found exits 127" 127 "$SCORCH" record -q -- /nonexistent/cmd
+	if grep -q 'command not found' "$TMPDIR/err"; then
+		ok "record: command not found message"
+	else
+		not_ok "record: command not found message" "$(cat "$TMPDIR/err")"
+	fi
+	expect_exit "record: no such pid" 1 "$SCORCH" record -q -p 2147483646 -d 0.1
+	expect_grep "record: no such pid message" 'no such process' "$TMPDIR/err"
+else
+	for n in system-wide flamechart folded-format sigint not-found not-found-message no-such-pid \
+		no-such-pid-message; do
+		skip "record: $n" "$perf_why"
+	done
+fi
+
+expect_exit "record: -F 0 is a usage error" 2 "$SCORCH" record -F 0 -- true
+expect_exit "record: two targets is a usage error" 2 "$SCORCH" record -a -p 1 -d 1
+expect_exit "record: --flamechart with --backend bpf is a usage error" 2 \
+	"$SCORCH" record --backend bpf --flamechart -o x.svg -- true
+expect_exit "record: --user-only with --kernel-only is a usage error" 2 \
+	"$SCORCH" record --user-only --kernel-only -- true
+
+# Every `scorch flamegraph` option is accepted by record (forwarded to the
+# renderer): the list in cmd/record.c must follow flamegraph's.
+missing=""
+for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do
+	case "$o" in output | help | format | dump-frames) continue ;; esac
+	"$SCORCH" record "--$o=1" -h >/dev/null 2>&1 || "$SCORCH" record "--$o" -h >/dev/null 2>&1 ||
+		missing="$missing --$o"
+done
+if [ -z "$missing" ]; then
+	ok "record: accepts every flamegraph option"
+else
+	not_ok "record: accepts every flamegraph option" "missing:$missing"
+fi
