@@ -52,9 +52,9 @@ const char record_usage[] =
 	"      --tid               append -PID/TID (collapse --tid)\n"
 	"      --kernel            annotate kernel frames with _[k] (collapse --kernel)\n"
 	"      --per-cpu           a \"CPU N\" frame at the root of each stack\n"
-	"      --flamechart        keep time order (perf backend; implies --backend perf)\n"
-	"      --inverted          icicle graph (SVG)\n"
-	"      --title TEXT, --subtitle TEXT, --width PX, --minwidth PX (SVG)\n"
+	"  every option of 'scorch flamegraph' (SVG output), e.g. --inverted (icicle),\n"
+	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
+	"      --flamechart        time order (perf backend; implies --backend perf)\n"
 	"  -q, --quiet             no notices or progress\n"
 	"      --no-progress       no progress line (it is drawn only on a terminal)\n"
 	"  -h, --help              this text\n"
@@ -79,13 +79,8 @@ enum {
 	OPT_TID,
 	OPT_KERNEL,
 	OPT_PER_CPU,
-	OPT_FLAMECHART,
-	OPT_INVERTED,
-	OPT_TITLE,
-	OPT_SUBTITLE,
-	OPT_WIDTH,
-	OPT_MINWIDTH,
 	OPT_NO_PROGRESS,
+	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
 static const struct option long_opts[] = {
@@ -105,23 +100,68 @@ static const struct option long_opts[] = {
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
-	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	/* Every option of `scorch flamegraph` (its names and arity; their
+	 * meaning stays in cmd/flamegraph.c, which renders the SVG). The
+	 * record tests check this list against `scorch flamegraph --help`. */
+	{ "title", required_argument, NULL, OPT_GRAPH },
+	{ "subtitle", required_argument, NULL, OPT_GRAPH },
+	{ "width", required_argument, NULL, OPT_GRAPH },
+	{ "height", required_argument, NULL, OPT_GRAPH },
+	{ "minwidth", required_argument, NULL, OPT_GRAPH },
+	{ "fonttype", required_argument, NULL, OPT_GRAPH },
+	{ "fontsize", required_argument, NULL, OPT_GRAPH },
+	{ "fontwidth", required_argument, NULL, OPT_GRAPH },
+	{ "countname", required_argument, NULL, OPT_GRAPH },
+	{ "nametype", required_argument, NULL, OPT_GRAPH },
+	{ "colors", required_argument, NULL, OPT_GRAPH },
+	{ "bgcolors", required_argument, NULL, OPT_GRAPH },
+	{ "hash", no_argument, NULL, OPT_GRAPH },
+	{ "random", no_argument, NULL, OPT_GRAPH },
+	{ "cp", no_argument, NULL, OPT_GRAPH },
+	{ "reverse", no_argument, NULL, OPT_GRAPH },
+	{ "inverted", no_argument, NULL, OPT_GRAPH },
+	{ "flamechart", no_argument, NULL, OPT_GRAPH },
+	{ "negate", no_argument, NULL, OPT_GRAPH },
+	{ "notes", required_argument, NULL, OPT_GRAPH },
+	{ "factor", required_argument, NULL, OPT_GRAPH },
+	{ "total", required_argument, NULL, OPT_GRAPH },
+	{ "nameattr", required_argument, NULL, OPT_GRAPH },
+	{ "encoding", required_argument, NULL, OPT_GRAPH },
+	{ "include", required_argument, NULL, OPT_GRAPH },
+	{ "exclude", required_argument, NULL, OPT_GRAPH },
+	{ "search-color", required_argument, NULL, OPT_GRAPH },
+	{ "truncate-text-right", no_argument, NULL, OPT_GRAPH },
+	{ "truncate-text-left", no_argument, NULL, OPT_GRAPH },
+	{ "no-js", no_argument, NULL, OPT_GRAPH },
+	{ "no-javascript", no_argument, NULL, OPT_GRAPH },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Arguments for cmd_flamegraph: "flamegraph", forwarded options, then
+ * "-o FILE INPUT". */
 struct graph {
-	bool inverted, flamechart;
-	const char *title, *subtitle;
-	int width;
-	double minwidth;
-	bool minwidth_pct;
+	char **argv;
+	int argc, alloc;
+	char **owned; /* the forwarded options (argv may be permuted) */
+	int nr_owned, alloc_owned;
+	bool flamechart;
 };
+
+static void graph_arg(struct graph *g, char *arg)
+{
+	VEC_GROW(g->argv, (size_t)g->argc + 2, g->alloc);
+	g->argv[g->argc++] = arg;
+	g->argv[g->argc] = NULL;
+}
+
+static void graph_release(struct graph *g)
+{
+	for (int i = 0; i < g->nr_owned; i++)
+		free(g->owned[i]);
+	free(g->owned);
+	free(g->argv);
+}
 
 static void parse_ids(const char *arg, const char *what, pid_t **ids, size_t *nr)
 {
@@ -147,42 +187,76 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-static int write_svg(struct out *o, const struct profile *p, const struct graph *g)
+/* Folded lines in sample order for a flame chart: adjacent equal stacks
+ * are merged (a flame chart merges them anyway). */
+static void write_events(const struct profile *p, struct out *o)
 {
-	struct svg_opts so;
-	struct layout l;
-	struct layout_opts lo = { 0 };
+	char *buf = NULL;
+	size_t alloc = 0;
+	for (size_t i = 0; i < p->events_nr;) {
+		node_t leaf = p->events[i].leaf;
+		double n = 0;
+		for (; i < p->events_nr && p->events[i].leaf == leaf; i++)
+			n += p->events[i].count[0];
+		size_t len = profile_path(p, leaf, &buf, &alloc);
+		out_write(o, buf, len);
+		out_putc(o, ' ');
+		folded_write_count(o, n);
+		out_putc(o, '\n');
+	}
+	free(buf);
+}
 
-	svg_opts_defaults(&so);
-	so.inverted = g->inverted;
-	so.flamechart = g->flamechart;
-	so.title = g->title;
-	so.subtitle = g->subtitle;
-	so.countname = "samples";
-	if (g->width > 0)
-		so.width = g->width;
-	lo.flamechart = g->flamechart;
-	lo.image_width = so.width;
-	lo.minwidth = g->minwidth;
-	lo.minwidth_pct = g->minwidth_pct;
-	layout_build(&l, p, &lo);
-	if (l.total <= 0)
-		svg_write_error(o, &so, "ERROR: No valid input provided to flamegraph");
+/* Render through `scorch flamegraph` itself, so every one of its options
+ * means exactly what it means there: the profile goes to a temporary
+ * folded file (a few ms even for a large profile) that it reads. */
+static int write_svg(const struct profile *p, const char *output, struct graph *g)
+{
+	char tmp[] = "/tmp/scorch-record-XXXXXX";
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/scorch-record-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		memcpy(path, tmp, sizeof(tmp));
+		fd = mkstemp(path);
+	}
+	if (fd < 0) {
+		error("cannot create a temporary file: %s", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	struct out *o = out_open(path);
+	if (!o) {
+		unlink(path);
+		return 1;
+	}
+	if (g->flamechart)
+		write_events(p, o);
 	else
-		svg_write(o, p, &l, &so);
-	layout_release(&l);
-	return 0;
+		folded_write(p, o);
+	if (out_commit(o)) {
+		unlink(path);
+		return 1;
+	}
+	graph_arg(g, "-o");
+	graph_arg(g, (char *)output);
+	graph_arg(g, path);
+	int ret = cmd_flamegraph(g->argc, g->argv);
+	unlink(path);
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq = 99, .backend = RECORD_BACKEND_AUTO, .event = RECORD_EVENT_AUTO };
-	struct graph g = { .minwidth = 0.1 };
+	struct graph g = { 0 };
 	const char *output = NULL;
+	int opt_index;
 	bool no_progress = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+ap:t:F:d:e:o:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ap:t:F:d:e:o:qh", long_opts, &opt_index)) != -1) {
 		char *end;
 		switch (c) {
 		case 'a':
@@ -251,30 +325,22 @@ int cmd_record(int argc, char **argv)
 		case OPT_PER_CPU:
 			o.per_cpu = true;
 			break;
-		case OPT_FLAMECHART:
-			g.flamechart = true;
-			o.keep_order = true;
+		case OPT_GRAPH: {
+			const char *name = long_opts[opt_index].name;
+			if (!g.argc)
+				graph_arg(&g, "flamegraph");
+			if (!strcmp(name, "flamechart")) {
+				g.flamechart = true;
+				o.keep_order = true;
+			}
+			size_t n = strlen(name) + (optarg ? strlen(optarg) + 1 : 0) + 3;
+			char *arg = xmalloc(n);
+			snprintf(arg, n, "--%s%s%s", name, optarg ? "=" : "", optarg ? optarg : "");
+			graph_arg(&g, arg);
+			VEC_GROW(g.owned, (size_t)g.nr_owned + 1, g.alloc_owned);
+			g.owned[g.nr_owned++] = arg;
 			break;
-		case OPT_INVERTED:
-			g.inverted = true;
-			break;
-		case OPT_TITLE:
-			g.title = optarg;
-			break;
-		case OPT_SUBTITLE:
-			g.subtitle = optarg;
-			break;
-		case OPT_WIDTH:
-			g.width = atoi(optarg);
-			if (g.width <= 0)
-				die_usage("--width: not a positive number: '%s'", optarg);
-			break;
-		case OPT_MINWIDTH:
-			g.minwidth = strtod(optarg, &end);
-			g.minwidth_pct = *end == '%';
-			if (end == optarg || (*end && !g.minwidth_pct) || g.minwidth < 0)
-				die_usage("--minwidth: not a number: '%s'", optarg);
-			break;
+		}
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
@@ -303,10 +369,17 @@ int cmd_record(int argc, char **argv)
 	o.stop = &record_stop;
 
 	bool svg = output && ends_with(output, ".svg");
-	/* Open the output first: a bad path fails before minutes of sampling. */
+	if (g.argc && !svg && !o.quiet)
+		warn("flame graph options apply to SVG output only (-o FILE.svg)");
+	if (!g.argc)
+		graph_arg(&g, "flamegraph");
+	/* Open the output first: a bad path fails before minutes of sampling
+	 * (for an SVG this only checks that it can be created). */
 	struct out *out = out_open(output);
 	if (!out)
 		return 1;
+	if (svg)
+		out_abort(out);
 
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
@@ -322,18 +395,26 @@ int cmd_record(int argc, char **argv)
 	int ret = record_run(&o, &p, &st);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	int rc;
+	double t0 = record_now();
 	if (ret) {
-		out_abort(out);
+		if (!svg)
+			out_abort(out);
+		rc = ret == RECORD_NOT_FOUND ? 127 : ret == -126 ? 126 : 1;
+	} else if (svg) {
+		rc = write_svg(&p, output, &g);
+	} else {
+		folded_write(&p, out);
+		rc = out_commit(out) ? 1 : 0;
+	}
+	double write_seconds = record_now() - t0;
+	graph_release(&g);
+	if (ret) {
 		profile_release(&p);
 		free(o.pids);
 		free(o.tids);
-		return ret == RECORD_NOT_FOUND ? 127 : ret == -126 ? 126 : 1;
+		return rc;
 	}
-	if (svg)
-		write_svg(out, &p, &g);
-	else
-		folded_write(&p, out);
-	int rc = out_commit(out) ? 1 : 0;
 
 	if (!o.quiet) {
 		fprintf(stderr, "scorch: %s backend, %s at %u Hz: %" PRIu64 " samples in %.1f s, %" PRIu64
@@ -345,7 +426,8 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", %" PRIu64 " stacks lost to stack-map collisions", st.collisions);
 		if (st.map_full)
 			fprintf(stderr, ", %" PRIu64 " stacks lost to a full stack map", st.map_full);
-		fputc('\n', stderr);
+		fprintf(stderr, "; output written %.2f s after sampling ended\n",
+			st.finish_seconds + write_seconds);
 	}
 	if (o.command && st.command_status > 0 && !o.quiet) {
 		if (WIFEXITED(st.command_status))
