@@ -13,6 +13,7 @@ extern const struct collapse_format collapse_format_recursive;
 extern const struct collapse_format collapse_format_stap;
 extern const struct collapse_format collapse_format_bpftrace;
 extern const struct collapse_format collapse_format_perf_report;
+extern const struct collapse_format collapse_format_gdb;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_folded,
@@ -25,6 +26,7 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_stap,
 	&collapse_format_bpftrace,
 	&collapse_format_perf_report,
+	&collapse_format_gdb,
 	NULL,
 };
 
