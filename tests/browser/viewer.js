@@ -347,14 +347,17 @@ test('labels are refitted to the zoomed widths', async (c) => {
 	c.check(byName(list, 'run').label === 'run' && byName(list, 'all').label === 'all', 'wide frames show the whole name');
 });
 
-test('--truncate-text-right keeps the head of long names', async (c) => {
-	await open(c, svg('main', FOLDED, ['--truncate-text-right']));
-	c.equal(await c.page.evaluate(() => scorchConfig.truncateRight), true, 'scorchConfig.truncateRight');
-	await (await frameEl(c.page, 'run')).click();
-	const long = byName(await frames(c.page), LONG);
-	c.check(long.label.endsWith('..') && LONG.startsWith(long.label.slice(0, -2)) && long.label.length > 4,
-		`head kept: "${long.label}"`);
-}, src.supports('--truncate-text-right') ? undefined : 'the SVG source lacks --truncate-text-right');
+for (const [opt, right] of [['--truncate-text-right', true], ['--truncate-text-left', false]]) {
+	test(`${opt} cuts long names at the ${right ? 'end' : 'start'}`, async (c) => {
+		await open(c, svg('main', FOLDED, [opt]));
+		c.equal(await c.page.evaluate(() => scorchConfig.truncateRight), right, 'scorchConfig.truncateRight');
+		await (await frameEl(c.page, 'run')).click();
+		const long = byName(await frames(c.page), LONG);
+		c.check(long.label.length > 4, `label kept: "${long.label}"`);
+		if (right) c.check(long.label.endsWith('..') && LONG.startsWith(long.label.slice(0, -2)), `head kept: "${long.label}"`);
+		else c.check(long.label.startsWith('..') && LONG.endsWith(long.label.slice(2)), `tail kept: "${long.label}"`);
+	}, src.supports(opt) ? undefined : `the SVG source lacks ${opt}`);
+}
 
 test('icicle layout (--inverted) zooms the same way', async (c) => {
 	await open(c, svg('main', FOLDED, ['--inverted']));
@@ -406,6 +409,63 @@ test('hostile names stay text: no script runs, no errors', async (c) => {
 	c.equal(await c.page.evaluate(() => document.querySelectorAll('#frames image, #frames img, #frames svg, #frames [onload], #frames [onerror], #frames [onmouseover]').length),
 		0, 'no element or handler from names');
 });
+
+test('--nameattr links: a plain click follows, Ctrl-click zooms; custom titles are searched', async (c) => {
+	const target = path.join(WORK, 'linked.svg');
+	fs.writeFileSync(target, '<svg xmlns="http://www.w3.org/2000/svg"><text id="landed" y="20">landed</text></svg>');
+	const attrs = path.join(WORK, 'nameattr.tsv');
+	fs.writeFileSync(attrs, `compute\thref=${pathToFileURL(target).href}\tclass=linked\n` +
+		'idle\ttitle=CPU idle loop (custom tooltip)\tid=idle-frame\n');
+	const file = svg('main', FOLDED, ['--nameattr', attrs]);
+	await open(c, file);
+	let list = await frames(c.page);
+	c.equal(byName(list, 'compute').tag, 'a', 'a linked frame is an <a>');
+	await (await frameEl(c.page, 'compute')).click({ modifiers: ['Control'] });
+	list = await frames(c.page);
+	c.near(Number(byName(list, 'compute').w), 1180, 0.01, 'Ctrl-click zooms the link');
+	c.equal(c.page.url().startsWith(pathToFileURL(file).href), true, 'still on the graph');
+	/* a custom tooltip is what the details line and the search see */
+	await c.page.click('#unzoom');
+	const idle = c.page.locator('#idle-frame');
+	await idle.hover();
+	c.equal(await text(c.page, 'details'), 'Function: CPU idle loop (custom tooltip)', 'custom tooltip in details');
+	await search(c, 'idle loop');
+	c.equal(await text(c.page, 'matched'), `Matched: ${mpct(170, TOTAL)}%`, 'share of a frame with a custom tooltip');
+	await c.page.keyboard.press('Escape');
+	/* a plain click follows the link */
+	await (await frameEl(c.page, 'compute')).click();
+	await c.page.waitForURL(pathToFileURL(target).href);
+	c.equal(await c.page.textContent('#landed'), 'landed', 'link followed');
+}, src.supports('--nameattr') ? undefined : 'the fixture has no --nameattr');
+
+test('differential graph: zoomed details keep the delta', async (c) => {
+	/* before after: a;b grows by 20, a;c shrinks by 10 */
+	const diff = 'a;b 10 30\na;c 40 30\nd 5 5\n';
+	const lines = diff.trim().split('\n').map((l) => l.split(' '));
+	const total2 = lines.reduce((s, l) => s + Number(l[2]), 0);
+	await open(c, svg('diff', diff));
+	c.equal(await c.page.evaluate(() => scorchConfig.differential), true, 'scorchConfig.differential');
+	await (await frameEl(c.page, 'a')).click();
+	await (await frameEl(c.page, 'b')).hover();
+	c.equal(await text(c.page, 'details'),
+		`Function: b (30 samples, ${pct(30, total2)}% of all, ${pct(30, 60)}% of zoomed; +${pct(20, total2)}%)`, 'growth');
+	await (await frameEl(c.page, 'c')).hover();
+	c.equal(await text(c.page, 'details'),
+		`Function: c (30 samples, ${pct(30, total2)}% of all, ${pct(30, 60)}% of zoomed; -${pct(10, total2)}%)`, 'reduction');
+}, src.real ? undefined : 'the fixture draws no differential graphs');
+
+test('--countname and --factor carry into the zoomed details', async (c) => {
+	await open(c, svg('main', FOLDED, ['--countname', 'ms', '--factor', '10']));
+	await (await frameEl(c.page, 'run')).click();
+	await (await frameEl(c.page, 'compute')).hover();
+	const zc = F.countOf(LINES, ['main', 'run']);
+	c.equal(await text(c.page, 'details'),
+		`Function: compute (5,000 ms, ${pct(500, TOTAL)}% of all, ${pct(500, zc)}% of zoomed)`, 'details');
+	await search(c, 'write');
+	c.equal(await text(c.page, 'matched'),
+		`Matched: ${mpct(F.matchedCount(LINES, /write/), TOTAL)}% of all, ${mpct(F.matchedCount(LINES, /write/, ['main', 'run']), zc)}% of zoomed`,
+		'matched shares do not depend on the factor');
+}, src.real ? undefined : 'the fixture has no --countname/--factor');
 
 function page_frame(c, list, name) {
 	return c.page.locator('#frames > *').nth(byName(list, name).index);

@@ -20,7 +20,7 @@ function commas(n) {
 	return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/* opts: width, height, fontsize, fontwidth, inverted, countname, title, truncateRight */
+/* opts: width, height, fontsize, fontwidth, inverted, countname, title, truncateLeft */
 function buildSvg(foldedText, opts = {}) {
 	const W = opts.width || 1200, H = opts.height || 16, fs_ = opts.fontsize || 12;
 	const fw = opts.fontwidth || 0.59, xpad = 10, countname = opts.countname || 'samples';
@@ -54,7 +54,7 @@ function buildSvg(foldedText, opts = {}) {
 	const config = {
 		nametype: 'Function:', fontsize: fs_, fontwidth: fw, xpad, inverted,
 		searchcolor: 'rgb(230,0,230)', countname, factor: 1, total: T,
-		differential: false, truncateRight: !!opts.truncateRight
+		differential: false, truncateRight: !opts.truncateLeft
 	};
 	const out = [];
 	out.push('<?xml version="1.0" standalone="no"?>');

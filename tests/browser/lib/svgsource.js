@@ -49,7 +49,8 @@ class SvgSource {
 			const opts = {};
 			for (const a of args) {
 				if (a === '--inverted') opts.inverted = true;
-				else if (a === '--truncate-text-right') opts.truncateRight = true;
+				else if (a === '--truncate-text-right') opts.truncateLeft = false;
+				else if (a === '--truncate-text-left') opts.truncateLeft = true;
 				else throw new Error(`the fixture does not support ${a}`);
 			}
 			svg = buildSvg(folded, opts);
@@ -60,7 +61,7 @@ class SvgSource {
 
 	/* Whether the SVG source understands an option. */
 	supports(arg) {
-		return this.real || arg === '--inverted' || arg === '--truncate-text-right';
+		return this.real || ['--inverted', '--truncate-text-right', '--truncate-text-left'].includes(arg);
 	}
 }
 
