@@ -202,18 +202,14 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 {
 	struct bpf_state b = { 0 };
 	int ret = -1;
-	const bool forced = o->backend == RECORD_BACKEND_BPF;
 
 	libbpf_set_print(quiet_libbpf);
 	b.ncpu = libbpf_num_possible_cpus();
 	if (b.ncpu <= 0)
 		b.ncpu = record_nr_cpus();
 	b.skel = profile_bpf__open();
-	if (!b.skel) {
-		int e = errno;
-		error("BPF unavailable: cannot open the BPF object: %s", strerror(e));
-		return -2;
-	}
+	if (!b.skel)
+		return record_bpf_unavailable(o, "cannot open the BPF object: %s", strerror(errno));
 	b.skel->rodata->want_user = !o->kernel_only;
 	b.skel->rodata->want_kernel = !o->user_only;
 	b.skel->rodata->per_tid = o->annotate_tid;
@@ -223,15 +219,12 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	b.skel->rodata->include_idle = 1;
 	if (profile_bpf__load(b.skel)) {
 		int e = errno;
-		if (e == EPERM || e == EACCES)
-			error("BPF unavailable: loading the program is not permitted (needs root, or "
-			      "CAP_BPF and CAP_PERFMON: setcap cap_bpf,cap_perfmon+ep on the binary)");
-		else
-			error("BPF unavailable: cannot load the program: %s", strerror(e));
 		profile_bpf__destroy(b.skel);
-		return -2;
+		if (e == EPERM || e == EACCES)
+			return record_bpf_unavailable(o, "loading it is not permitted: needs root, or CAP_BPF "
+						      "and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)");
+		return record_bpf_unavailable(o, "cannot load the program: %s", strerror(e));
 	}
-	(void)forced;
 	stats->backend = "bpf";
 
 	/* Filters, checked against /proc so that a typo is an error. */

@@ -49,8 +49,8 @@ int record_perf_error(int err, const char *what)
 		}
 		return error("%s: not permitted (kernel.perf_event_paranoid = %d). Run as root, grant "
 			     "CAP_PERFMON (setcap cap_perfmon+ep on the binary), or lower the sysctl: "
-			     "'sysctl kernel.perf_event_paranoid=1' allows your own processes "
-			     "(user and kernel stacks), -1 allows system-wide (-a)",
+			     "'sysctl kernel.perf_event_paranoid=1' allows kernel stacks of your own "
+			     "processes, 0 allows system-wide sampling (-a)",
 			     what, level);
 	}
 	case ESRCH:
@@ -110,6 +110,7 @@ struct perf_state {
 	char *copy; /* a record that wraps around the ring */
 	size_t copy_alloc;
 	uint64_t lost;
+	bool user_only; /* fell back to user space (perf_event_paranoid) */
 	uint64_t *kips, *uips;
 	size_t alloc_kips, alloc_uips;
 };
@@ -380,7 +381,20 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 			attr.mmap_data = 0;
 			attr.wakeup_watermark = (uint32_t)(RING_PAGES * page / 4);
 			attr.watermark = 1;
+			attr.exclude_kernel |= st->user_only;
+			attr.exclude_callchain_kernel |= st->user_only;
 			int fd = record_perf_open(&attr, tasks[i], cpu, -1, 0);
+			if (fd < 0 && errno == EACCES && tasks[i] > 0 && !st->user_only && !o->kernel_only &&
+			    !st->nr_fds) {
+				/* perf_event_paranoid 2: own processes, user space only. */
+				st->user_only = true;
+				if (!o->quiet)
+					fprintf(stderr, "scorch: kernel.perf_event_paranoid allows user-space "
+							"sampling only; recording user stacks (run as root or "
+							"set it to 1 for kernel stacks)\n");
+				i--;
+				continue;
+			}
 			if (fd < 0 && probing && *cycles &&
 			    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV || errno == EINVAL)) {
 				*cycles = false;

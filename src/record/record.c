@@ -13,6 +13,7 @@
 #include "record/symbols.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,9 +406,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	ret = -2;
 	if (be != RECORD_BACKEND_PERF) {
 		ret = record_bpf_backend(opts, &r, &t, stats);
-		if (ret == -2 && be == RECORD_BACKEND_AUTO && !opts->quiet)
-			fprintf(stderr, "scorch: BPF backend unavailable (see above); using perf_event ring buffers\n");
-		else if (ret == -2)
+		if (ret == -2 && be == RECORD_BACKEND_BPF)
 			ret = RECORD_ERROR;
 	}
 	if (ret == -2)
@@ -423,6 +422,31 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	recorder_release(&r);
 	return ret;
 }
+
+int record_bpf_unavailable(const struct record_opts *opts, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (opts->backend == RECORD_BACKEND_BPF)
+		error("BPF unavailable: %s", why);
+	else if (!opts->quiet)
+		fprintf(stderr, "scorch: BPF backend unavailable (%s); using perf_event ring buffers\n", why);
+	return -2;
+}
+
+#ifndef HAVE_LIBBPF
+int record_bpf_backend(const struct record_opts *opts, struct recorder *r, struct record_target *t,
+		       struct record_stats *stats)
+{
+	(void)r;
+	(void)t;
+	(void)stats;
+	return record_bpf_unavailable(opts, "scorch was built without libbpf");
+}
+#endif
 
 /* Shared by the backends' loops: has sampling ended? */
 bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,

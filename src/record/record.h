@@ -11,6 +11,7 @@
 #ifndef SCORCH_RECORD_RECORD_H
 #define SCORCH_RECORD_RECORD_H
 
+#include "base/error.h"
 #include "profile/profile.h"
 
 #include <signal.h>
@@ -141,6 +142,9 @@ bool record_should_stop(const struct record_opts *opts, struct record_target *t,
  * available here (BPF only: the driver then falls back to perf). */
 int record_perf_backend(const struct record_opts *opts, struct recorder *r,
 			struct record_target *t, struct record_stats *stats);
+/* BPF cannot be used: an error when it was asked for, else a one-line
+ * notice that perf is used instead. Returns -2. */
+int record_bpf_unavailable(const struct record_opts *opts, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int record_bpf_backend(const struct record_opts *opts, struct recorder *r,
 		       struct record_target *t, struct record_stats *stats);
 
