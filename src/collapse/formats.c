@@ -14,6 +14,7 @@ extern const struct collapse_format collapse_format_stap;
 extern const struct collapse_format collapse_format_bpftrace;
 extern const struct collapse_format collapse_format_perf_report;
 extern const struct collapse_format collapse_format_gdb;
+extern const struct collapse_format collapse_format_jstack;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_folded,
@@ -27,6 +28,7 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_bpftrace,
 	&collapse_format_perf_report,
 	&collapse_format_gdb,
+	&collapse_format_jstack,
 	NULL,
 };
 
