@@ -74,7 +74,16 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(O)/unit/%.o,$(UNIT_SRCS) tests/unit/har
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAYS   := $(patsubst tests/fuzz/%.c,$(O)/replay/%,$(FUZZ_SRCS))
 
-all: $(BIN) $(O)/features
+# Workloads with known hot functions (record's tests, the README demo):
+# frame pointers everywhere, no inlining, no tail calls.
+WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/workloads/%,$(wildcard tests/workloads/*.c))
+
+all: $(BIN) $(O)/features $(WORKLOADS)
+
+$(O)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	  -pthread -o $@ $<
 
 $(BIN): $(OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
