@@ -15,6 +15,7 @@ extern const struct collapse_format collapse_format_bpftrace;
 extern const struct collapse_format collapse_format_perf_report;
 extern const struct collapse_format collapse_format_gdb;
 extern const struct collapse_format collapse_format_jstack;
+extern const struct collapse_format collapse_format_pprof;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_folded,
@@ -29,6 +30,7 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_perf_report,
 	&collapse_format_gdb,
 	&collapse_format_jstack,
+	&collapse_format_pprof,
 	NULL,
 };
 
