@@ -65,7 +65,7 @@ function url(file, query = '') {
 
 /* Parse a tooltip independently of the viewer. */
 function parseTip(t) {
-	const m = /^([\s\S]*) \(([\d,]+) samples, ([\d.]+)%\)$/.exec(t);
+	const m = /^([\s\S]*) \(([\d,]+) [^,]*, ([\d.]+)%(?:; [+-]?[\d.]+%)?\)$/.exec(t);
 	return m ? { name: m[1], count: Number(m[2].replace(/,/g, '')), pct: m[3] } : { name: t, count: NaN };
 }
 
@@ -145,6 +145,21 @@ test('frames match the folded input', async (c) => {
 	c.equal(await c.page.evaluate(() => document.documentElement.getAttribute('onload')), 'init(evt)', 'onload');
 	c.equal(await c.page.evaluate(() => getComputedStyle(document.getElementById('unzoom')).display), 'none',
 		'Reset Zoom hidden before a zoom');
+});
+
+test('the SVG embeds the current viewer source', async (c) => {
+	const file = svg('main', FOLDED);
+	const body = fs.readFileSync(file, 'utf8');
+	const viewer = fs.readFileSync(process.env.VIEWER_JS ||
+		path.join(__dirname, '..', '..', 'src', 'render', 'viewer', 'flamegraph.js'), 'utf8');
+	const m = /<script type="text\/ecmascript">\s*<!\[CDATA\[\s*var scorchConfig = (\{[^\n]*\});\n([\s\S]*?)\s*\]\]>\s*<\/script>/.exec(body);
+	c.check(m, 'a CDATA script with the scorchConfig line');
+	c.equal(m[2].trim(), viewer.trim(), 'embedded viewer (a stale build?)');
+	const cfg = JSON.parse(m[1]);
+	c.sameSet(Object.keys(cfg), ['nametype', 'fontsize', 'fontwidth', 'xpad', 'inverted', 'searchcolor', 'countname',
+		'factor', 'total', 'differential', 'truncateRight'], 'scorchConfig keys');
+	c.equal(cfg.total, TOTAL, 'scorchConfig.total');
+	await open(c, file);
 });
 
 test('hovering a frame shows its details line', async (c) => {
