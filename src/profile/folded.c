@@ -54,32 +54,100 @@ bool folded_take_count(const char *line, size_t *n, double *count)
 	return true;
 }
 
-enum { MAX_FRAMES_ON_STACK = 256 };
-
-struct frame_slice {
+struct folded_frame {
 	const char *s;
 	size_t n;
 };
 
-int folded_parse(struct profile *p, const char *name, const char *data, size_t len,
-		 const struct folded_opts *opts, struct folded_stats *stats)
+void folded_reader_init(struct folded_reader *r, struct profile *p, const char *name,
+			const struct folded_opts *opts)
 {
-	static const struct folded_opts defaults;
-	if (!opts)
-		opts = &defaults;
-	int max_warnings = opts->max_warnings ? opts->max_warnings : 10;
-	size_t lineno = 0;
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->name = name;
+	if (opts)
+		r->opts = *opts;
+	if (!r->opts.max_warnings)
+		r->opts.max_warnings = 10;
+	stackcache_init(&r->cache);
+}
+
+/* Find or create the trie path of stack[0..n) (frames split on ';'). */
+static node_t push_stack(struct folded_reader *r, const char *line, size_t stack_len)
+{
+	struct profile *p = r->p;
+	/* Split on ';', dropping trailing empty fields as Perl's split. */
+	size_t nf = 0;
+	const char *s = line, *stack_end = line + stack_len;
+	while (s <= stack_end) {
+		const char *semi = memchr(s, ';', (size_t)(stack_end - s));
+		const char *fe = semi ? semi : stack_end;
+		VEC_GROW(r->frames, nf + 1, r->frames_alloc);
+		r->frames[nf++] = (struct folded_frame){ s, (size_t)(fe - s) };
+		if (!semi)
+			break;
+		s = semi + 1;
+	}
+	while (nf && r->frames[nf - 1].n == 0)
+		nf--;
+	node_t node = PROFILE_ROOT;
+	if (r->opts.reverse) {
+		for (size_t k = nf; k-- > 0;)
+			node = profile_push_str(p, node, r->frames[k].s, r->frames[k].n);
+		return node;
+	}
+	/* Sorted input: a new stack usually shares its first frames with
+	 * the previous new one; reuse their nodes instead of looking them up. */
+	size_t k = 0;
+	while (k < nf && k < r->prev_nf && r->frames[k].n == r->prev[k].n &&
+	       !memcmp(r->frames[k].s, r->prev_text + r->prev[k].off, r->frames[k].n)) {
+		node = r->prev[k].node;
+		k++;
+	}
+	VEC_GROW(r->prev, nf, r->prev_alloc);
+	VEC_GROW(r->prev_text, stack_len, r->prev_text_alloc);
+	memcpy(r->prev_text, line, stack_len);
+	for (size_t i = 0; i < nf; i++) {
+		node_t here = i < k ? r->prev[i].node
+				    : (node = profile_push_str(p, node, r->frames[i].s, r->frames[i].n));
+		r->prev[i] = (struct folded_prev){ (size_t)(r->frames[i].s - line), r->frames[i].n, here };
+	}
+	r->prev_nf = nf;
+	return node;
+}
+
+static void flush_batch(struct folded_reader *r)
+{
+	size_t n = r->batch_nr;
+	r->batch_nr = 0;
+	/* Slots were prefetched as lines were queued; now their keys. */
+	for (size_t i = 0; i < n; i++)
+		stackcache_probe(&r->cache, r->batch[i].hash);
+	for (size_t i = 0; i < n; i++) {
+		struct folded_pending *q = &r->batch[i];
+		node_t node = stackcache_get(&r->cache, q->hash, q->line, q->len);
+		if (node == UINT32_MAX) {
+			node = push_stack(r, q->line, q->len);
+			stackcache_put(&r->cache, q->hash, q->line, q->len, node);
+		}
+		profile_add(r->p, node, q->c0, q->c1);
+	}
+}
+
+int folded_reader_feed(struct folded_reader *r, const char *data, size_t len)
+{
+	struct profile *p = r->p;
+	const struct folded_opts *opts = &r->opts;
+	struct folded_stats *stats = &r->stats;
+	int max_warnings = opts->max_warnings;
 	const char *cur = data, *end = data + len;
-	struct frame_slice *frames = NULL;
-	size_t frames_alloc = 0;
-	int ret = 0;
 
 	while (cur < end) {
 		const char *nl = memchr(cur, '\n', (size_t)(end - cur));
 		const char *line = cur;
 		size_t n = nl ? (size_t)(nl - cur) : (size_t)(end - cur);
 		cur = nl ? nl + 1 : end;
-		lineno++;
+		r->lineno++;
 		if (n && line[n - 1] == '\r')
 			n--;
 		if (n == 0)
@@ -90,13 +158,11 @@ int folded_parse(struct profile *p, const char *name, const char *data, size_t l
 		size_t stack_len = n;
 		if (!folded_take_count(line, &stack_len, &c1)) {
 			stats->ignored++;
-			if (opts->strict) {
-				ret = error_at(name, lineno, "expected 'STACK COUNT', found '%.*s'",
-					       (int)(n > 80 ? 80 : n), line);
-				break;
-			}
+			if (opts->strict)
+				return error_at(r->name, r->lineno, "expected 'STACK COUNT', found '%.*s'",
+						(int)(n > 80 ? 80 : n), line);
 			if (max_warnings > 0 && stats->ignored <= (size_t)max_warnings)
-				warn_at(name, lineno, "ignored line without a sample count: '%.*s'",
+				warn_at(r->name, r->lineno, "ignored line without a sample count: '%.*s'",
 					(int)(n > 80 ? 80 : n), line);
 			continue;
 		}
@@ -108,34 +174,46 @@ int folded_parse(struct profile *p, const char *name, const char *data, size_t l
 			c0 = c1;
 		}
 
-		/* Split on ';', dropping trailing empty fields as Perl's split. */
-		size_t nf = 0;
-		const char *s = line, *stack_end = line + stack_len;
-		while (s <= stack_end) {
-			const char *semi = memchr(s, ';', (size_t)(stack_end - s));
-			const char *fe = semi ? semi : stack_end;
-			VEC_GROW(frames, nf + 1, frames_alloc);
-			frames[nf++] = (struct frame_slice){ s, (size_t)(fe - s) };
-			if (!semi)
-				break;
-			s = semi + 1;
-		}
-		while (nf && frames[nf - 1].n == 0)
-			nf--;
-
-		node_t node = PROFILE_ROOT;
-		if (opts->reverse) {
-			for (size_t k = nf; k-- > 0;)
-				node = profile_push_str(p, node, frames[k].s, frames[k].n);
-		} else {
-			for (size_t k = 0; k < nf; k++)
-				node = profile_push_str(p, node, frames[k].s, frames[k].n);
-		}
-		profile_add(p, node, c0, c1);
+		/* Queue the line; lookups run a batch at a time so the cache
+		 * misses of several lines overlap (prefetch), then in order. */
+		struct folded_pending *q = &r->batch[r->batch_nr++];
+		*q = (struct folded_pending){ line, stack_len, c0, c1,
+					      stackcache_hash(line, stack_len) };
+		stackcache_prefetch(&r->cache, q->hash);
+		if (r->batch_nr == FOLDED_BATCH)
+			flush_batch(r);
 	}
-	free(frames);
-	if (!ret && max_warnings > 0 && stats->ignored > (size_t)max_warnings)
-		warn("%s: ignored %zu lines with invalid format", name, stats->ignored);
+	flush_batch(r);
+	return 0;
+}
+
+void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats)
+{
+	int max_warnings = r->opts.max_warnings;
+	if (max_warnings > 0 && r->stats.ignored > (size_t)max_warnings)
+		warn("%s: ignored %zu lines with invalid format", r->name, r->stats.ignored);
+	if (stats) {
+		stats->lines += r->stats.lines;
+		stats->ignored += r->stats.ignored;
+	}
+	stackcache_release(&r->cache);
+	free(r->frames);
+	free(r->prev);
+	free(r->prev_text);
+	r->frames = NULL;
+	r->prev = NULL;
+	r->prev_text = NULL;
+}
+
+int folded_parse(struct profile *p, const char *name, const char *data, size_t len,
+		 const struct folded_opts *opts, struct folded_stats *stats)
+{
+	struct folded_reader r;
+	folded_reader_init(&r, p, name, opts);
+	int ret = folded_reader_feed(&r, data, len);
+	if (ret)
+		r.opts.max_warnings = -1; /* no summary after a --strict error */
+	folded_reader_finish(&r, stats);
 	return ret;
 }
 

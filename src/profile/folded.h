@@ -5,6 +5,7 @@
 
 #include "base/out.h"
 #include "profile/profile.h"
+#include "profile/stackcache.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,6 +28,48 @@ struct folded_stats {
  * columns. Returns 0, or -1 with --strict on the first malformed line. */
 int folded_parse(struct profile *p, const char *name, const char *data, size_t len,
 		 const struct folded_opts *opts, struct folded_stats *stats);
+
+/* Streaming form of folded_parse for input read in pieces: feed whole
+ * lines (a piece may end without a newline only at the end of input); line
+ * numbers continue across pieces. Repeated stacks are looked up in a cache
+ * of the stack text (profile/stackcache.h) instead of frame by frame. */
+enum { FOLDED_BATCH = 16 };
+
+struct folded_pending {
+	const char *line;
+	size_t len;
+	double c0, c1;
+	uint64_t hash;
+};
+
+struct folded_prev {
+	size_t off, n; /* frame bytes in prev_text */
+	node_t node;
+};
+
+struct folded_reader {
+	struct profile *p;
+	const char *name;
+	struct folded_opts opts;
+	struct folded_stats stats;
+	size_t lineno;
+	struct stackcache cache;
+	struct folded_frame *frames;
+	size_t frames_alloc;
+	struct folded_prev *prev; /* frames of the last stack pushed */
+	size_t prev_nf, prev_alloc;
+	char *prev_text;
+	size_t prev_text_alloc;
+	struct folded_pending batch[FOLDED_BATCH];
+	size_t batch_nr;
+};
+
+void folded_reader_init(struct folded_reader *r, struct profile *p, const char *name,
+			const struct folded_opts *opts);
+/* Returns 0, or -1 with --strict on a malformed line. */
+int folded_reader_feed(struct folded_reader *r, const char *data, size_t len);
+/* Print the summary of ignored lines, release the cache; *stats if wanted. */
+void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats);
 
 /* Parse the number at the end of line[0..*n): on success shrink *n to the
  * text before the separating whitespace and return true. */

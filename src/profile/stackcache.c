@@ -1,0 +1,86 @@
+#include "profile/stackcache.h"
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+void stackcache_init(struct stackcache *c)
+{
+	memset(c, 0, sizeof(*c));
+	arena_init(&c->keys);
+	c->mask = 1023;
+	c->slots = xcalloc(c->mask + 1, sizeof(*c->slots));
+}
+
+void stackcache_release(struct stackcache *c)
+{
+	arena_release(&c->keys);
+	free(c->slots);
+	memset(c, 0, sizeof(*c));
+}
+
+uint64_t stackcache_hash(const char *s, size_t n)
+{
+	return hash_bytes(s, n);
+}
+
+node_t stackcache_get(const struct stackcache *c, uint64_t hash, const char *s, size_t n)
+{
+	for (size_t i = hash & c->mask;; i = (i + 1) & c->mask) {
+		const struct stackcache_entry *e = &c->slots[i];
+		if (!e->key)
+			return UINT32_MAX;
+		if (e->hash == hash && e->len == n && !memcmp(e->key, s, n))
+			return e->leaf;
+	}
+}
+
+/* Big tables are probed at random: ask for transparent huge pages so the
+ * probes do not also miss the TLB (measured: see bench/flamegraph.sh). */
+static void *table_alloc(size_t n)
+{
+	enum { HUGE = 2 << 20 };
+	if (n < HUGE)
+		return xcalloc(1, n);
+	size_t len = (n + HUGE - 1) & ~(size_t)(HUGE - 1);
+	void *p = aligned_alloc(HUGE, len);
+	if (!p)
+		return xcalloc(1, n);
+	madvise(p, len, MADV_HUGEPAGE);
+	memset(p, 0, len);
+	return p;
+}
+
+static void grow(struct stackcache *c)
+{
+	size_t mask = c->mask * 2 + 1;
+	struct stackcache_entry *slots = table_alloc((mask + 1) * sizeof(*slots));
+	for (size_t i = 0; i <= c->mask; i++) {
+		struct stackcache_entry *e = &c->slots[i];
+		if (!e->key)
+			continue;
+		size_t j = e->hash & mask;
+		while (slots[j].key)
+			j = (j + 1) & mask;
+		slots[j] = *e;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->mask = mask;
+}
+
+void stackcache_put(struct stackcache *c, uint64_t hash, const char *s, size_t n, node_t leaf)
+{
+	if (n > UINT32_MAX)
+		return; /* absurd line: just not cached */
+	if ((c->nr + 1) * 2 > c->mask + 1)
+		grow(c);
+	size_t i = hash & c->mask;
+	while (c->slots[i].key)
+		i = (i + 1) & c->mask;
+	c->slots[i] = (struct stackcache_entry){ hash, arena_memdup0(&c->keys, s, n), (uint32_t)n, leaf };
+	c->nr++;
+}
