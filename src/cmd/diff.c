@@ -1,14 +1,155 @@
-/* scorch diff: not implemented yet. */
+/* scorch diff: two folded profiles -> the differential folded form
+ * "STACK BEFORE AFTER" (difffolded.pl), for `scorch flamegraph` to draw
+ * red for growth and blue for reduction. Output is sorted by stack (difffolded.pl
+ * writes hash order) so runs are reproducible. */
 #include "cmd/cmd.h"
 
-#include <stdio.h>
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/input.h"
+#include "base/out.h"
+#include "profile/folded.h"
+#include "profile/profile.h"
 
-const char diff_usage[] = "usage: scorch diff [OPTIONS]\n\n(not implemented yet)\n";
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char diff_usage[] =
+	"usage: scorch diff [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
+	"\n"
+	"Write every stack of either folded profile as \"STACK BEFORE AFTER\" (0 where\n"
+	"absent), like difffolded.pl. Draw it with `scorch flamegraph`: widths follow\n"
+	"AFTER, red frames grew, blue ones shrank. (`scorch diff AFTER BEFORE |\n"
+	"scorch flamegraph --negate` gives widths from BEFORE instead.)\n"
+	"  -n, --normalize   scale BEFORE counts to AFTER's total (truncated to integers)\n"
+	"  -s, --strip-hex   replace hex addresses 0x1234abcd by 0x... before matching\n"
+	"  -o, --output FILE write here (only when the run succeeds) instead of stdout\n";
+
+static const struct option long_options[] = {
+	{ "normalize", no_argument, NULL, 'n' },
+	{ "normalise", no_argument, NULL, 'n' },
+	{ "strip-hex", no_argument, NULL, 's' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Copy s with every 0x[0-9a-fA-F]+ replaced by "0x...". */
+static size_t strip_hex(const char *s, size_t n, char **buf, size_t *alloc)
+{
+	VEC_GROW(*buf, n + 4, *alloc);
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '0' && i + 2 < n + 0 && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+			size_t j = i + 2;
+			while (j < n && is_hex(s[j]))
+				j++;
+			VEC_GROW(*buf, o + 5 + (n - j), *alloc);
+			memcpy(*buf + o, "0x...", 5);
+			o += 5;
+			i = j;
+		} else {
+			VEC_GROW(*buf, o + 1 + (n - i), *alloc);
+			(*buf)[o++] = s[i++];
+		}
+	}
+	return o;
+}
+
+/* Add every stack of src to dst's column `col`. */
+static void add_side(struct profile *dst, const struct profile *src, int col, bool strip)
+{
+	node_t *map = xreallocarray(NULL, src->nr, sizeof(*map));
+	char *buf = NULL;
+	size_t alloc = 0;
+	map[0] = PROFILE_ROOT;
+	for (node_t i = 1; i < src->nr; i++) {
+		const char *s = profile_name(src, i);
+		size_t n = profile_name_len(src, i);
+		if (strip && memmem(s, n, "0x", 2)) {
+			n = strip_hex(s, n, &buf, &alloc);
+			s = buf;
+		}
+		map[i] = profile_push_str(dst, map[src->nodes[i].parent], s, n);
+	}
+	for (node_t i = 0; i < src->nr; i++) {
+		double c = src->nodes[i].self[1];
+		if (c != 0)
+			dst->nodes[map[i]].self[col] += c;
+	}
+	free(buf);
+	free(map);
+}
+
+static int load(struct profile *p, const char *path)
+{
+	struct input in;
+	if (input_load(&in, path))
+		return -1;
+	struct folded_opts fo = { 0 };
+	struct folded_stats st = { 0 };
+	int ret = folded_parse(p, in.name, in.data, in.len, &fo, &st);
+	if (!ret && p->differential)
+		warn("%s: has two-count (differential) lines; using the second count", in.name);
+	input_release(&in);
+	return ret;
+}
 
 int cmd_diff(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "scorch: diff: not implemented yet\n");
-	return 1;
+	bool normalize = false, strip = false;
+	const char *output = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "nso:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'n': normalize = true; break;
+		case 's': strip = true; break;
+		case 'o': output = optarg; break;
+		case 'h': fputs(diff_usage, stdout); return 0;
+		default: fputs(diff_usage, stderr); return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(diff_usage, stderr);
+		return 2;
+	}
+	struct profile side[2], out;
+	profile_init(&side[0]);
+	profile_init(&side[1]);
+	profile_init(&out);
+	int ret = 0;
+	for (int i = 0; i < 2 && !ret; i++)
+		if (load(&side[i], argv[optind + i]))
+			ret = 1;
+	if (!ret) {
+		add_side(&out, &side[0], 0, strip);
+		add_side(&out, &side[1], 1, strip);
+		out.differential = true;
+		double t0 = profile_total(&out, 0), t1 = profile_total(&out, 1);
+		if (normalize && t0 != t1 && t0 != 0) {
+			for (node_t i = 0; i < out.nr; i++)
+				if (out.nodes[i].self[0] != 0)
+					out.nodes[i].self[0] = trunc(out.nodes[i].self[0] * t1 / t0);
+		}
+		struct out *o = out_open(output);
+		if (!o) {
+			ret = 1;
+		} else {
+			folded_write(&out, o);
+			ret = out_commit(o) ? 1 : 0;
+		}
+	}
+	profile_release(&side[0]);
+	profile_release(&side[1]);
+	profile_release(&out);
+	return ret;
 }

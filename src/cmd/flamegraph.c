@@ -3,6 +3,7 @@
  * Getopt::Long); input is folded stacks, or any format collapse detects. */
 #include "cmd/cmd.h"
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
 #include "base/out.h"
@@ -14,6 +15,8 @@
 #include "render/palette.h"
 #include "render/svg.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,34 +241,81 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 	return 0;
 }
 
-/* Read one input into p: folded text directly (reversing while reading),
- * anything else through the detected collapse format. */
-static int read_input(struct profile *p, const char *path, const struct fg_opts *o)
+enum { CHUNK = 8 << 20 };
+
+static bool compressed(const char *d, size_t n)
 {
-	struct input in;
-	if (input_load(&in, path))
-		return -1;
-	int ret = 0;
-	const struct collapse_format *fmt = NULL;
-	if (o->format) {
-		fmt = collapse_find(o->format);
-		if (!fmt) {
-			input_release(&in);
-			return error("unknown input format '%s'", o->format);
+	static const unsigned char gz[] = { 0x1f, 0x8b }, xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 },
+				   zst[] = { 0x28, 0xb5, 0x2f, 0xfd };
+	return (n >= 2 && !memcmp(d, gz, 2)) || (n >= 6 && !memcmp(d, xz, 6)) ||
+	       (n >= 4 && !memcmp(d, zst, 4));
+}
+
+/* Read until buf holds `want` bytes or EOF; returns bytes now held or -1. */
+static ssize_t fill(int fd, const char *name, char *buf, size_t have, size_t want)
+{
+	while (have < want) {
+		ssize_t r = read(fd, buf + have, want - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			error("cannot read '%s': %s", name, strerror(errno));
+			return -1;
 		}
-	} else if (in.len) {
-		fmt = collapse_detect(in.data, in.len);
+		if (r == 0)
+			break;
+		have += (size_t)r;
 	}
+	return (ssize_t)have;
+}
+
+/* A non-folded (or compressed) input: the whole of it, then the detected
+ * collapse format. */
+static int read_whole(struct profile *p, int fd, const char *name, char *buf, size_t have,
+		      const struct collapse_format *fmt, const struct fg_opts *o)
+{
+	size_t alloc = CHUNK;
+	for (;;) {
+		if (have == alloc) {
+			alloc *= 2;
+			buf = xrealloc(buf, alloc);
+		}
+		ssize_t r = fill(fd, name, buf, have, alloc);
+		if (r < 0) {
+			free(buf);
+			return -1;
+		}
+		if ((size_t)r < alloc) {
+			have = (size_t)r;
+			break;
+		}
+		have = (size_t)r;
+	}
+	char *data = buf;
+	size_t len = have;
+	if (compressed(buf, have)) {
+		char *plain;
+		size_t plain_len;
+		if (input_decompress(name, buf, have, &plain, &plain_len) < 0) {
+			free(buf);
+			return -1;
+		}
+		free(buf);
+		data = buf = plain;
+		len = plain_len;
+		if (!fmt)
+			fmt = collapse_detect(data, len);
+	}
+	int ret;
 	if (!fmt || !strcmp(fmt->name, "folded")) {
 		struct folded_opts fo = { .reverse = o->reverse };
-		struct folded_stats st = { 0 };
-		ret = folded_parse(p, in.name, in.data, in.len, &fo, &st);
+		ret = folded_parse(p, name, data, len, &fo, NULL);
 	} else {
 		struct profile tmp;
 		profile_init(&tmp);
 		tmp.keep_events = p->keep_events;
 		struct collapse_opts co = { 0 };
-		struct collapse_source src = { in.name, in.data, in.len };
+		struct collapse_source src = { name, data, len };
 		ret = fmt->parse(&tmp, &src, &co);
 		if (!ret && o->reverse) {
 			struct profile rev;
@@ -278,7 +328,83 @@ static int read_input(struct profile *p, const char *path, const struct fg_opts 
 			profile_merge(p, &tmp);
 		profile_release(&tmp);
 	}
-	input_release(&in);
+	free(buf);
+	return ret;
+}
+
+/* Read one input into p. Folded text is streamed in chunks through a
+ * folded_reader (memory follows the distinct stacks, not the input size);
+ * compressed input and other formats are read whole. */
+static int read_input(struct profile *p, const char *path, const struct fg_opts *o)
+{
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	char *buf = xmalloc(CHUNK);
+	int ret = -1;
+	ssize_t got = fill(fd, name, buf, 0, CHUNK);
+	if (got < 0) {
+		free(buf);
+		goto out;
+	}
+	size_t have = (size_t)got;
+	const struct collapse_format *fmt = NULL;
+	if (o->format) {
+		fmt = collapse_find(o->format);
+		if (!fmt) {
+			free(buf);
+			ret = error("unknown input format '%s'", o->format);
+			goto out;
+		}
+	} else if (have && !compressed(buf, have)) {
+		fmt = collapse_detect(buf, have);
+	}
+	if ((fmt && strcmp(fmt->name, "folded")) || compressed(buf, have)) {
+		ret = read_whole(p, fd, name, buf, have, fmt, o);
+		goto out;
+	}
+	struct folded_reader r;
+	struct folded_opts fo = { .reverse = o->reverse };
+	folded_reader_init(&r, p, name, &fo);
+	ret = 0;
+	for (;;) {
+		bool eof = have < CHUNK;
+		/* Feed whole lines; keep a partial last line for the next chunk. */
+		size_t upto = have;
+		if (!eof) {
+			const char *nl = memrchr(buf, '\n', have);
+			if (!nl) {
+				/* One line longer than the buffer: grow. */
+				buf = xrealloc(buf, have * 2);
+				got = fill(fd, name, buf, have, have * 2);
+				if (got < 0) {
+					ret = -1;
+					break;
+				}
+				have = (size_t)got;
+				continue;
+			}
+			upto = (size_t)(nl - buf) + 1;
+		}
+		folded_reader_feed(&r, buf, upto);
+		if (eof)
+			break;
+		memmove(buf, buf + upto, have - upto);
+		have -= upto;
+		got = fill(fd, name, buf, have, CHUNK);
+		if (got < 0) {
+			ret = -1;
+			break;
+		}
+		have = (size_t)got;
+	}
+	folded_reader_finish(&r, NULL);
+	free(buf);
+out:
+	if (!is_stdin)
+		close(fd);
 	return ret;
 }
 
