@@ -296,10 +296,6 @@ var scorchViewer = (function () {
 		return null;
 	}
 
-	function hasClass(el, c) {
-		return (' ' + (el.getAttribute('class') || '') + ' ').indexOf(' ' + c + ' ') >= 0;
-	}
-
 	function setClass(el, c, on) {
 		var cur = el.getAttribute('class') || '', list = cur.split(/\s+/), out = [], i, found = false;
 		for (i = 0; i < list.length; i++) {
