@@ -5,6 +5,7 @@
 
 extern const struct collapse_format collapse_format_folded;
 extern const struct collapse_format collapse_format_dtrace;
+extern const struct collapse_format collapse_format_perf;
 extern const struct collapse_format collapse_format_sample;
 extern const struct collapse_format collapse_format_vtune;
 extern const struct collapse_format collapse_format_vsprof;
@@ -16,9 +17,9 @@ extern const struct collapse_format collapse_format_perf_report;
 extern const struct collapse_format collapse_format_gdb;
 extern const struct collapse_format collapse_format_jstack;
 extern const struct collapse_format collapse_format_pprof;
-extern const struct collapse_format collapse_format_chrome;
 
 const struct collapse_format *const collapse_formats[] = {
+	&collapse_format_perf,
 	&collapse_format_folded,
 	&collapse_format_dtrace,
 	&collapse_format_sample,
@@ -32,7 +33,6 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_gdb,
 	&collapse_format_jstack,
 	&collapse_format_pprof,
-	&collapse_format_chrome,
 	NULL,
 };
 

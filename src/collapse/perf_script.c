@@ -1,0 +1,892 @@
+/* perf script text, folded as stackcollapse-perf.pl folds it.
+ *
+ * The script is a state machine over lines (flamegraph-pl.md 3.2): an event
+ * line names the process and the period, frame lines are prepended to the
+ * stack, a blank line emits "pname;stack" += period and clears the state.
+ * Every line's class is independent of the state (except with --srcline,
+ * which reads the line after a frame as its source line), and the state is
+ * empty after a blank line. So the input is cut into chunks just after blank
+ * lines and each chunk is folded into its own profile in its own thread;
+ * the profiles are merged in chunk order. The one piece of state that
+ * crosses samples, the default event filter (the first event name in the
+ * input), is found by a pre-scan before the chunks start.
+ *
+ * Hot path: a sample is "event line + block of frame lines + blank line".
+ * The block's bytes are hashed and looked up in a per-chunk cache of blocks
+ * already folded (compared byte for byte against their first occurrence),
+ * which gives the frames without parsing a line; a second cache maps
+ * (process node, block) to the leaf node. Only the first occurrence of a
+ * block goes through the line-by-line state machine. */
+#include "collapse/perf_script.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/hash.h"
+#include "base/hashmap.h"
+#include "collapse/perf_line.h"
+#ifdef HAVE_ELFUTILS
+#include "symbolize/inline.h"
+#endif
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+enum {
+	MAX_REPORTED = 10,                  /* bad lines printed one by one */
+	MIN_CHUNK = 4 << 20,                /* smaller inputs are not split */
+	BLOCK_SYMS_CAP = 16 << 20,          /* frames kept in one chunk's block cache */
+	DROP_WINDOW = 64 << 20,             /* parsed bytes released per madvise */
+};
+
+/* The default event filter, shared by all chunks. In sequential mode
+ * (--srcline, --inline) it is set by the first event line, as the script
+ * does; otherwise by the pre-scan. */
+struct perf_filter {
+	const char *name;
+	size_t len;
+	bool set;       /* name is the filter */
+	bool defaulted; /* chosen from the input, not --event-filter */
+};
+
+struct perf_cfg {
+	const struct collapse_opts *opts;
+	bool pid, tid;
+	bool fast;       /* block cache usable */
+	bool sequential; /* one thread, filter set on the fly */
+	struct perf_tidy_opts tidy;
+	struct perf_filter *filter;
+#ifdef HAVE_ELFUTILS
+	struct inline_resolver *resolver;
+#endif
+};
+
+/* One contiguous input buffer: a file, or files joined when a sample runs
+ * from one into the next. `segs` name the files in it, for messages. */
+struct perf_seg {
+	const char *name;
+	size_t off;
+};
+
+struct perf_buf {
+	const char *data;
+	size_t len;
+	bool mapped;
+	struct perf_seg *segs;
+	size_t nsegs;
+	char *owned;
+};
+
+struct block_ent {
+	const char *s;
+	uint32_t n;
+	uint32_t syms_off, syms_nr;
+	bool java, frames_known;
+};
+
+struct chunk {
+	const struct perf_cfg *cfg;
+	const struct perf_buf *buf;
+	const char *begin, *end;
+	struct profile *p;
+	bool own_profile;
+
+	/* The script's state. */
+	bool have_pname;
+	bool in_dropped;  /* after an event line the filter skipped */
+	bool orphan_seen; /* a frame line outside any sample was reported */
+	struct perf_parts pname; /* one part */
+	double period;
+	bool java;
+	struct perf_parts frames; /* parts in line order */
+	size_t *groups;           /* first part of each frame line */
+	size_t ngroups, groups_alloc;
+
+	/* Caches. */
+	struct hashmap blocks;    /* hash(block) -> index in blk */
+	struct block_ent *blk;
+	size_t nblk, blk_alloc;
+	uint32_t *bsyms;
+	size_t nbsyms, bsyms_alloc;
+	struct hashmap pnames;    /* sym of the pname -> its node */
+	struct hashmap leaves;    /* pname node << 32 | block -> leaf */
+	sym_t *syms;              /* frames of the sample being emitted */
+	size_t nsyms, syms_alloc;
+	struct perf_parts scratch;
+
+	/* Recording a block's first fold. */
+	bool rec_active, rec_simple, rec_emitted;
+	node_t rec_pnode, rec_leaf;
+
+	/* Diagnostics, reported by the driver in input order. */
+	size_t bad;
+	const char *bad_at[MAX_REPORTED];
+	size_t bad_len[MAX_REPORTED];
+	bool bad_orphan[MAX_REPORTED];
+	const char *dropped; /* first event skipped by the default filter */
+	size_t dropped_len;
+	bool failed;
+	const char *drop_from; /* first byte not yet released */
+	const char *bscan_from, *bscan_res; /* last find_blank() and its answer */
+	bool bscan_valid;
+};
+
+/* ---- the state machine (the general path) ---- */
+
+static void clear_sample(struct chunk *c)
+{
+	c->have_pname = false;
+	c->in_dropped = false;
+	c->orphan_seen = false;
+	c->frames.len = 0;
+	c->frames.nr = 0;
+	c->ngroups = 0;
+}
+
+static void push_split(struct chunk *c, const char *s, size_t n)
+{
+	/* The script joins frames with ';' into one key; a name holding ';'
+	 * (a process name, --inline or --srcline text) is several levels. */
+	for (;;) {
+		const char *semi = memchr(s, ';', n);
+		size_t k = semi ? (size_t)(semi - s) : n;
+		VEC_GROW(c->syms, c->nsyms + 1, c->syms_alloc);
+		c->syms[c->nsyms++] = profile_sym(c->p, s, k);
+		if (!semi)
+			return;
+		s = semi + 1;
+		n -= k + 1;
+	}
+}
+
+static node_t pname_node(struct chunk *c, const char *s, size_t n)
+{
+	sym_t sym = profile_sym(c->p, s, n);
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&c->pnames, sym, 0, &inserted);
+	if (!inserted)
+		return *slot;
+	node_t node = PROFILE_ROOT;
+	if (!memchr(s, ';', n)) {
+		node = profile_push(c->p, node, sym);
+	} else {
+		size_t mark = c->nsyms;
+		push_split(c, s, n);
+		for (size_t i = mark; i < c->nsyms; i++)
+			node = profile_push(c->p, node, c->syms[i]);
+		c->nsyms = mark;
+	}
+	slot = hashmap_upsert(&c->pnames, sym, node, &inserted);
+	*slot = node;
+	return node;
+}
+
+static void emit(struct chunk *c)
+{
+	c->nsyms = 0;
+	for (size_t g = c->ngroups; g-- > 0;) {
+		size_t last = g + 1 < c->ngroups ? c->groups[g + 1] : c->frames.nr;
+		for (size_t k = c->groups[g]; k < last; k++) {
+			struct perf_slice part = perf_part(&c->frames, k);
+			push_split(c, part.s, part.n);
+		}
+	}
+	struct perf_slice pn = perf_part(&c->pname, 0);
+	node_t pnode = pname_node(c, pn.s, pn.n);
+	node_t node = pnode;
+	for (size_t i = 0; i < c->nsyms; i++)
+		node = profile_push(c->p, node, c->syms[i]);
+	profile_count(c->p, node, c->period);
+	if (c->rec_active) {
+		c->rec_emitted = true;
+		c->rec_pnode = pnode;
+		c->rec_leaf = node;
+	}
+}
+
+static void report_bad(struct chunk *c, const char *line, size_t n)
+{
+	if (c->bad < MAX_REPORTED) {
+		c->bad_orphan[c->bad] = !c->have_pname && perf_is_space(line[0]);
+		c->bad_at[c->bad] = line;
+		c->bad_len[c->bad] = n;
+	}
+	c->bad++;
+	c->rec_simple = false;
+	if (c->cfg->opts->strict)
+		c->failed = true;
+}
+
+static bool filter_drops(struct chunk *c, const struct perf_event_line *ev)
+{
+	struct perf_filter *f = c->cfg->filter;
+	if (!ev->has_event)
+		return false;
+	if (!f->set) {
+		/* Sequential mode only: the first event seen becomes the filter. */
+		f->name = ev->event.s;
+		f->len = ev->event.n;
+		f->set = true;
+		f->defaulted = true;
+		return false;
+	}
+	if (ev->event.n == f->len && !memcmp(ev->event.s, f->name, f->len))
+		return false;
+	if (!c->dropped) {
+		c->dropped = ev->event.s;
+		c->dropped_len = ev->event.n;
+	}
+	return true;
+}
+
+static void start_sample(struct chunk *c, const struct perf_event_line *ev)
+{
+	c->period = perf_period(ev);
+	c->pname.len = 0;
+	c->pname.nr = 0;
+	perf_pname(ev, c->cfg->pid, c->cfg->tid, &c->pname);
+	c->java = c->pname.len >= 4 && !memcmp(c->pname.buf, "java", 4);
+	c->have_pname = true;
+}
+
+struct cursor {
+	const char *p, *end;
+};
+
+static bool next_line(struct cursor *cur, const char **line, size_t *n)
+{
+	if (cur->p >= cur->end)
+		return false;
+	const char *s = cur->p;
+	const char *nl = memchr(s, '\n', (size_t)(cur->end - s));
+	*line = s;
+	*n = nl ? (size_t)(nl - s) : (size_t)(cur->end - s);
+	cur->p = nl ? nl + 1 : cur->end;
+	return true;
+}
+
+static void frame_line(struct chunk *c, const struct perf_frame_line *fr, struct cursor *cur)
+{
+	const struct collapse_opts *o = c->cfg->opts;
+	size_t first = c->frames.nr;
+#ifdef HAVE_ELFUTILS
+	if (o->inline_frames && perf_inline_applies(fr->module.s, fr->module.n)) {
+		const char *r = inline_resolve(c->cfg->resolver, fr->pc.s, fr->pc.n, fr->rawfunc.s,
+					       fr->rawfunc.n, fr->module.s, fr->module.n);
+		if (r && *r && strcmp(r, "??") && strcmp(r, "??:??:0")) {
+			perf_parts_push(&c->frames, r, strlen(r));
+			goto added;
+		}
+	}
+#endif
+	struct perf_tidy_opts t = c->cfg->tidy;
+	t.java = c->java;
+	if (!o->srcline) {
+		if (!perf_frame_names(fr, &t, &c->frames))
+			return;
+	} else {
+		/* Each part reads the next input line as its source line, up
+		 * to the first part that was an [unknown] symbol. */
+		struct perf_parts *sp = &c->scratch;
+		sp->len = sp->nr = 0;
+		if (!perf_frame_names(fr, &t, sp))
+			return;
+		for (size_t i = 0; i < sp->nr; i++) {
+			struct perf_slice part = perf_part(sp, i);
+			perf_parts_push(&c->frames, part.s, part.n);
+			if (i < sp->first_unknown) {
+				const char *sl = "";
+				size_t sn = 0;
+				if (cur)
+					next_line(cur, &sl, &sn);
+				perf_append_srcline(&c->frames, sl, sn);
+			}
+		}
+	}
+#ifdef HAVE_ELFUTILS
+added:
+#endif
+	if (c->frames.nr == first)
+		return;
+	/* The line's parts go in front of the stack: record the group. */
+	VEC_GROW(c->groups, c->ngroups + 1, c->groups_alloc);
+	c->groups[c->ngroups++] = first;
+}
+
+static void process_line(struct chunk *c, const char *line, size_t n, struct cursor *cur)
+{
+	if (n && line[0] == '#')
+		return;
+	if (n == 0) {
+		if (c->have_pname)
+			emit(c);
+		clear_sample(c);
+		return;
+	}
+	struct perf_event_line ev;
+	if (perf_match_event_line(line, n, &ev)) {
+		c->rec_simple = false;
+		if (filter_drops(c, &ev)) {
+			c->in_dropped = true;
+			return;
+		}
+		start_sample(c, &ev);
+		return;
+	}
+	struct perf_frame_line fr;
+	if (perf_match_frame_line(line, n, &fr)) {
+		if (!c->have_pname) {
+			/* The script skips it silently. Frames of a filtered
+			 * event are expected; others have lost their event line
+			 * (report the first of each run). */
+			if (!c->in_dropped && !c->orphan_seen) {
+				c->orphan_seen = true;
+				report_bad(c, line, n);
+			}
+			return;
+		}
+		frame_line(c, &fr, cur);
+		return;
+	}
+	report_bad(c, line, n);
+}
+
+/* ---- the fast path ---- */
+
+/* The first "\n\n" at or after p (p[0] and p[1] both newlines), or NULL. */
+static const char *find_blank(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+	while (end - p >= 17) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_and_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(b, nl)));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	for (; end - p >= 2; p++)
+		if (p[0] == '\n' && p[1] == '\n')
+			return p;
+	return NULL;
+}
+
+/* find_blank() from q, remembering the answer so that inputs with few blank
+ * lines are scanned once, not once per sample. */
+static const char *next_blank(struct chunk *c, const char *q)
+{
+	if (c->bscan_valid && q >= c->bscan_from && (!c->bscan_res || c->bscan_res >= q))
+		return c->bscan_res;
+	c->bscan_from = q;
+	c->bscan_res = find_blank(q, c->end);
+	c->bscan_valid = true;
+	return c->bscan_res;
+}
+
+static void process_range(struct chunk *c, const char *from, const char *to)
+{
+	struct cursor cur = { from, to };
+	const char *line;
+	size_t n;
+	while (!c->failed && next_line(&cur, &line, &n))
+		process_line(c, line, n, &cur);
+}
+
+static uint32_t block_insert(struct chunk *c, uint64_t h, const char *s, size_t n, bool java)
+{
+	if (n > UINT32_MAX || c->nblk >= UINT32_MAX - 1 || c->nbsyms + c->nsyms > BLOCK_SYMS_CAP)
+		return UINT32_MAX;
+	VEC_GROW(c->blk, c->nblk + 1, c->blk_alloc);
+	uint32_t idx = (uint32_t)c->nblk++;
+	c->blk[idx] = (struct block_ent){ .s = s, .n = (uint32_t)n, .java = java };
+	bool inserted;
+	hashmap_upsert(&c->blocks, h, idx, &inserted);
+	return idx;
+}
+
+static void block_set_frames(struct chunk *c, uint32_t idx)
+{
+	if (c->nbsyms + c->nsyms > BLOCK_SYMS_CAP)
+		return;
+	VEC_GROW(c->bsyms, c->nbsyms + c->nsyms, c->bsyms_alloc);
+	memcpy(c->bsyms + c->nbsyms, c->syms, c->nsyms * sizeof(*c->syms));
+	c->blk[idx].syms_off = (uint32_t)c->nbsyms;
+	c->blk[idx].syms_nr = (uint32_t)c->nsyms;
+	c->blk[idx].frames_known = true;
+	c->nbsyms += c->nsyms;
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&c->leaves, (uint64_t)c->rec_pnode << 32 | idx, c->rec_leaf,
+					&inserted);
+	*slot = c->rec_leaf;
+}
+
+static node_t leaf_for(struct chunk *c, node_t pnode, uint32_t idx)
+{
+	uint64_t key = (uint64_t)pnode << 32 | idx;
+	uint32_t v;
+	if (hashmap_get(&c->leaves, key, &v))
+		return v;
+	const struct block_ent *b = &c->blk[idx];
+	node_t node = pnode;
+	for (uint32_t i = 0; i < b->syms_nr; i++)
+		node = profile_push(c->p, node, c->bsyms[b->syms_off + i]);
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&c->leaves, key, node, &inserted);
+	*slot = node;
+	return node;
+}
+
+/* At a sample start (empty state): fold "event line, frames, blank line"
+ * from the caches when possible. Returns where to continue, or NULL to
+ * take the general path for this line. */
+static const char *try_fast(struct chunk *c, const char *p)
+{
+	const char *end = c->end;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl || nl == p || p[0] == '#')
+		return NULL;
+	struct perf_event_line ev;
+	if (!perf_match_event_line(p, (size_t)(nl - p), &ev))
+		return NULL;
+	const char *blank = next_blank(c, nl);
+	if (!blank)
+		return NULL;
+	const char *bs = nl + 1, *be = blank + 1, *next = blank + 2;
+	size_t bn = (size_t)(be - bs);
+	const struct perf_filter *f = c->cfg->filter;
+	bool dropped = ev.has_event && f->set &&
+		       !(ev.event.n == f->len && !memcmp(ev.event.s, f->name, f->len));
+	bool java = !dropped && ev.comm.n >= 4 && !memcmp(ev.comm.s, "java", 4);
+	uint64_t h = hash_bytes(bs, bn) ^ (java ? 0x6a6176616a617661ull : 0);
+	uint32_t idx;
+	bool have = hashmap_get(&c->blocks, h, &idx);
+	bool same = have && c->blk[idx].n == bn && c->blk[idx].java == java &&
+		    !memcmp(c->blk[idx].s, bs, bn);
+	if (same && dropped) {
+		if (!c->dropped) {
+			c->dropped = ev.event.s;
+			c->dropped_len = ev.event.n;
+		}
+		return next;
+	}
+	if (same && c->blk[idx].frames_known) {
+		start_sample(c, &ev);
+		struct perf_slice pn = perf_part(&c->pname, 0);
+		node_t leaf = leaf_for(c, pname_node(c, pn.s, pn.n), idx);
+		profile_count(c->p, leaf, c->period);
+		c->have_pname = false;
+		return next;
+	}
+	/* First sight of this block (or of its frames): fold it line by line,
+	 * and remember it when it held nothing but frame lines. */
+	c->rec_active = !have || same;
+	c->rec_simple = true;
+	c->rec_emitted = false;
+	/* The event line itself is not part of the block. */
+	process_line(c, p, (size_t)(nl - p), NULL);
+	c->rec_simple = true;
+	process_range(c, bs, next);
+	if (c->rec_active && c->rec_simple && !c->failed) {
+		if (!have)
+			idx = block_insert(c, h, bs, bn, java);
+		if (idx != UINT32_MAX && c->rec_emitted)
+			block_set_frames(c, idx);
+	}
+	c->rec_active = false;
+	return next;
+}
+
+static void drop_parsed(struct chunk *c, const char *p)
+{
+	if (!c->buf->mapped || p - c->drop_from < DROP_WINDOW)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)c->drop_from + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	uintptr_t to = (uintptr_t)p & ~((uintptr_t)pg - 1);
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	c->drop_from = p;
+}
+
+static void *run_chunk(void *arg)
+{
+	struct chunk *c = arg;
+	const char *p = c->begin;
+	struct cursor cur = { p, c->end };
+	c->drop_from = p;
+	while (p < c->end && !c->failed) {
+		if (c->cfg->fast && !c->have_pname) {
+			const char *q = try_fast(c, p);
+			if (q) {
+				p = q;
+				drop_parsed(c, p);
+				continue;
+			}
+		}
+		cur.p = p;
+		const char *line;
+		size_t n;
+		next_line(&cur, &line, &n);
+		process_line(c, line, n, &cur);
+		p = cur.p;
+	}
+	return NULL;
+}
+
+static void chunk_init(struct chunk *c, const struct perf_cfg *cfg, const struct perf_buf *b,
+		       const char *begin, const char *end, struct profile *p)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->buf = b;
+	c->begin = begin;
+	c->end = end;
+	if (p) {
+		c->p = p;
+	} else {
+		c->p = xmalloc(sizeof(*c->p));
+		profile_init(c->p);
+		c->own_profile = true;
+	}
+	hashmap_init(&c->blocks);
+	hashmap_init(&c->pnames);
+	hashmap_init(&c->leaves);
+}
+
+static void chunk_release(struct chunk *c)
+{
+	if (c->own_profile) {
+		profile_release(c->p);
+		free(c->p);
+	}
+	perf_parts_release(&c->pname);
+	perf_parts_release(&c->frames);
+	perf_parts_release(&c->scratch);
+	free(c->groups);
+	hashmap_release(&c->blocks);
+	hashmap_release(&c->pnames);
+	hashmap_release(&c->leaves);
+	free(c->blk);
+	free(c->bsyms);
+	free(c->syms);
+}
+
+/* ---- the driver ---- */
+
+static void where(const struct perf_buf *b, const char *at, const char **name, size_t *line)
+{
+	size_t off = (size_t)(at - b->data);
+	size_t s = 0;
+	while (s + 1 < b->nsegs && b->segs[s + 1].off <= off)
+		s++;
+	*name = b->segs[s].name;
+	size_t nl = 1;
+	const char *p = b->data + b->segs[s].off;
+	while (p < at) {
+		const char *q = memchr(p, '\n', (size_t)(at - p));
+		if (!q)
+			break;
+		nl++;
+		p = q + 1;
+	}
+	*line = nl;
+}
+
+static void first_event(const struct perf_buf *bufs, size_t nb, struct perf_filter *f)
+{
+	for (size_t i = 0; i < nb && !f->set; i++) {
+		struct cursor cur = { bufs[i].data, bufs[i].data + bufs[i].len };
+		const char *line;
+		size_t n;
+		while (next_line(&cur, &line, &n)) {
+			struct perf_event_line ev;
+			if (!n || line[0] == '#' || perf_is_space(line[0]))
+				continue;
+			if (perf_match_event_line(line, n, &ev) && ev.has_event) {
+				f->name = ev.event.s;
+				f->len = ev.event.n;
+				f->set = true;
+				f->defaulted = true;
+				return;
+			}
+		}
+	}
+}
+
+static bool ends_clean(const struct perf_input *in)
+{
+	return in->len == 0 || (in->len >= 2 && in->data[in->len - 1] == '\n' &&
+				in->data[in->len - 2] == '\n');
+}
+
+/* Cut [data, data+len) into up to `want` chunks at blank lines. */
+static size_t cut(const char *data, size_t len, size_t want, const char **starts)
+{
+	size_t nr = 0;
+	starts[nr++] = data;
+	const char *end = data + len;
+	for (size_t k = 1; k < want; k++) {
+		const char *target = data + len / want * k;
+		if (target <= starts[nr - 1])
+			continue;
+		const char *b = find_blank(target - 1, end);
+		if (!b || b + 2 >= end)
+			break;
+		starts[nr++] = b + 2;
+	}
+	return nr;
+}
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
+}
+
+static int report(struct chunk *chunks, size_t nc, const struct perf_cfg *cfg)
+{
+	const struct collapse_opts *o = cfg->opts;
+	size_t total = 0, shown = 0;
+	for (size_t i = 0; i < nc; i++) {
+		struct chunk *c = &chunks[i];
+		for (size_t k = 0; k < c->bad && k < MAX_REPORTED; k++) {
+			const char *name;
+			size_t line;
+			where(c->buf, c->bad_at[k], &name, &line);
+			int len = (int)(c->bad_len[k] > 80 ? 80 : c->bad_len[k]);
+			const char *what = c->bad_orphan[k] ? "stack frame without an event line before it"
+							    : "unrecognized perf script line";
+			if (o->strict)
+				return error_at(name, line, "%s: '%.*s'", what, len, c->bad_at[k]);
+			if (shown < MAX_REPORTED) {
+				warn_at(name, line, "skipped %s: '%.*s'", what, len, c->bad_at[k]);
+				shown++;
+			}
+		}
+		total += c->bad;
+	}
+	if (total > shown)
+		warn("%zu more unrecognized perf script lines skipped (%zu in all)", total - shown, total);
+	struct perf_filter *f = cfg->filter;
+	if (f->defaulted) {
+		for (size_t i = 0; i < nc; i++) {
+			if (chunks[i].dropped) {
+				warn("several event types: keeping only the first seen, '%.*s', and "
+				     "skipping others such as '%.*s' (choose with --event-filter)",
+				     (int)f->len, f->name, (int)chunks[i].dropped_len,
+				     chunks[i].dropped);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+struct job {
+	struct chunk *chunks;
+	size_t nc;
+	size_t next; /* guarded by lock */
+	pthread_mutex_t lock;
+};
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		size_t i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= j->nc)
+			return NULL;
+		run_chunk(&j->chunks[i]);
+	}
+}
+
+int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
+		  const struct collapse_opts *opts)
+{
+	if (opts->inline_frames || opts->context) {
+#ifndef HAVE_ELFUTILS
+		return error("--inline and --context need scorch built with elfutils (libdw)");
+#endif
+	}
+	struct perf_filter filter = { 0 };
+	if (opts->event_filter && *opts->event_filter) {
+		filter.name = opts->event_filter;
+		filter.len = strlen(opts->event_filter);
+		filter.set = true;
+	}
+	struct perf_cfg cfg = {
+		.opts = opts,
+		.pid = opts->pid,
+		.tid = opts->tid,
+		.sequential = opts->srcline || opts->inline_frames,
+		.tidy = { .kernel = opts->kernel || opts->all, .jit = opts->jit || opts->all,
+			  .addrs = opts->addrs },
+		.filter = &filter,
+	};
+	cfg.fast = !cfg.sequential;
+
+	/* Buffers: each file on its own when every file before the last ends
+	 * after a blank line (the state is then empty at each boundary), else
+	 * all files joined into one. */
+	/* --srcline may read a blank line as a source line, even across a file
+	 * boundary: then only a joined buffer is exact. */
+	bool clean = !(cfg.sequential && n > 1);
+	for (size_t i = 0; i + 1 < n; i++)
+		clean &= ends_clean(&in[i]);
+	size_t nb = clean ? n : 1;
+	struct perf_buf *bufs = xcalloc(nb ? nb : 1, sizeof(*bufs));
+	if (clean) {
+		for (size_t i = 0; i < n; i++) {
+			bufs[i].data = in[i].data;
+			bufs[i].len = in[i].len;
+			bufs[i].mapped = in[i].mapped;
+			bufs[i].segs = xmalloc(sizeof(*bufs[i].segs));
+			bufs[i].segs[0] = (struct perf_seg){ in[i].name, 0 };
+			bufs[i].nsegs = 1;
+		}
+	} else {
+		size_t total = 0;
+		for (size_t i = 0; i < n; i++)
+			total += in[i].len + 1;
+		char *d = xmalloc(total ? total : 1);
+		size_t off = 0;
+		bufs[0].segs = xmalloc(n * sizeof(*bufs[0].segs));
+		for (size_t i = 0; i < n; i++) {
+			bufs[0].segs[i] = (struct perf_seg){ in[i].name, off };
+			memcpy(d + off, in[i].data, in[i].len);
+			off += in[i].len;
+			/* Perl's <> returns a last line without '\n' as a line. */
+			if (in[i].len && in[i].data[in[i].len - 1] != '\n')
+				d[off++] = '\n';
+		}
+		bufs[0].data = bufs[0].owned = d;
+		bufs[0].len = off;
+		bufs[0].nsegs = n;
+	}
+
+	int threads = opts->threads > 0 ? opts->threads : online_cpus();
+	if (cfg.sequential)
+		threads = 1;
+	if (!cfg.sequential && !filter.set)
+		first_event(bufs, nb, &filter);
+#ifdef HAVE_ELFUTILS
+	if (opts->inline_frames)
+		cfg.resolver = inline_resolver_new(opts->context);
+#endif
+
+	size_t total = 0;
+	for (size_t i = 0; i < nb; i++)
+		total += bufs[i].len;
+	/* Chunks: each buffer cut in proportion to its share of the input. */
+	size_t nc = 0, alloc = 0;
+	struct chunk *chunks = NULL;
+	for (size_t i = 0; i < nb; i++) {
+		size_t want = 1;
+		/* Small inputs are not worth a thread, unless a thread count was
+		 * asked for (which also lets tests split small inputs). */
+		if (threads > 1 && total && (bufs[i].len >= MIN_CHUNK || opts->threads > 0))
+			want = (size_t)((double)bufs[i].len / (double)total * threads + 0.5);
+		if (want < 1)
+			want = 1;
+		if (want > (size_t)threads)
+			want = (size_t)threads;
+		const char **starts = xmalloc(want * sizeof(*starts));
+		size_t k = cut(bufs[i].data, bufs[i].len, want, starts);
+		VEC_GROW(chunks, nc + k, alloc);
+		for (size_t j = 0; j < k; j++) {
+			const char *e = j + 1 < k ? starts[j + 1] : bufs[i].data + bufs[i].len;
+			chunk_init(&chunks[nc], &cfg, &bufs[i], starts[j], e, nc == 0 ? p : NULL);
+			nc++;
+		}
+		free(starts);
+	}
+
+	if (nc > 1 && threads > 1) {
+		struct job job = { .chunks = chunks, .nc = nc };
+		pthread_mutex_init(&job.lock, NULL);
+		size_t nt = (size_t)threads < nc ? (size_t)threads : nc;
+		pthread_t *tids = xmalloc(nt * sizeof(*tids));
+		size_t started = 0;
+		for (size_t t = 1; t < nt; t++)
+			if (pthread_create(&tids[started], NULL, worker, &job) == 0)
+				started++;
+		worker(&job);
+		for (size_t t = 0; t < started; t++)
+			pthread_join(tids[t], NULL);
+		free(tids);
+		pthread_mutex_destroy(&job.lock);
+	} else {
+		for (size_t i = 0; i < nc; i++)
+			run_chunk(&chunks[i]);
+	}
+
+	int ret = report(chunks, nc, &cfg);
+	for (size_t i = 0; i < nc; i++) {
+		if (ret == 0 && chunks[i].own_profile)
+			profile_merge(p, chunks[i].p);
+		chunk_release(&chunks[i]);
+	}
+	free(chunks);
+#ifdef HAVE_ELFUTILS
+	if (cfg.resolver)
+		inline_resolver_free(cfg.resolver);
+#endif
+	for (size_t i = 0; i < nb; i++) {
+		free(bufs[i].segs);
+		free(bufs[i].owned);
+	}
+	free(bufs);
+	return ret;
+}
+
+/* ---- detection and the format entry ---- */
+
+int perf_probe(const char *head, size_t n)
+{
+	/* Skip comments and blank lines; the first other line must be an event
+	 * line, and what follows a frame line, a blank line or the end. */
+	struct cursor cur = { head, head + n };
+	const char *line;
+	size_t len;
+	while (next_line(&cur, &line, &len)) {
+		if (len == 0 || line[0] == '#')
+			continue;
+		struct perf_event_line ev;
+		if (!perf_match_event_line(line, len, &ev))
+			return 0;
+		int score = ev.has_event ? 70 : 40;
+		if (!next_line(&cur, &line, &len))
+			return score;
+		struct perf_frame_line fr;
+		if (len == 0 || perf_match_frame_line(line, len, &fr))
+			return ev.has_event ? 95 : 80;
+		return score - 20;
+	}
+	return 0;
+}
+
+static int parse(struct profile *p, const struct collapse_source *src,
+		 const struct collapse_opts *opts)
+{
+	struct perf_input in = { src->name, src->data, src->len, false };
+	return perf_collapse(p, &in, 1, opts);
+}
+
+const struct collapse_format collapse_format_perf = {
+	.name = "perf",
+	.description = "perf script text (stackcollapse-perf.pl)",
+	.probe = perf_probe,
+	.parse = parse,
+};

@@ -1,0 +1,29 @@
+/* Inlined-frame expansion for `scorch collapse perf --inline`: what
+ * stackcollapse-perf.pl gets by running `addr2line -a PC -e MODULE -i -f -s
+ * -C` (with its `nm` fallback for func+0xOFF symbols), computed in-process
+ * with libdw and libelf. Built only with elfutils (src/symbolize/inline*.c). */
+#ifndef SCORCH_SYMBOLIZE_INLINE_H
+#define SCORCH_SYMBOLIZE_INLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct inline_resolver;
+
+/* context: frames become "func:file:line" (--context). */
+struct inline_resolver *inline_resolver_new(bool context);
+void inline_resolver_free(struct inline_resolver *r);
+
+/* The frames for pc (hex text, as perf printed it) in the file `mod`,
+ * outermost first, joined with ';': the script's inline() result. "" when
+ * the file cannot be read, "??" / "??:??:0" when nothing is known. The
+ * string is owned by the resolver (cached per pc and module). */
+const char *inline_resolve(struct inline_resolver *r, const char *pc, size_t pc_len,
+			   const char *rawfunc, size_t rawfunc_len, const char *mod, size_t mod_len);
+
+/* addr2line's -i -f -s -C answer for one address, as lines without the
+ * leading address line: "func\nfile:line\n" per frame, innermost first.
+ * Exposed for tests. Returns a malloc'd string. */
+char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned long long addr);
+
+#endif
