@@ -17,6 +17,7 @@ extern const struct collapse_format collapse_format_perf_report;
 extern const struct collapse_format collapse_format_gdb;
 extern const struct collapse_format collapse_format_jstack;
 extern const struct collapse_format collapse_format_pprof;
+extern const struct collapse_format collapse_format_chrome;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_perf,
@@ -33,6 +34,7 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_gdb,
 	&collapse_format_jstack,
 	&collapse_format_pprof,
+	&collapse_format_chrome,
 	NULL,
 };
 
