@@ -349,7 +349,7 @@ static bool parse_rgb(const char *s, size_t n, struct rgb *c)
 		return false;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
-	if (sscanf(buf, "rgb(%u,%u,%u)%c", &v[0], &v[1], &v[2], &tail) != 4 || tail != ')' ||
+	if (sscanf(buf, "rgb(%u,%u,%u%c", &v[0], &v[1], &v[2], &tail) != 4 || tail != ')' ||
 	    v[0] > 255 || v[1] > 255 || v[2] > 255)
 		return false;
 	/* sscanf consumed through ')': reject trailing text. */
