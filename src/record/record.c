@@ -13,6 +13,7 @@
 #include "record/symbols.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,9 +365,9 @@ static int cmp_event(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void build_profile(struct recorder *r, struct profile *p)
+static void build_profile(struct recorder *r, struct profile *p, struct symbols *syms)
 {
-	struct builder b = { .r = r, .p = p, .syms = symbols_new() };
+	struct builder b = { .r = r, .p = p, .syms = syms };
 	hashmap_init(&b.user_cache);
 	hashmap_init(&b.kernel_cache);
 	node_t *leaf = xmalloc((r->nr_stacks + 1) * sizeof(node_t));
@@ -385,7 +386,15 @@ static void build_profile(struct recorder *r, struct profile *p)
 	free(leaf);
 	hashmap_release(&b.user_cache);
 	hashmap_release(&b.kernel_cache);
-	symbols_free(b.syms);
+}
+
+/* The kernel's symbol table is read while sampling runs, so that it is
+ * ready when sampling ends (reading /proc/kallsyms is most of the
+ * finishing time otherwise). */
+static void *preload_kernel(void *arg)
+{
+	symbols_kernel(arg, 0);
+	return NULL;
 }
 
 /* ---- the run ---------------------------------------------------------- */
@@ -401,6 +410,9 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	if (opts->command && target_spawn(&t, opts->command))
 		return RECORD_ERROR;
 	recorder_init(&r, opts);
+	struct symbols *syms = symbols_new();
+	pthread_t loader;
+	bool loading = !opts->user_only && !pthread_create(&loader, NULL, preload_kernel, syms);
 
 	enum record_backend be = opts->backend;
 	ret = -2;
@@ -412,13 +424,16 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	if (ret == -2)
 		ret = record_perf_backend(opts, &r, &t, stats);
 	target_kill(&t);
+	double t0 = record_now();
+	if (loading)
+		pthread_join(loader, NULL);
 	if (ret == 0) {
-		double t0 = record_now();
-		build_profile(&r, out);
+		build_profile(&r, out, syms);
 		stats->finish_seconds = record_now() - t0;
 		stats->samples = r.samples;
 		stats->unique = r.nr_stacks;
 	}
+	symbols_free(syms);
 	recorder_release(&r);
 	return ret;
 }

@@ -90,7 +90,12 @@ static int cmp_sym(const void *a, const void *b)
 
 static void table_sort(struct table *t)
 {
-	qsort(t->syms, t->nr, sizeof(t->syms[0]), cmp_sym);
+	/* kallsyms is mostly in address order already: skip the sort then. */
+	bool sorted = true;
+	for (size_t i = 1; i < t->nr && sorted; i++)
+		sorted = cmp_sym(&t->syms[i - 1], &t->syms[i]) <= 0;
+	if (!sorted)
+		qsort(t->syms, t->nr, sizeof(t->syms[0]), cmp_sym);
 	/* Keep one symbol per address. */
 	size_t w = 0;
 	for (size_t i = 0; i < t->nr; i++)
