@@ -306,6 +306,38 @@ test('the case toggle changes the matches', async (c) => {
 	c.equal(new URL(c.page.url()).searchParams.get('i'), null, 'i parameter removed');
 });
 
+test('Shift-click searches every occurrence of a function', async (c) => {
+	await open(c, svg('main', FOLDED));
+	const color = await c.page.evaluate(() => scorchConfig.searchcolor);
+	const list = await frames(c.page);
+	const w = list.filter((f) => f.name === 'write');
+	c.equal(w.length, 2, 'write drawn twice');
+	await c.page.locator('#frames > *').nth(w[1].index).click({ modifiers: ['Shift'] });
+	const after = await frames(c.page);
+	c.sameSet(after.filter((f) => f.fill === color).map((f) => f.name), ['write', 'write'], 'both highlighted');
+	c.equal(await text(c.page, 'matched'), `Matched: ${mpct(F.matchedCount(LINES, /^write$/), TOTAL)}%`, 'share of write');
+	c.equal(new URL(c.page.url()).searchParams.get('s'), '^write$', 's parameter');
+	c.equal(after.filter((f) => f.cls).length, 0, 'no zoom');
+});
+
+test('the details line keeps clear of the matched text', async (c) => {
+	const name = 'very_long_function_name_'.repeat(12);
+	const folded = `main;${name} 5\nmain;other 5\n`;
+	await open(c, svg('longname', folded));
+	await search(c, 'other');
+	await (await frameEl(c.page, name)).hover();
+	const d = await text(c.page, 'details');
+	c.check(d.endsWith('..') && `Function: ${name}`.startsWith(d.slice(0, -2)), `details cut: "${d}"`);
+	const box = await c.page.evaluate(() => {
+		const b = (id) => {
+			const r = document.getElementById(id).getBBox();
+			return { x: r.x, width: r.width };
+		};
+		return { details: b('details'), matched: b('matched') };
+	});
+	c.check(box.details.x + box.details.width < box.matched.x, `no overlap: ${JSON.stringify(box)}`);
+});
+
 test('an invalid regex shows an error instead of throwing', async (c) => {
 	await open(c, svg('main', FOLDED));
 	const before = await frames(c.page);
@@ -414,6 +446,10 @@ test('hostile names stay text: no script runs, no errors', async (c) => {
 			`Function: ${n}child${i} (${cnt} samples, ${pct(cnt, total)}% of all, 100.00% of zoomed)`, `zoomed details of ${n}child${i}`);
 		await c.page.click('#unzoom');
 	}
+	/* Shift-click on a name full of regex and markup characters */
+	const odd = HOSTILE_NAMES.findIndex((n) => n.includes('(a, b)'));
+	await page_frame(c, list, HOSTILE_NAMES[odd]).click({ modifiers: ['Shift'] });
+	c.equal(await text(c.page, 'matched'), `Matched: ${mpct(10 + odd, total)}%`, 'exact search of a hostile name');
 	await c.page.keyboard.press('Escape');
 	await search(c, '<script>');
 	c.equal(await text(c.page, 'matched'), `Matched: ${mpct(F.matchedCount(F.parseFolded(HOSTILE), /<script>/), total)}%`, 'search for markup');

@@ -12,8 +12,8 @@
  * ancestors dimmed and clickable, Reset Zoom, labels refitted with the font's
  * real glyph widths, icicle layouts, regex search with the matched share
  * (nested matches counted once), case toggle, Ctrl-F / F3 / Escape, a details
- * line on hover, and the state in the URL (?x=&y=&s=&i=1) so a view can be
- * shared.
+ * line on hover, Shift-click to search every occurrence of a function, and
+ * the state in the URL (?x=&y=&s=&i=1) so a view can be shared.
  *
  * Rules for this file:
  *  - it must never contain the CDATA terminator (square brackets twice, then
@@ -134,6 +134,11 @@ var scorchViewer = (function () {
 		var s = 'Matched: ' + formatMatched(pctAll) + '%';
 		if (pctZoom !== null && pctZoom !== undefined) s += ' of all, ' + formatMatched(pctZoom) + '% of zoomed';
 		return s;
+	}
+
+	/* The search term that matches exactly this text. */
+	function exactSearch(text) {
+		return '^' + escapeRegExp(text) + '$';
 	}
 
 	/* Compile a search term; an invalid pattern gives {error} instead of throwing. */
@@ -502,9 +507,14 @@ var scorchViewer = (function () {
 	};
 
 	Viewer.prototype.showDetails = function (rec) {
+		var zc, s, avail;
 		if (!this.details) return;
-		var zc = this.zoomed && rec.kind !== 'parent' ? this.zoomed.count : 0;
-		this.details.textContent = detailsText(this.nametype, rec.title, rec.info, this.total, zc);
+		zc = this.zoomed && rec.kind !== 'parent' ? this.zoomed.count : 0;
+		s = detailsText(this.nametype, rec.title, rec.info, this.total, zc);
+		/* keep clear of the matched text at the other end of the line */
+		avail = this.width - 2 * this.xpad;
+		if (this.matched && /\S/.test(this.matched.textContent)) avail -= this.measure(this.matched.textContent) + 20;
+		this.details.textContent = fitLabel(s, avail, this.measure, 0, true);
 	};
 
 	Viewer.prototype.clearDetails = function () {
@@ -643,6 +653,12 @@ var scorchViewer = (function () {
 		var rec, t = e.target, id;
 		if (e.button !== undefined && e.button !== 0) return;
 		rec = this.frameOf(t);
+		if (rec && e.shiftKey) {
+			/* Shift-click: every occurrence of this function, wherever it is */
+			if (e.preventDefault) e.preventDefault();
+			this.search(exactSearch(searchText(rec)));
+			return;
+		}
 		if (rec) {
 			/* a --nameattr link: a plain click follows it, Ctrl-click zooms */
 			if ((rec.el.localName || rec.el.nodeName) === 'a' && !(e.ctrlKey || e.metaKey)) return;
@@ -724,6 +740,7 @@ var scorchViewer = (function () {
 		matchedSum: matchedSum,
 		matchedText: matchedText,
 		compileSearch: compileSearch,
+		exactSearch: exactSearch,
 		parseParams: parseParams,
 		getParam: getParam,
 		buildQuery: buildQuery,

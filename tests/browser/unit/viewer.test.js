@@ -101,6 +101,17 @@ test('compileSearch reports an invalid pattern instead of throwing', () => {
 	assert.match(bad.error, /./);
 });
 
+test('exactSearch matches only the exact text', () => {
+	const names = ['ns::f(int) [clone .isra.0]', 'a.b*c+d?', '^$|\\', 'plain'];
+	for (const n of names) {
+		const re = new RegExp(v.exactSearch(n));
+		assert.ok(re.test(n), n);
+		assert.equal(re.test(n + 'x'), false, n + 'x');
+		assert.equal(re.test('x' + n), false, 'x' + n);
+	}
+	assert.equal(new RegExp(v.exactSearch('a.b')).test('axb'), false);
+});
+
 test('URL parameters parse, update and round-trip', () => {
 	assert.deepEqual(v.parseParams(''), []);
 	assert.deepEqual(v.parseParams('?x=10.0&y=53&s=%5Efoo&i=1'), [['x', '10.0'], ['y', '53'], ['s', '^foo'], ['i', '1']]);
