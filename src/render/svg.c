@@ -309,7 +309,10 @@ void svg_write_error(struct out *o, const struct svg_opts *s, const char *messag
 static void write_style(struct out *o, const struct svg_opts *s)
 {
 	out_puts(o, "<style type=\"text/css\">\n\ttext { font-family:");
-	xml_escape_str(o, s->fonttype, 0);
+	/* A font list, not CSS: drop what would end the declaration or rule. */
+	for (const char *c = s->fonttype; *c; c++)
+		if (!strchr(";{}\\", *c))
+			xml_escape(o, c, 1, 0);
 	out_puts(o, "; font-size:");
 	put_num(o, s->fontsize);
 	out_puts(o, "px; fill:rgb(0,0,0); }\n"
