@@ -412,7 +412,6 @@ var scorchViewer = (function () {
 				w: numOr(rect.getAttribute('width'), 0),
 				y: numOr(rect.getAttribute('y'), 0),
 				fill: rect.getAttribute('fill'),
-				label: text ? text.textContent : '',
 				index: this.frames.length
 			};
 			info = parseTitle(rec.title, this.countname);
