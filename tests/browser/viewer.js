@@ -394,6 +394,19 @@ test('labels are refitted to the zoomed widths', async (c) => {
 	c.check(byName(list, 'run').label === 'run' && byName(list, 'all').label === 'all', 'wide frames show the whole name');
 });
 
+test('label widths come from the font: canvas metrics equal the SVG text layout', async (c) => {
+	await open(c, svg('main', FOLDED));
+	const r = await c.page.evaluate(() => {
+		const el = document.querySelector('#frames text');
+		const fast = scorchViewer.makeMeasure(document, document.documentElement, el, false);
+		const slow = scorchViewer.makeMeasure(document, document.documentElement, el, true);
+		const words = ['kernel_a', 'std::vector<int>::push_back', 'WWWWWWWW', 'iiiiiiii', 'Function: x (1,234 samples, 12.34%)', '..ab'];
+		return words.map((w) => [w, fast(w), slow(w)]);
+	});
+	for (const [w, fast, slow] of r) c.near(fast, slow, 0.5, `width of "${w}"`);
+	c.check(r[2][1] > 2 * r[3][1], 'W is wider than i: real glyph widths, not an average');
+});
+
 for (const [opt, right] of [['--truncate-text-right', true], ['--truncate-text-left', false]]) {
 	test(`${opt} cuts long names at the ${right ? 'end' : 'start'}`, async (c) => {
 		await open(c, svg('main', FOLDED, [opt]));

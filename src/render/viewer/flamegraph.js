@@ -324,16 +324,19 @@ var scorchViewer = (function () {
 	}
 
 	/* A text-width function using the font of el: canvas metrics when there
-	 * is a canvas, else the SVG text layout of a hidden probe element. */
-	function makeMeasure(doc, svg, el) {
-		var cache = {}, ctx = null, probe = null, cs, font;
+	 * is a canvas (fast, no layout), else the SVG text layout of a hidden
+	 * probe element (also when noCanvas, or when the canvas rejects the
+	 * font). */
+	function makeMeasure(doc, svg, el, noCanvas) {
+		var cache = {}, ctx = null, probe = null, cs, canvas;
 		try {
-			var canvas = doc.createElementNS(XHTMLNS, 'canvas');
-			ctx = canvas.getContext && canvas.getContext('2d');
+			canvas = noCanvas ? null : doc.createElementNS(XHTMLNS, 'canvas');
+			ctx = canvas && canvas.getContext ? canvas.getContext('2d') : null;
 			if (ctx && el && doc.defaultView && doc.defaultView.getComputedStyle) {
 				cs = doc.defaultView.getComputedStyle(el, null);
-				font = [cs.fontStyle, cs.fontVariant, cs.fontWeight, cs.fontSize, cs.fontFamily].join(' ');
-				ctx.font = font;
+				ctx.font = [cs.fontStyle, cs.fontWeight, cs.fontSize, cs.fontFamily].join(' ');
+				/* an invalid font string is ignored, leaving the default */
+				if (ctx.font.indexOf(cs.fontSize) < 0) ctx = null;
 			} else {
 				ctx = null;
 			}
@@ -747,7 +750,8 @@ var scorchViewer = (function () {
 		zoomLayout: zoomLayout,
 		codePoints: codePoints,
 		fitLabel: fitLabel,
-		fmtNum: fmtNum
+		fmtNum: fmtNum,
+		makeMeasure: makeMeasure
 	};
 })();
 
