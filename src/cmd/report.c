@@ -1,14 +1,318 @@
-/* scorch report: not implemented yet. */
+/* scorch report: perf.data -> folded stacks (or an SVG flame graph),
+ * without running perf. */
 #include "cmd/cmd.h"
 
-#include <stdio.h>
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/input.h"
+#include "base/out.h"
+#include "perfdata/fold.h"
+#include "profile/folded.h"
+#include "profile/profile.h"
 
-const char report_usage[] = "usage: scorch report [OPTIONS]\n\n(not implemented yet)\n";
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char report_usage[] =
+	"usage: scorch report [OPTIONS] [FILE]\n"
+	"\n"
+	"Read perf.data (default ./perf.data; '-' reads a pipe-mode stream from\n"
+	"stdin) and write folded stacks identical to\n"
+	"`perf script -i FILE | stackcollapse-perf.pl [same options]`, without\n"
+	"running perf. Symbols come from /proc/kallsyms (or a kallsyms in the\n"
+	"build-id cache), ELF .symtab/.dynsym, debug files by build-id and\n"
+	".gnu_debuglink, [vdso] and /tmp/perf-PID.map. --call-graph dwarf samples\n"
+	"are unwound with libdw.\n"
+	"\n"
+	"options:\n"
+	"  -i, --input FILE        perf.data to read (same as the FILE argument)\n"
+	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
+	"      --pid               root frame comm-PID (as the script sees perf script's header)\n"
+	"      --tid               root frame comm-PID/TID\n"
+	"      --kernel            annotate kernel frames with _[k]\n"
+	"      --jit               annotate JIT frames with _[j]\n"
+	"      --all               --kernel and --jit\n"
+	"      --addrs             [unknown <PC>] for unresolved frames\n"
+	"      --event-filter EV   keep only samples of event EV (default: the first seen)\n"
+	"      --script-pid        fold as if perf script printed 'pid/tid' (perf script -F +pid)\n"
+	"      --max-stack N       frames per callchain (default 127, as perf script)\n"
+	"      --kallsyms FILE     kernel symbols from FILE\n"
+	"      --symfs DIR         look for every DSO under DIR\n"
+	"      --no-demangle       keep mangled C++/Rust names\n"
+	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
+	"      --stats             print record/sample counts to stderr\n"
+	"  -q, --quiet             no notes on stderr\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"With -o FILE.svg every option of 'scorch flamegraph' applies (--title,\n"
+	"--width, --colors, --inverted, ...).\n"
+	"\n"
+	"Exit status: 0 ok, 1 unreadable or damaged input (the error names the byte\n"
+	"offset; with --keep-going the output is still written and the status is 0),\n"
+	"2 usage error.\n";
+
+enum {
+	OPT_PID = 256,
+	OPT_TID,
+	OPT_KERNEL,
+	OPT_JIT,
+	OPT_ALL,
+	OPT_ADDRS,
+	OPT_EVENT_FILTER,
+	OPT_SCRIPT_PID,
+	OPT_MAX_STACK,
+	OPT_KALLSYMS,
+	OPT_SYMFS,
+	OPT_NO_DEMANGLE,
+	OPT_STATS,
+	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
+};
+
+static const struct option long_opts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "script-pid", no_argument, NULL, OPT_SCRIPT_PID },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "keep-going", no_argument, NULL, 'k' },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	/* every option of `scorch flamegraph`, forwarded for SVG output */
+	{ "title", required_argument, NULL, OPT_GRAPH },
+	{ "subtitle", required_argument, NULL, OPT_GRAPH },
+	{ "width", required_argument, NULL, OPT_GRAPH },
+	{ "height", required_argument, NULL, OPT_GRAPH },
+	{ "minwidth", required_argument, NULL, OPT_GRAPH },
+	{ "fonttype", required_argument, NULL, OPT_GRAPH },
+	{ "fontsize", required_argument, NULL, OPT_GRAPH },
+	{ "fontwidth", required_argument, NULL, OPT_GRAPH },
+	{ "countname", required_argument, NULL, OPT_GRAPH },
+	{ "nametype", required_argument, NULL, OPT_GRAPH },
+	{ "colors", required_argument, NULL, OPT_GRAPH },
+	{ "bgcolors", required_argument, NULL, OPT_GRAPH },
+	{ "hash", no_argument, NULL, OPT_GRAPH },
+	{ "random", no_argument, NULL, OPT_GRAPH },
+	{ "cp", no_argument, NULL, OPT_GRAPH },
+	{ "reverse", no_argument, NULL, OPT_GRAPH },
+	{ "inverted", no_argument, NULL, OPT_GRAPH },
+	{ "negate", no_argument, NULL, OPT_GRAPH },
+	{ "notes", required_argument, NULL, OPT_GRAPH },
+	{ "factor", required_argument, NULL, OPT_GRAPH },
+	{ "total", required_argument, NULL, OPT_GRAPH },
+	{ "nameattr", required_argument, NULL, OPT_GRAPH },
+	{ "encoding", required_argument, NULL, OPT_GRAPH },
+	{ "include", required_argument, NULL, OPT_GRAPH },
+	{ "exclude", required_argument, NULL, OPT_GRAPH },
+	{ "search-color", required_argument, NULL, OPT_GRAPH },
+	{ "truncate-text-right", no_argument, NULL, OPT_GRAPH },
+	{ "truncate-text-left", no_argument, NULL, OPT_GRAPH },
+	{ "no-js", no_argument, NULL, OPT_GRAPH },
+	{ "no-javascript", no_argument, NULL, OPT_GRAPH },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct graph_args {
+	char **argv;
+	int argc, alloc;
+	char **owned;
+	int nr_owned, alloc_owned;
+};
+
+static void graph_push(struct graph_args *g, char *arg)
+{
+	VEC_GROW(g->argv, (size_t)g->argc + 2, g->alloc);
+	g->argv[g->argc++] = arg;
+	g->argv[g->argc] = NULL;
+}
+
+static char *graph_own(struct graph_args *g, const char *s)
+{
+	VEC_GROW(g->owned, (size_t)g->nr_owned + 1, g->alloc_owned);
+	return g->owned[g->nr_owned++] = xstrdup(s);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The SVG through `scorch flamegraph` itself (its options mean exactly
+ * what they mean there), from a temporary folded file. */
+static int write_svg(const struct profile *p, const char *output, struct graph_args *g)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/scorch-report-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		error("cannot create a temporary file in %s: %s", dir && *dir ? dir : "/tmp", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	struct out *o = out_open(path);
+	if (!o) {
+		unlink(path);
+		return 1;
+	}
+	folded_write(p, o);
+	if (out_commit(o)) {
+		unlink(path);
+		return 1;
+	}
+	graph_push(g, "-o");
+	graph_push(g, (char *)output);
+	graph_push(g, path);
+	int ret = cmd_flamegraph(g->argc, g->argv);
+	unlink(path);
+	return ret;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "scorch: report: not implemented yet\n");
-	return 1;
+	struct report_opts o = { 0 };
+	const char *input = NULL, *output = NULL;
+	bool stats = false;
+	struct graph_args g = { 0 };
+	graph_push(&g, "flamegraph");
+	int c, idx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:kqh", long_opts, &idx)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_PID:
+			o.pid = true;
+			break;
+		case OPT_TID:
+			o.tid = true;
+			break;
+		case OPT_KERNEL:
+			o.kernel = true;
+			break;
+		case OPT_JIT:
+			o.jit = true;
+			break;
+		case OPT_ALL:
+			o.kernel = o.jit = true;
+			break;
+		case OPT_ADDRS:
+			o.addrs = true;
+			break;
+		case OPT_EVENT_FILTER:
+			o.event_filter = optarg;
+			break;
+		case OPT_SCRIPT_PID:
+			o.script_pid = true;
+			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (*end || errno || v < 1 || v > 100000)
+				die_usage("--max-stack: not a frame count: '%s'", optarg);
+			o.max_stack = (int)v;
+			break;
+		}
+		case OPT_KALLSYMS:
+			o.sym.kallsyms = optarg;
+			break;
+		case OPT_SYMFS:
+			o.sym.symfs = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.sym.no_demangle = true;
+			break;
+		case 'k':
+			o.keep_going = true;
+			break;
+		case OPT_STATS:
+			stats = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			free(g.argv);
+			return 0;
+		case OPT_GRAPH: {
+			char opt[128];
+			snprintf(opt, sizeof(opt), "--%s", long_opts[idx].name);
+			graph_push(&g, graph_own(&g, opt));
+			if (long_opts[idx].has_arg)
+				graph_push(&g, graph_own(&g, optarg));
+			break;
+		}
+		default:
+			fputs(report_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		if (input)
+			die_usage("report: give the input once (-i or FILE)");
+		input = argv[optind++];
+	}
+	if (optind < argc)
+		die_usage("report: unexpected argument '%s'", argv[optind]);
+	if (!input)
+		input = "perf.data";
+	bool svg = output && ends_with(output, ".svg");
+	if (g.argc > 1 && !svg && !o.quiet)
+		warn("flame graph options apply to SVG output only (-o FILE.svg)");
+
+	struct input in;
+	if (input_load(&in, !strcmp(input, "-") ? NULL : input) < 0)
+		return 1;
+	struct profile p;
+	profile_init(&p);
+	struct report_stats st;
+	int rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
+	if (stats)
+		fprintf(stderr,
+			"scorch: report: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64
+			" folded, %" PRIu64 " of other events, %" PRIu64 " unwound (%" PRIu64
+			" not), %" PRIu64 " out of time order\n",
+			st.records, st.samples, st.folded, st.skipped_event, st.unwound, st.unwind_failed,
+			st.sort_moves);
+	if (!rc) {
+		if (svg) {
+			rc = write_svg(&p, output, &g);
+		} else {
+			struct out *out = out_open(output);
+			if (!out) {
+				rc = 1;
+			} else {
+				folded_write(&p, out);
+				rc = out_commit(out) ? 1 : 0;
+			}
+		}
+	}
+	profile_release(&p);
+	input_release(&in);
+	for (int i = 0; i < g.nr_owned; i++)
+		free(g.owned[i]);
+	free(g.owned);
+	free(g.argv);
+	return rc;
 }

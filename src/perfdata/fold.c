@@ -1,0 +1,750 @@
+/* perf.data -> folded stacks (see fold.h).
+ *
+ * Two halves: the replay (records sorted by time, as perf's ordered-events
+ * queue delivers them, feeding COMM/FORK/MMAP into the symbolizer and
+ * resolving each sample's callchain the way thread__resolve_callchain
+ * does), and the folding, which applies stackcollapse-perf.pl's regular
+ * expressions to the header and frame lines perf script would print. The
+ * regexes are emulated by hand (memchr-style scans); a per-symbol cache
+ * makes the frame rules run once per distinct symbol, not once per frame. */
+#include "perfdata/fold.h"
+#include "perfdata/perfdata.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/hash.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DEFAULT_MAX_STACK = 127, MAX_FRAMES = 1024 };
+
+struct entry {
+	uint64_t time;
+	uint64_t pos;
+	uint32_t seq;
+	uint8_t in_dbuf;
+};
+
+struct pname_entry;
+
+struct folder {
+	const struct report_opts *o;
+	struct perf_data *pd;
+	struct symbolizer *sym;
+	struct profile *p;
+	struct report_stats *st;
+	struct entry *ents;
+	size_t nr, alloc;
+	const char *filter; /* event being kept */
+	bool filter_defaulted, filter_noted;
+	struct hashmap frame_cache; /* symbol/dso pointer -> index into seqs */
+	uint32_t *seq_syms;         /* folded frames, several per perf frame */
+	size_t nr_seq_syms, seq_syms_alloc;
+	struct hashmap pname_cache; /* hash of (comm, pid, tid) -> index into pnames */
+	struct pname_entry *pnames;
+	size_t nr_pnames, pnames_alloc;
+	char *buf;
+	size_t buf_alloc;
+	uint64_t ips[MAX_FRAMES];
+	uint32_t fr[MAX_FRAMES * 4];
+};
+
+/* ---- regex emulation ----------------------------------------------------- */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+struct header_match {
+	size_t comm_len;
+	const char *n1, *n2; /* digits of \d+ and the optional second group */
+	size_t n1_len, n2_len;
+	size_t end; /* end of the whole match */
+};
+
+/* The header regex: ^(\S.+?)\s+(\d+)/-slashes-(\d+)-star-\s+ */
+static bool match_header(const char *s, size_t n, struct header_match *m)
+{
+	if (!n || is_space(s[0]) || s[0] == '\n')
+		return false;
+	for (size_t e = 2; e < n; e++) {
+		if (s[e - 1] == '\n')
+			return false;
+		size_t p = e;
+		if (!is_space(s[p]))
+			continue;
+		while (p < n && is_space(s[p]))
+			p++;
+		size_t d1 = p;
+		while (p < n && is_digit(s[p]))
+			p++;
+		if (p == d1)
+			continue;
+		size_t d1e = p;
+		const char *n2 = NULL;
+		size_t n2l = 0;
+		if (p < n && s[p] == '/') {
+			while (p < n && s[p] == '/')
+				p++;
+			size_t d2 = p;
+			while (p < n && is_digit(s[p]))
+				p++;
+			if (p > d2) {
+				n2 = s + d2;
+				n2l = p - d2;
+			}
+		}
+		if (p >= n || !is_space(s[p]))
+			continue;
+		while (p < n && is_space(s[p]))
+			p++;
+		m->comm_len = e;
+		m->n1 = s + d1;
+		m->n1_len = d1e - d1;
+		m->n2 = n2;
+		m->n2_len = n2l;
+		m->end = p;
+		return true;
+	}
+	return false;
+}
+
+/* ---- header lines ------------------------------------------------------------ */
+
+static size_t fmt_int(char *out, int64_t v, int width, bool left)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+	size_t k = 0;
+	if (!left)
+		for (int i = n; i < width; i++)
+			out[k++] = ' ';
+	memcpy(out + k, tmp, (size_t)n);
+	k += (size_t)n;
+	if (left)
+		for (int i = n; i < width; i++)
+			out[k++] = ' ';
+	return k;
+}
+
+static void grow_buf(struct folder *f, size_t need)
+{
+	if (need > f->buf_alloc) {
+		f->buf_alloc = need * 2;
+		f->buf = xrealloc(f->buf, f->buf_alloc);
+	}
+}
+
+/* The part of perf script's header that precedes the time: "COMM TID " or
+ * "COMM PID/TID ". */
+static size_t header_prefix(struct folder *f, const char *comm, int32_t pid, int32_t tid)
+{
+	size_t cl = strlen(comm);
+	grow_buf(f, cl + 64);
+	char *b = f->buf;
+	memcpy(b, comm, cl);
+	size_t k = cl;
+	b[k++] = ' ';
+	if (f->o->script_pid) {
+		k += fmt_int(b + k, pid, 5, false);
+		b[k++] = '/';
+		k += fmt_int(b + k, tid, 5, true);
+	} else {
+		k += fmt_int(b + k, tid, 5, false);
+	}
+	b[k++] = ' ';
+	return k;
+}
+
+/* The whole header line as perf script prints it. */
+static size_t header_line(struct folder *f, const char *comm, const struct pd_sample *s)
+{
+	size_t k = header_prefix(f, comm, s->pid, s->tid);
+	const char *ev = s->attr->name;
+	grow_buf(f, k + strlen(ev) + 128);
+	char *b = f->buf;
+	if (s->attr->sample_type & PD_SAMPLE_CPU)
+		k += (size_t)sprintf(b + k, "[%03" PRIu32 "] ", s->cpu);
+	if (s->attr->sample_type & PD_SAMPLE_TIME)
+		k += (size_t)sprintf(b + k, "%5" PRIu64 ".%06" PRIu64 ": ", s->time / 1000000000,
+				     s->time % 1000000000 / 1000);
+	if (s->attr->sample_type & PD_SAMPLE_PERIOD)
+		k += (size_t)sprintf(b + k, "%10" PRIu64 " ", s->period);
+	k += (size_t)sprintf(b + k, "%s: ", ev);
+	return k;
+}
+
+/* The root frame (process name) from a matched header. */
+static uint32_t make_pname(struct folder *f, const char *line, const struct header_match *m)
+{
+	char *out = xmalloc(m->comm_len + m->n1_len + m->n2_len + 8);
+	size_t k = 0;
+	for (size_t i = 0; i < m->comm_len; i++)
+		out[k++] = line[i] == ' ' ? '_' : line[i];
+	if (f->o->pid || f->o->tid) {
+		out[k++] = '-';
+		if (m->n2) {
+			memcpy(out + k, m->n1, m->n1_len);
+			k += m->n1_len;
+		} else {
+			out[k++] = '?';
+		}
+		if (f->o->tid) {
+			out[k++] = '/';
+			const char *t = m->n2 ? m->n2 : m->n1;
+			size_t tl = m->n2 ? m->n2_len : m->n1_len;
+			memcpy(out + k, t, tl);
+			k += tl;
+		}
+	}
+	uint32_t sym = profile_sym(f->p, out, k);
+	free(out);
+	return sym;
+}
+
+struct pname_entry {
+	const char *comm;
+	int32_t pid, tid;
+	uint32_t sym;
+};
+
+/* Process name for a sample, or UINT32_MAX when the header would not be
+ * recognized (the sample is then dropped, as the script drops it). When
+ * the header regex matches inside "COMM TID " the result depends on the
+ * thread only and is cached; otherwise the whole line decides. */
+static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd_sample *s)
+{
+	uint64_t key = hash_mix((uint64_t)(uintptr_t)comm ^ 0x9e3779b97f4a7c15ull,
+				((uint64_t)(uint32_t)s->pid << 32 | (uint32_t)s->tid) + 1);
+	uint32_t v;
+	if (hashmap_get(&f->pname_cache, key, &v)) {
+		const struct pname_entry *pe = &f->pnames[v];
+		if (pe->comm == comm && pe->pid == s->pid && pe->tid == s->tid)
+			return pe->sym;
+	}
+	size_t k = header_prefix(f, comm, s->pid, s->tid);
+	struct header_match m;
+	if (match_header(f->buf, k, &m) && m.end <= k) {
+		uint32_t sym = make_pname(f, f->buf, &m);
+		VEC_GROW(f->pnames, f->nr_pnames + 1, f->pnames_alloc);
+		f->pnames[f->nr_pnames] = (struct pname_entry){ comm, s->pid, s->tid, sym };
+		bool ins;
+		*hashmap_upsert(&f->pname_cache, key, (uint32_t)f->nr_pnames, &ins) = (uint32_t)f->nr_pnames;
+		f->nr_pnames++;
+		return sym;
+	}
+	k = header_line(f, comm, s);
+	if (match_header(f->buf, k, &m))
+		return make_pname(f, f->buf, &m);
+	return UINT32_MAX;
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+static bool contains(const char *s, size_t n, const char *p)
+{
+	size_t l = strlen(p);
+	for (size_t i = 0; i + l <= n; i++)
+		if (!memcmp(s + i, p, l))
+			return true;
+	return false;
+}
+
+/* Go method names (pkg.(*T).M) keep their parentheses. */
+static bool go_method(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == '.' && s[i + 1] == '(')
+			for (size_t j = i + 2; j + 1 < n; j++)
+				if (s[j] == ')' && s[j + 1] == '.')
+					return true;
+	return false;
+}
+
+static bool is_jit_module(const char *m, size_t n)
+{
+	/* /tmp/perf-\d+\.map anywhere in the module */
+	for (size_t i = 0; i + 10 <= n; i++) {
+		if (memcmp(m + i, "/tmp/perf-", 10))
+			continue;
+		size_t j = i + 10, d = j;
+		while (j < n && is_digit(m[j]))
+			j++;
+		if (j > d && n - j >= 4 && !memcmp(m + j, ".map", 4))
+			return true;
+	}
+	return false;
+}
+
+/* Fold one part of a frame into out (grown); returns its length. */
+static size_t fold_part(struct folder *f, char **out, size_t *alloc, const char *part, size_t pn,
+			const char *mod, size_t mn, bool inline_part, const char *pc, bool java)
+{
+	size_t cap = pn + mn + 64;
+	if (*alloc < cap) {
+		*alloc = cap * 2;
+		*out = xrealloc(*out, *alloc);
+	}
+	char *o = *out;
+	size_t k = 0;
+	if (pn == 9 && !memcmp(part, "[unknown]", 9)) {
+		o[k++] = '[';
+		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9))) {
+			const char *b = mod;
+			for (size_t i = 0; i < mn; i++)
+				if (mod[i] == '/')
+					b = mod + i + 1;
+			memcpy(o + k, b, (size_t)(mod + mn - b));
+			k += (size_t)(mod + mn - b);
+		} else {
+			memcpy(o + k, "unknown", 7);
+			k += 7;
+		}
+		if (f->o->addrs) {
+			size_t pl = strlen(pc);
+			if (*alloc < k + pl + 8) {
+				*alloc = k + pl + 64;
+				*out = o = xrealloc(*out, *alloc);
+			}
+			o[k++] = ' ';
+			o[k++] = '<';
+			memcpy(o + k, pc, pl);
+			k += pl;
+			o[k++] = '>';
+		}
+		o[k++] = ']';
+	} else {
+		memcpy(o, part, pn);
+		k = pn;
+	}
+	/* generic tidy */
+	for (size_t i = 0; i < k; i++)
+		if (o[i] == ';')
+			o[i] = ':';
+	if (!go_method(o, k)) {
+		for (size_t i = 0; i < k; i++) {
+			if (o[i] != '(')
+				continue;
+			if (k - i - 1 >= 20 && !memcmp(o + i + 1, "anonymous namespace)", 20))
+				continue;
+			k = i;
+			break;
+		}
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++)
+		if (o[i] != '"' && o[i] != '\'')
+			o[w++] = o[i];
+	k = w;
+	if (java && memchr(o, '/', k) && k && o[0] == 'L') {
+		memmove(o, o + 1, k - 1);
+		k--;
+	}
+	const char *ann = NULL;
+	if (inline_part) {
+		if (!contains(o, k, "_[i]"))
+			ann = "_[i]";
+	} else if (f->o->kernel && mn && (mod[0] == '[' || (mn >= 7 && !memcmp(mod + mn - 7, "vmlinux", 7))) &&
+		   !contains(mod, mn, "unknown")) {
+		ann = "_[k]";
+	} else if (f->o->jit && is_jit_module(mod, mn)) {
+		if (!contains(o, k, "_[j]"))
+			ann = "_[j]";
+	}
+	if (ann) {
+		memcpy(o + k, ann, 4);
+		k += 4;
+	}
+	return k;
+}
+
+/* The folded frames of one perf frame line "RAW (MOD)": appends their
+ * symbols to seq_syms and returns the start index and count (count 0:
+ * the frame is dropped). */
+static void fold_frame(struct folder *f, const char *raw, const char *dso, const char *pc, bool java,
+		       uint32_t *first, uint32_t *count)
+{
+	/* Emulate the frame regex on "PC RAW (DSO)": rawfunc ends at the
+	 * last " (" of the line, the module runs to the last ')'. */
+	size_t rl = strlen(raw), dl = strlen(dso);
+	size_t ll = rl + dl + 3;
+	char *line = xmalloc(ll + 1);
+	memcpy(line, raw, rl);
+	memcpy(line + rl, " (", 2);
+	memcpy(line + rl + 2, dso, dl);
+	line[ll - 1] = ')';
+	line[ll] = 0;
+	size_t cut = rl;
+	for (size_t i = ll - 1; i-- > 1;)
+		if (line[i] == '(' && line[i - 1] == ' ') {
+			cut = i - 1;
+			break;
+		}
+	const char *func = line;
+	size_t fn = cut;
+	/* (.+) after \s*: leading whitespace goes to \s* when something remains */
+	while (fn > 1 && is_space(*func)) {
+		func++;
+		fn--;
+	}
+	const char *mod = line + cut + 2;
+	size_t mn = ll - 1 - (cut + 2);
+	/* strip +0x[0-9a-f]+$ */
+	{
+		size_t j = fn;
+		while (j > 0 && (is_digit(func[j - 1]) || (func[j - 1] >= 'a' && func[j - 1] <= 'f')))
+			j--;
+		if (j < fn && j >= 3 && !memcmp(func + j - 3, "+0x", 3))
+			fn = j - 3;
+	}
+	*first = (uint32_t)f->nr_seq_syms;
+	*count = 0;
+	if (fn && func[0] == '(') {
+		free(line);
+		return;
+	}
+	/* split on "->" (Perl split: trailing empty fields dropped) */
+	const char *parts[64];
+	size_t plen[64], np = 0;
+	const char *s = func, *end = func + fn;
+	while (np < 64) {
+		const char *a = NULL;
+		for (const char *q = s; q + 1 < end; q++)
+			if (q[0] == '-' && q[1] == '>') {
+				a = q;
+				break;
+			}
+		if (!a || np == 63) {
+			parts[np] = s;
+			plen[np++] = (size_t)(end - s);
+			break;
+		}
+		parts[np] = s;
+		plen[np++] = (size_t)(a - s);
+		s = a + 2;
+	}
+	while (np && !plen[np - 1])
+		np--;
+	char *out = NULL;
+	size_t alloc = 0;
+	for (size_t i = 0; i < np; i++) {
+		size_t k = fold_part(f, &out, &alloc, parts[i], plen[i], mod, mn, i > 0, pc, java);
+		VEC_GROW(f->seq_syms, f->nr_seq_syms + 1, f->seq_syms_alloc);
+		f->seq_syms[f->nr_seq_syms++] = profile_sym(f->p, out, k);
+		(*count)++;
+	}
+	free(out);
+	free(line);
+}
+
+/* ---- samples ------------------------------------------------------------------ */
+
+struct resolved {
+	const char *name, *dso;
+	uint64_t ip;
+};
+
+static void fold_sample(struct folder *f, const struct pd_sample *s)
+{
+	const struct report_opts *o = f->o;
+	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
+	/* event filter: the first event seen unless one was given */
+	const char *ev = s->attr->name;
+	if (!f->filter) {
+		f->filter = ev;
+		f->filter_defaulted = true;
+	}
+	if (strcmp(ev, f->filter)) {
+		if (f->filter_defaulted && !f->filter_noted && !o->quiet) {
+			fprintf(stderr, "Filtering for events of type: %s\n", ev);
+			f->filter_noted = true;
+		}
+		f->st->skipped_event++;
+		return;
+	}
+	uint32_t pname = sample_pname(f, comm, s);
+	if (pname == UINT32_MAX)
+		return;
+	bool java = strncmp(strpool_str(&f->p->names, pname), "java", 4) == 0;
+
+	/* Resolve the callchain (leaf first) like thread__resolve_callchain. */
+	size_t nfr = 0;
+	int max_stack = o->max_stack > 0 ? o->max_stack : DEFAULT_MAX_STACK;
+	struct resolved *res = (struct resolved *)(void *)f->fr;
+	size_t res_cap = sizeof(f->fr) / sizeof(*res);
+	if (s->callchain) {
+		bool kernel = false, valid = true;
+		int entries = 0;
+		for (uint64_t i = 0; i < s->nr_callchain && entries < max_stack; i++) {
+			uint64_t ip = pd_u64(s->callchain + 8 * i);
+			if (ip >= PD_CONTEXT_MAX) {
+				if (ip == PD_CONTEXT_KERNEL)
+					kernel = true;
+				else if (ip == PD_CONTEXT_USER)
+					kernel = false;
+				else if (ip == PD_CONTEXT_HV)
+					kernel = false; /* resolves to nothing below */
+				else {
+					valid = false;
+					break;
+				}
+				if (ip == PD_CONTEXT_HV) {
+					/* hypervisor frames have no map */
+				}
+				continue;
+			}
+			entries++;
+			if (nfr >= res_cap)
+				break;
+			struct sym_frame fr;
+			sym_lookup(f->sym, s->pid, s->tid, ip, kernel, &fr);
+			res[nfr].name = fr.name;
+			res[nfr].dso = fr.dso;
+			res[nfr].ip = ip;
+			nfr++;
+		}
+		if (!valid)
+			nfr = 0;
+	} else {
+		struct sym_frame fr;
+		bool kernel = (s->misc & PD_CPUMODE_MASK) == PD_CPUMODE_KERNEL;
+		sym_lookup(f->sym, s->pid, s->tid, s->ip, kernel, &fr);
+		res[0].name = fr.name;
+		res[0].dso = fr.dso;
+		res[0].ip = s->ip;
+		nfr = 1;
+	}
+	if (s->regs && s->stack && s->stack_size && (s->attr->sample_type & PD_SAMPLE_STACK_USER)) {
+		struct sym_user_regs regs = { .abi = s->regs_abi, .mask = s->attr->sample_regs_user };
+		uint64_t rv[64];
+		uint32_t nr = s->nr_regs < 64 ? s->nr_regs : 64;
+		for (uint32_t i = 0; i < nr; i++)
+			rv[i] = pd_u64(s->regs + 8 * i);
+		regs.regs = rv;
+		int n = sym_unwind_user(f->sym, s->pid, s->tid, &regs, s->stack, (size_t)s->stack_size,
+					f->ips, max_stack);
+		if (n > 0)
+			f->st->unwound++;
+		else
+			f->st->unwind_failed++;
+		for (int i = 0; i < n && nfr < res_cap; i++) {
+			struct sym_frame fr;
+			sym_lookup(f->sym, s->pid, s->tid, f->ips[i], false, &fr);
+			res[nfr].name = fr.name;
+			res[nfr].dso = fr.dso;
+			res[nfr].ip = f->ips[i];
+			nfr++;
+		}
+	}
+
+	/* Fold root-first: comm, then frames from the outermost caller. */
+	node_t node = profile_push(f->p, PROFILE_ROOT, pname);
+	for (size_t i = nfr; i-- > 0;) {
+		uint64_t key = res[i].name ? (uint64_t)(uintptr_t)res[i].name
+					   : ((uint64_t)(uintptr_t)res[i].dso | 1);
+		uint32_t first, count;
+		uint32_t packed;
+		bool cacheable = !(o->addrs && !res[i].name);
+		char pc[20];
+		snprintf(pc, sizeof(pc), "%" PRIx64, res[i].ip);
+		if (cacheable && !java && hashmap_get(&f->frame_cache, key, &packed)) {
+			first = packed >> 4;
+			count = packed & 15;
+		} else {
+			fold_frame(f, res[i].name ? res[i].name : "[unknown]", res[i].dso, pc, java, &first,
+				   &count);
+			if (cacheable && !java && count < 16 && first < (1u << 28)) {
+				bool ins;
+				*hashmap_upsert(&f->frame_cache, key, first << 4 | count, &ins) =
+					first << 4 | count;
+			}
+		}
+		for (uint32_t k = 0; k < count; k++)
+			node = profile_push(f->p, node, f->seq_syms[first + k]);
+	}
+	uint64_t period = s->period ? s->period : 1;
+	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
+		period = 1;
+	profile_count(f->p, node, (double)period);
+	f->st->folded++;
+}
+
+/* ---- replay ------------------------------------------------------------------ */
+
+static int collect(const struct pd_record *r, void *arg)
+{
+	struct folder *f = arg;
+	f->st->records++;
+	switch (r->type) {
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+	case PD_RECORD_COMM:
+	case PD_RECORD_FORK:
+	case PD_RECORD_EXIT:
+	case PD_RECORD_SAMPLE:
+		break;
+	default:
+		return 0; /* everything else (and unknown types) is skipped */
+	}
+	VEC_GROW(f->ents, f->nr + 1, f->alloc);
+	struct entry *e = &f->ents[f->nr];
+	e->time = r->time;
+	e->pos = r->pos;
+	e->seq = (uint32_t)f->nr;
+	e->in_dbuf = r->in_dbuf;
+	f->nr++;
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void sort_entries(struct folder *f)
+{
+	/* perf queues records with a timestamp and delivers them in time order;
+	 * records without one (time = UINT64_MAX here) would be delivered at
+	 * once: give them the time of the record before them. */
+	uint64_t last = 0;
+	for (size_t i = 0; i < f->nr; i++) {
+		if (f->ents[i].time == UINT64_MAX)
+			f->ents[i].time = last;
+		else
+			last = f->ents[i].time;
+	}
+	size_t unsorted = 0;
+	for (size_t i = 1; i < f->nr; i++)
+		if (f->ents[i].time < f->ents[i - 1].time)
+			unsorted++;
+	f->st->sort_moves = unsorted;
+	if (unsorted)
+		qsort(f->ents, f->nr, sizeof(*f->ents), cmp_entry);
+}
+
+static void replay_record(struct folder *f, const struct entry *e)
+{
+	const uint8_t *d = pd_record_bytes(f->pd, e->in_dbuf, e->pos);
+	struct pd_record r = { .type = pd_u32(d), .misc = pd_u16(d + 4), .size = pd_u16(d + 6),
+			       .data = d, .offset = e->pos, .in_dbuf = e->in_dbuf, .pos = e->pos,
+			       .time = e->time };
+	const uint8_t *p = d + 8;
+	size_t n = r.size - 8u;
+	switch (r.type) {
+	case PD_RECORD_COMM:
+		if (n >= 8) {
+			const char *c = (const char *)p + 8;
+			sym_comm(f->sym, (int32_t)pd_u32(p), (int32_t)pd_u32(p + 4), c, strnlen(c, n - 8),
+				 r.misc & (1u << 13));
+		}
+		break;
+	case PD_RECORD_FORK:
+		if (n >= 16)
+			sym_fork(f->sym, (int32_t)pd_u32(p), (int32_t)pd_u32(p + 4), (int32_t)pd_u32(p + 8),
+				 (int32_t)pd_u32(p + 12));
+		break;
+	case PD_RECORD_EXIT:
+		if (n >= 16)
+			sym_exit(f->sym, (int32_t)pd_u32(p), (int32_t)pd_u32(p + 8));
+		break;
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2: {
+		size_t fixed = r.type == PD_RECORD_MMAP ? 32 : 32 + 24 + 8;
+		if (n <= fixed)
+			break;
+		struct sym_mmap m = { 0 };
+		m.pid = (int32_t)pd_u32(p);
+		m.tid = (int32_t)pd_u32(p + 4);
+		m.start = pd_u64(p + 8);
+		m.len = pd_u64(p + 16);
+		m.pgoff = pd_u64(p + 24);
+		uint32_t cpumode = r.misc & PD_CPUMODE_MASK;
+		m.kernel = cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL;
+		if (r.type == PD_RECORD_MMAP2) {
+			if (r.misc & (1u << 14)) { /* MMAP_BUILD_ID */
+				m.build_id_len = p[32] <= 20 ? p[32] : 20;
+				m.build_id = p + 36;
+			} else {
+				m.maj = pd_u32(p + 32);
+				m.min = pd_u32(p + 36);
+				m.ino = pd_u64(p + 40);
+				m.ino_generation = pd_u64(p + 48);
+			}
+			m.prot = pd_u32(p + 56);
+			m.flags = pd_u32(p + 60);
+		} else {
+			m.prot = (r.misc & (1u << 13)) ? 1 /* PROT_READ: data */ : 4 /* PROT_EXEC */;
+		}
+		const char *fn = (const char *)p + fixed;
+		size_t fl = strnlen(fn, n - fixed);
+		char *name = xmemdup0(fn, fl);
+		m.filename = name;
+		sym_mmap(f->sym, &m);
+		free(name);
+		break;
+	}
+	case PD_RECORD_SAMPLE: {
+		struct pd_sample s;
+		f->st->samples++;
+		if (pd_parse_sample(f->pd, &r, &s) < 0) {
+			f->st->damaged = true;
+			break;
+		}
+		fold_sample(f, &s);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,
+		struct profile *p, struct report_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	struct perf_data pd;
+	if (perf_data_open(&pd, path, buf, len) < 0)
+		return -1;
+	struct folder f = { .o = o, .pd = &pd, .p = p, .st = st, .filter = o->event_filter };
+	hashmap_init(&f.frame_cache);
+	hashmap_init(&f.pname_cache);
+	int ret = perf_data_walk(&pd, collect, &f);
+	if (ret < 0) {
+		st->damaged = true;
+		if (!o->keep_going)
+			goto out;
+		warn("%s: --keep-going: using the %" PRIu64 " records read before the damage", pd.path,
+		     st->records);
+	}
+	ret = 0;
+	f.sym = symbolizer_new(&o->sym);
+	for (size_t i = 0; i < pd.nr_build_ids; i++)
+		sym_add_build_id(f.sym, pd.build_ids[i].filename, pd.build_ids[i].id, pd.build_ids[i].id_len);
+	sort_entries(&f);
+	for (size_t i = 0; i < f.nr; i++)
+		replay_record(&f, &f.ents[i]);
+	if (st->damaged && !o->keep_going)
+		ret = -1;
+out:
+	symbolizer_free(f.sym);
+	hashmap_release(&f.frame_cache);
+	hashmap_release(&f.pname_cache);
+	free(f.ents);
+	free(f.seq_syms);
+	free(f.pnames);
+	free(f.buf);
+	perf_data_close(&pd);
+	return ret;
+}

@@ -1,0 +1,39 @@
+/* perf.data -> folded stacks: replays the file's records in time order
+ * through the symbolizer (as `perf script` does) and folds every sample
+ * with stackcollapse-perf.pl's rules applied to the lines perf script would
+ * print, so the result equals `perf script | stackcollapse-perf.pl [opts]`. */
+#ifndef SCORCH_PERFDATA_FOLD_H
+#define SCORCH_PERFDATA_FOLD_H
+
+#include "profile/profile.h"
+#include "symbolize/symbolize.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct report_opts {
+	bool pid, tid;            /* root frame comm-PID / comm-PID/TID */
+	bool kernel, jit;         /* _[k] / _[j] annotations */
+	bool addrs;               /* [unknown <PC>] */
+	bool script_pid;          /* fold as if perf script printed "pid/tid" (-F +pid) */
+	const char *event_filter; /* NULL: the first event seen */
+	bool keep_going;          /* on damage: keep what was read before it */
+	bool quiet;               /* no "Filtering for events" note */
+	int max_stack;            /* 0: 127 like perf script */
+	struct sym_options sym;
+};
+
+struct report_stats {
+	uint64_t records, samples, folded, skipped_event, unwound, unwind_failed;
+	uint64_t sort_moves; /* records that were out of time order */
+	bool damaged;
+};
+
+/* Fold perf.data buf[0..len) (named path in messages) into p. Returns 0, or
+ * -1 after printing an error (with keep_going: only when nothing usable
+ * was read; the damage is reported in st->damaged and as a warning). */
+int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,
+		struct profile *p, struct report_stats *st);
+
+#endif

@@ -1,0 +1,327 @@
+/* perf.data header, attributes and feature sections. */
+#include "perfdata/perfdata.h"
+#include "perfdata/internal.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HEADER_SIZE = 104, PIPE_HEADER_SIZE = 16, ATTR_MIN_SIZE = 64 };
+enum { FEAT_BUILD_ID = 2, FEAT_EVENT_DESC = 12, FEAT_COMPRESSED = 27 };
+
+int pd_damage(const struct perf_data *pd, uint64_t off, const char *what)
+{
+	return error("%s: byte %" PRIu64 ": %s", pd->path, off, what);
+}
+
+/* Decode a perf_event_attr of n bytes (older/newer sizes tolerated). */
+void pd_decode_attr(struct pd_attr *a, const uint8_t *p, size_t n)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = pd_u32(p);
+	a->config = pd_u64(p + 8);
+	a->sample_type = pd_u64(p + 24);
+	a->read_format = pd_u64(p + 32);
+	a->flags = pd_u64(p + 40);
+	if (n >= 80)
+		a->branch_sample_type = pd_u64(p + 72);
+	if (n >= 96) {
+		a->sample_regs_user = pd_u64(p + 80);
+		a->sample_stack_user = pd_u32(p + 88);
+	}
+}
+
+static void add_id(struct pd_attr *a, uint64_t id)
+{
+	a->ids = xreallocarray(a->ids, a->nr_ids + 1, sizeof(*a->ids));
+	a->ids[a->nr_ids++] = id;
+}
+
+/* perf's names for the common events, used when the file names none. */
+static char *derive_name(const struct pd_attr *a)
+{
+	static const char *const hw[] = { "cycles", "instructions", "cache-references",
+					  "cache-misses", "branches", "branch-misses",
+					  "bus-cycles", "stalled-cycles-frontend",
+					  "stalled-cycles-backend", "ref-cycles" };
+	static const char *const sw[] = { "cpu-clock", "task-clock", "page-faults",
+					  "context-switches", "cpu-migrations",
+					  "minor-faults", "major-faults", "alignment-faults",
+					  "emulation-faults", "dummy", "bpf-output", "cgroup-switches" };
+	char buf[64];
+	if (a->type == 0 && a->config < sizeof(hw) / sizeof(hw[0]))
+		return xstrdup(hw[a->config]);
+	if (a->type == 1 && a->config < sizeof(sw) / sizeof(sw[0]))
+		return xstrdup(sw[a->config]);
+	snprintf(buf, sizeof(buf), "unknown-%" PRIu32 ":%" PRIx64, a->type, a->config);
+	return xstrdup(buf);
+}
+
+/* Positions of the sample id, used to find a record's attribute. */
+static void compute_id_pos(struct perf_data *pd)
+{
+	pd->id_pos_sample = pd->id_pos_trailer = -1;
+	if (!pd->nr_attrs)
+		return;
+	uint64_t st = pd->attrs[0].sample_type;
+	if (st & PD_SAMPLE_IDENTIFIER) {
+		pd->id_pos_sample = 0;
+		pd->id_pos_trailer = 1;
+		return;
+	}
+	if (!(st & PD_SAMPLE_ID))
+		return;
+	int k = 0;
+	if (st & PD_SAMPLE_IP)
+		k++;
+	if (st & PD_SAMPLE_TID)
+		k++;
+	if (st & PD_SAMPLE_TIME)
+		k++;
+	if (st & PD_SAMPLE_ADDR)
+		k++;
+	pd->id_pos_sample = k;
+	int t = 1;
+	if (st & PD_SAMPLE_CPU)
+		t++;
+	if (st & PD_SAMPLE_STREAM_ID)
+		t++;
+	pd->id_pos_trailer = t;
+}
+
+void pd_finish_attrs(struct perf_data *pd)
+{
+	hashmap_release(&pd->id_map);
+	hashmap_init(&pd->id_map);
+	for (size_t i = 0; i < pd->nr_attrs; i++) {
+		if (!pd->attrs[i].name)
+			pd->attrs[i].name = derive_name(&pd->attrs[i]);
+		for (size_t k = 0; k < pd->attrs[i].nr_ids; k++) {
+			bool ins;
+			hashmap_upsert(&pd->id_map, pd->attrs[i].ids[k], (uint32_t)i, &ins);
+		}
+	}
+	compute_id_pos(pd);
+}
+
+int pd_add_attr(struct perf_data *pd, const uint8_t *p, size_t n, uint64_t off)
+{
+	if (n < ATTR_MIN_SIZE)
+		return pd_damage(pd, off, "attribute too small (expected at least 64 bytes)");
+	pd->attrs = xreallocarray(pd->attrs, pd->nr_attrs + 1, sizeof(*pd->attrs));
+	pd_decode_attr(&pd->attrs[pd->nr_attrs], p, n);
+	pd->nr_attrs++;
+	return 0;
+}
+
+void pd_attr_add_id(struct perf_data *pd, size_t idx, uint64_t id)
+{
+	add_id(&pd->attrs[idx], id);
+}
+
+static bool section_ok(const struct perf_data *pd, uint64_t off, uint64_t size)
+{
+	return off <= pd->len && size <= pd->len - off;
+}
+
+/* A perf string {u32 len; char s[len]} at *p (bounded by end). */
+static const char *read_string(const uint8_t **p, const uint8_t *end, size_t *slen)
+{
+	if (end - *p < 4)
+		return NULL;
+	uint32_t n = pd_u32(*p);
+	if ((size_t)(end - *p - 4) < n)
+		return NULL;
+	const char *s = (const char *)*p + 4;
+	*p += 4 + (size_t)n;
+	*slen = strnlen(s, n);
+	return s;
+}
+
+int pd_parse_event_desc(struct perf_data *pd, const uint8_t *p, size_t n, uint64_t off)
+{
+	const uint8_t *end = p + n;
+	if (n < 8)
+		return pd_damage(pd, off, "EVENT_DESC feature too small");
+	uint32_t nr = pd_u32(p), asz = pd_u32(p + 4);
+	p += 8;
+	if (asz < ATTR_MIN_SIZE)
+		return pd_damage(pd, off, "EVENT_DESC attribute size below 64");
+	for (uint32_t i = 0; i < nr; i++) {
+		if ((size_t)(end - p) < (size_t)asz + 4)
+			return pd_damage(pd, off + (uint64_t)(p - (end - n)), "truncated EVENT_DESC entry");
+		p += asz;
+		uint32_t nids = pd_u32(p);
+		p += 4;
+		size_t slen;
+		const char *name = read_string(&p, end, &slen);
+		if (!name || (size_t)(end - p) / 8 < nids)
+			return pd_damage(pd, off + (uint64_t)(p - (end - n)), "truncated EVENT_DESC name or ids");
+		/* Match by id, else by position. */
+		size_t target = i < pd->nr_attrs ? i : SIZE_MAX;
+		if (nids) {
+			uint64_t id0 = pd_u64(p);
+			for (size_t a = 0; a < pd->nr_attrs; a++)
+				for (size_t k = 0; k < pd->attrs[a].nr_ids; k++)
+					if (pd->attrs[a].ids[k] == id0)
+						target = a;
+		}
+		if (target != SIZE_MAX && !pd->attrs[target].name)
+			pd->attrs[target].name = xmemdup0(name, slen);
+		p += (size_t)nids * 8;
+	}
+	return 0;
+}
+
+/* One build_id_event: header, pid, build_id[24], filename. */
+int pd_add_build_id(struct perf_data *pd, const uint8_t *p, size_t n, uint64_t off)
+{
+	if (n < 8 + 4 + 24)
+		return pd_damage(pd, off, "build-id entry too small");
+	VEC_GROW(pd->build_ids, pd->nr_build_ids + 1, pd->build_ids_alloc);
+	struct pd_build_id *b = &pd->build_ids[pd->nr_build_ids];
+	b->misc = pd_u16(p + 4);
+	b->pid = (int32_t)pd_u32(p + 8);
+	memcpy(b->id, p + 12, 20);
+	b->id_len = 20;
+	if (b->misc & (1u << 15)) { /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+		uint8_t l = p[12 + 20];
+		b->id_len = l <= 20 ? l : 20;
+	}
+	b->filename_len = strnlen((const char *)p + 36, n - 36);
+	b->filename = xmemdup0(p + 36, b->filename_len);
+	pd->nr_build_ids++;
+	return 0;
+}
+
+static int parse_build_ids(struct perf_data *pd, const uint8_t *p, size_t n, uint64_t off)
+{
+	size_t pos = 0;
+	while (n - pos >= 8) {
+		uint16_t sz = pd_u16(p + pos + 6);
+		if (sz < 8 || sz > n - pos)
+			return pd_damage(pd, off + pos, "bad build-id entry size");
+		if (pd_add_build_id(pd, p + pos, sz, off + pos) < 0)
+			return -1;
+		pos += sz;
+	}
+	return 0;
+}
+
+int pd_feature(struct perf_data *pd, uint64_t feat, const uint8_t *p, size_t n, uint64_t off)
+{
+	switch (feat) {
+	case FEAT_BUILD_ID:
+		return parse_build_ids(pd, p, n, off);
+	case FEAT_EVENT_DESC:
+		return pd_parse_event_desc(pd, p, n, off);
+	default:
+		return 0; /* unknown or unused features are ignored */
+	}
+}
+
+static int parse_features(struct perf_data *pd)
+{
+	uint64_t base = pd->data_offset + pd->data_size;
+	size_t k = 0;
+	for (unsigned bit = 0; bit < 256; bit++) {
+		if (!(pd->features[bit / 64] >> (bit % 64) & 1))
+			continue;
+		uint64_t so = base + 16 * (uint64_t)k++;
+		if (!section_ok(pd, so, 16))
+			return pd_damage(pd, so, "feature section table runs past the end of the file");
+		uint64_t off = pd_u64(pd->buf + so), size = pd_u64(pd->buf + so + 8);
+		if (!section_ok(pd, off, size))
+			return pd_damage(pd, so, "feature section points past the end of the file");
+		if (pd_feature(pd, bit, pd->buf + off, size, off) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_file_header(struct perf_data *pd)
+{
+	const uint8_t *b = pd->buf;
+	if (pd->len < HEADER_SIZE)
+		return pd_damage(pd, pd->len, "file header truncated (expected 104 bytes)");
+	uint64_t hsize = pd_u64(b + 8), attr_size = pd_u64(b + 16);
+	if (hsize < HEADER_SIZE)
+		return pd_damage(pd, 8, "header size below 104");
+	uint64_t aoff = pd_u64(b + 24), asize = pd_u64(b + 32);
+	pd->data_offset = pd_u64(b + 40);
+	pd->data_size = pd_u64(b + 48);
+	for (int i = 0; i < 4; i++)
+		pd->features[i] = pd_u64(b + 72 + 8 * i);
+	if (attr_size < ATTR_MIN_SIZE + 16 || attr_size > 4096)
+		return pd_damage(pd, 16, "implausible attribute entry size");
+	if (!section_ok(pd, aoff, asize))
+		return pd_damage(pd, 24, "attribute section points past the end of the file");
+	if (!section_ok(pd, pd->data_offset, pd->data_size))
+		return pd_damage(pd, 40, "data section points past the end of the file (truncated?)");
+	size_t nr = (size_t)(asize / attr_size);
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t eo = aoff + i * attr_size;
+		const uint8_t *e = b + eo;
+		if (pd_add_attr(pd, e, (size_t)(attr_size - 16), eo) < 0)
+			return -1;
+		uint64_t ioff = pd_u64(e + attr_size - 16), isize = pd_u64(e + attr_size - 8);
+		if (!section_ok(pd, ioff, isize))
+			return pd_damage(pd, eo + attr_size - 16, "attribute ids point past the end of the file");
+		for (uint64_t k = 0; k + 8 <= isize; k += 8)
+			pd_attr_add_id(pd, i, pd_u64(b + ioff + k));
+	}
+	if (!nr)
+		return pd_damage(pd, 24, "no event attributes");
+	return parse_features(pd);
+}
+
+int perf_data_open(struct perf_data *pd, const char *path, const void *buf, size_t len)
+{
+	memset(pd, 0, sizeof(*pd));
+	hashmap_init(&pd->id_map);
+	pd->path = path ? path : "<stdin>";
+	pd->buf = buf;
+	pd->len = len;
+	if (len < PIPE_HEADER_SIZE)
+		return pd_damage(pd, len, "too short for a perf.data header (expected the \"PERFILE2\" magic)");
+	if (memcmp(buf, "PERFILE2", 8)) {
+		if (!memcmp(buf, "2ELIFREP", 8))
+			return error("%s: perf.data of the other byte order is not supported", pd->path);
+		if (!memcmp(buf, "PERFFILE", 8))
+			return error("%s: perf.data version 1 is not supported", pd->path);
+		return pd_damage(pd, 0, "not a perf.data file (expected the \"PERFILE2\" magic)");
+	}
+	uint64_t hsize = pd_u64(pd->buf + 8);
+	if (hsize == PIPE_HEADER_SIZE) {
+		pd->pipe = true;
+		pd->data_offset = PIPE_HEADER_SIZE;
+		pd->data_size = len - PIPE_HEADER_SIZE;
+		return 0; /* attrs arrive as records */
+	}
+	if (parse_file_header(pd) < 0) {
+		perf_data_close(pd);
+		return -1;
+	}
+	pd_finish_attrs(pd);
+	return 0;
+}
+
+void perf_data_close(struct perf_data *pd)
+{
+	for (size_t i = 0; i < pd->nr_attrs; i++) {
+		free(pd->attrs[i].name);
+		free(pd->attrs[i].ids);
+	}
+	free(pd->attrs);
+	for (size_t i = 0; i < pd->nr_build_ids; i++)
+		free(pd->build_ids[i].filename);
+	free(pd->build_ids);
+	pd_zstd_free(pd);
+	hashmap_release(&pd->id_map);
+	free(pd->dbuf);
+	memset(pd, 0, sizeof(*pd));
+}

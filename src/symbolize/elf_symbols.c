@@ -1,0 +1,421 @@
+/* ELF symbols through elfutils' libelf (see elf_symbols.h). */
+#include "symbolize/elf_symbols.h"
+
+#include "base/alloc.h"
+#include "symbolize/demangle.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	Elf_Scn *symtab, *dynsym;
+	char *path;
+};
+
+static void ef_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+static Elf_Scn *find_section_type(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	return NULL;
+}
+
+static Elf_Scn *find_section_name(Elf *elf, const char *name, GElf_Shdr *out)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, out))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, out->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static bool ef_setup(struct elf_file *f, const uint8_t *want_id, size_t want_len)
+{
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &f->ehdr))
+		return false;
+	if (want_id && want_len) {
+		const void *id;
+		ssize_t n = dwelf_elf_gnu_build_id(f->elf, &id);
+		if (n <= 0 || (size_t)n < want_len || memcmp(id, want_id, want_len))
+			return false;
+	}
+	f->symtab = find_section_type(f->elf, SHT_SYMTAB);
+	f->dynsym = find_section_type(f->elf, SHT_DYNSYM);
+	return true;
+}
+
+static bool ef_open(struct elf_file *f, const char *path, const uint8_t *want_id, size_t want_len)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return false;
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!ef_setup(f, want_id, want_len)) {
+		ef_close(f);
+		return false;
+	}
+	f->path = xstrdup(path);
+	return true;
+}
+
+size_t elf_file_build_id(const char *path, uint8_t id[20])
+{
+	elf_version(EV_CURRENT);
+	struct elf_file f;
+	if (!ef_open(&f, path, NULL, 0))
+		return 0;
+	const void *p;
+	ssize_t n = dwelf_elf_gnu_build_id(f.elf, &p);
+	size_t len = n > 0 ? (size_t)(n > 20 ? 20 : n) : 0;
+	if (len)
+		memcpy(id, p, len);
+	ef_close(&f);
+	return len;
+}
+
+/* ---- symbol extraction ------------------------------------------------- */
+
+struct phdrs {
+	GElf_Phdr *v;
+	size_t nr;
+};
+
+static void read_phdrs(Elf *elf, struct phdrs *ph)
+{
+	size_t n = 0;
+	ph->v = NULL;
+	ph->nr = 0;
+	if (elf_getphdrnum(elf, &n) || !n)
+		return;
+	ph->v = xcalloc(n, sizeof(*ph->v));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr p;
+		if (gelf_getphdr(elf, (int)i, &p) && p.p_type == PT_LOAD)
+			ph->v[ph->nr++] = p;
+	}
+}
+
+/* vaddr -> file offset through the PT_LOAD holding it (perf's
+ * elf_read_program_header adjustment); false when none holds it. */
+static bool vaddr_to_offset(const struct phdrs *ph, uint64_t v, uint64_t *off)
+{
+	for (size_t i = 0; i < ph->nr; i++) {
+		const GElf_Phdr *p = &ph->v[i];
+		if (v >= p->p_vaddr && v < p->p_vaddr + p->p_memsz) {
+			*off = v - (p->p_vaddr - p->p_offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+static unsigned count_underscores(const char *s)
+{
+	unsigned n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static void add_symbol(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *raw,
+		       bool demangle_names)
+{
+	size_t rl = strlen(raw);
+	char *dm = demangle_names ? demangle(raw, rl) : NULL;
+	const char *name = dm ? dm : raw;
+	size_t len = strlen(name);
+	symtab_add(t, start, size, bind, name, len, len, count_underscores(name));
+	free(dm);
+}
+
+static int elf_bind(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+		return SYM_BIND_GLOBAL;
+	case STB_WEAK:
+		return SYM_BIND_WEAK;
+	default:
+		return SYM_BIND_LOCAL;
+	}
+}
+
+static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phdrs *ph,
+		      bool demangle_names)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return 0;
+	size_t shstrndx = 0;
+	elf_getshdrstrndx(elf, &shstrndx);
+	size_t n = sh.sh_size / sh.sh_entsize;
+	int added = 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(d, (int)i, &s) || !s.st_name)
+			continue;
+		int type = GELF_ST_TYPE(s.st_info);
+		/* perf 6.1 keeps functions and data objects (for perf mem), and
+		 * zero-sized untyped labels in text or data sections. */
+		bool func = (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT) &&
+			    s.st_shndx != SHN_UNDEF;
+		bool label = type == STT_NOTYPE && s.st_shndx != SHN_UNDEF && s.st_shndx != SHN_ABS &&
+			     s.st_size == 0;
+		if (!func && !label)
+			continue;
+		if (s.st_shndx >= SHN_LORESERVE)
+			continue;
+		Elf_Scn *sec = elf_getscn(elf, s.st_shndx);
+		GElf_Shdr ssh;
+		if (!sec || !gelf_getshdr(sec, &ssh))
+			continue;
+		if (label) {
+			const char *secname = elf_strptr(elf, shstrndx, ssh.sh_name);
+			if (!secname || (!strstr(secname, "text") && !strstr(secname, "data")))
+				continue;
+		}
+		const char *raw = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!raw)
+			continue;
+		uint64_t start;
+		if (!vaddr_to_offset(ph, s.st_value, &start))
+			continue;
+		add_symbol(t, start, s.st_size, elf_bind(s.st_info), raw, demangle_names);
+		added++;
+	}
+	return added;
+}
+
+/* name@plt symbols for the PLT entries (x86-64 lazy .plt or .plt.sec). */
+static int synthesize_plt(struct symtab *t, Elf *elf, bool demangle_names)
+{
+	GElf_Shdr plt, pltsec, rel;
+	Elf_Scn *splt = find_section_name(elf, ".plt", &plt);
+	Elf_Scn *ssec = find_section_name(elf, ".plt.sec", &pltsec);
+	Elf_Scn *srel = find_section_name(elf, ".rela.plt", &rel);
+	if (!splt || !srel || rel.sh_type != SHT_RELA)
+		return 0;
+	Elf_Scn *dyn = elf_getscn(elf, rel.sh_link);
+	GElf_Shdr dsh;
+	Elf_Data *rd = elf_getdata(srel, NULL);
+	Elf_Data *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dyn, &dsh) || dsh.sh_type != SHT_DYNSYM || !rel.sh_entsize)
+		return 0;
+	uint64_t entry = 16, off;
+	if (ssec) {
+		off = pltsec.sh_offset;
+	} else {
+		off = plt.sh_offset + 16; /* skip the PLT header */
+	}
+	size_t n = rel.sh_size / rel.sh_entsize;
+	int added = 0;
+	for (size_t i = 0; i < n; i++, off += entry) {
+		GElf_Rela r;
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		const char *name = "";
+		size_t si = GELF_R_SYM(r.r_info);
+		GElf_Sym s;
+		if (si && gelf_getsym(dd, (int)si, &s)) {
+			const char *nm = elf_strptr(elf, dsh.sh_link, s.st_name);
+			if (nm)
+				name = nm;
+		}
+		char *dm = demangle_names ? demangle(name, strlen(name)) : NULL;
+		const char *base = dm ? dm : name;
+		size_t bl = strlen(base);
+		char *full = xmalloc(bl + 5);
+		memcpy(full, base, bl);
+		memcpy(full + bl, "@plt", 5);
+		symtab_add(t, off, entry, SYM_BIND_GLOBAL, full, bl + 4, bl + 4, count_underscores(full));
+		free(full);
+		free(dm);
+		added++;
+	}
+	return added;
+}
+
+/* ---- candidate files, in perf's order --------------------------------- */
+
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+static bool try_candidate(struct elf_file *syms, struct elf_file *runtime, const char *path,
+			  const struct elf_load_req *r)
+{
+	struct elf_file f;
+	if (!ef_open(&f, path, r->build_id, r->build_id_len))
+		return false;
+	bool used = false;
+	if (!syms->elf && f.symtab) {
+		*syms = f;
+		used = true;
+	}
+	if (!runtime->elf && f.dynsym) {
+		if (used) {
+			/* Same file in both roles: open it again for the second. */
+			struct elf_file g;
+			if (ef_open(&g, path, NULL, 0))
+				*runtime = g;
+		} else {
+			*runtime = f;
+			used = true;
+		}
+	}
+	if (!used)
+		ef_close(&f);
+	return syms->elf && runtime->elf;
+}
+
+static char *join(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = c ? strlen(c) : 0;
+	char *s = xmalloc(la + lb + lc + 1);
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb);
+	if (c)
+		memcpy(s + la + lb, c, lc);
+	s[la + lb + lc] = 0;
+	return s;
+}
+
+int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, char **runtime_path)
+{
+	elf_version(EV_CURRENT);
+	struct elf_file syms = { .fd = -1 }, runtime = { .fd = -1 }, main_file = { .fd = -1 };
+	*runtime_path = NULL;
+	if (r->image) {
+		main_file.elf = elf_memory((char *)r->image, r->image_len);
+		if (!ef_setup(&main_file, r->build_id, r->build_id_len)) {
+			ef_close(&main_file);
+			return -1;
+		}
+		runtime = main_file;
+		if (main_file.symtab) {
+			syms = runtime;
+			syms.elf = elf_memory((char *)r->image, r->image_len);
+			syms.path = NULL;
+		}
+	} else {
+		char *real = join(r->symfs ? r->symfs : "", r->path, NULL);
+		char idhex[41] = "";
+		if (r->build_id && r->build_id_len)
+			hex(idhex, r->build_id, r->build_id_len);
+		/* 1. .gnu_debuglink of the file itself. */
+		struct elf_file self;
+		if (ef_open(&self, real, r->build_id, r->build_id_len)) {
+			GElf_Word crc;
+			const char *link = dwelf_elf_gnu_debuglink(self.elf, &crc);
+			if (link && !strchr(link, '/')) {
+				char *dir = xstrdup(real);
+				char *slash = strrchr(dir, '/');
+				if (slash)
+					slash[1] = 0;
+				else
+					dir[0] = 0;
+				char *c1 = join(dir, link, NULL);
+				char *c2 = join(dir, ".debug/", link);
+				char *d2 = join("/usr/lib/debug", dir, NULL);
+				char *c3 = join(d2, link, NULL);
+				const char *cands[] = { c1, c2, c3 };
+				for (size_t i = 0; i < 3; i++)
+					if (strcmp(cands[i], real))
+						try_candidate(&syms, &runtime, cands[i], r);
+				free(c1);
+				free(c2);
+				free(d2);
+				free(c3);
+				free(dir);
+			}
+			ef_close(&self);
+		}
+		/* 2. build-id cache, 3. /usr/lib/debug, 4. the file. */
+		char *cands[6] = { 0 };
+		size_t nc = 0;
+		if (idhex[0] && r->debug_home) {
+			char rel[64];
+			snprintf(rel, sizeof(rel), "/.build-id/%.2s/%s", idhex, idhex + 2);
+			char *base = join(r->debug_home, rel, NULL);
+			cands[nc++] = join(base, "/elf", NULL);
+			cands[nc++] = join(base, "/debug", NULL);
+			free(base);
+		}
+		cands[nc++] = join("/usr/lib/debug", r->path, ".debug");
+		cands[nc++] = join("/usr/lib/debug", r->path, NULL);
+		if (idhex[0]) {
+			char rel[80];
+			snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", idhex, idhex + 2);
+			cands[nc++] = xstrdup(rel);
+		}
+		cands[nc++] = xstrdup(real);
+		for (size_t i = 0; i < nc; i++) {
+			if (!(syms.elf && runtime.elf))
+				try_candidate(&syms, &runtime, cands[i], r);
+			free(cands[i]);
+		}
+		free(real);
+	}
+	if (!syms.elf && !runtime.elf)
+		return -1;
+	struct phdrs ph;
+	read_phdrs(runtime.elf ? runtime.elf : syms.elf, &ph);
+	int n;
+	if (syms.elf)
+		n = load_table(t, syms.elf, syms.symtab, &ph, r->demangle);
+	else
+		n = load_table(t, runtime.elf, runtime.dynsym, &ph, r->demangle);
+	/* perf fixes sizes and duplicates, then adds the PLT entries. */
+	symtab_finish(t, false);
+	if (n > 0 && runtime.elf)
+		n += synthesize_plt(t, runtime.elf, r->demangle);
+	if (runtime.path)
+		*runtime_path = xstrdup(runtime.path);
+	else if (syms.path)
+		*runtime_path = xstrdup(syms.path);
+	free(ph.v);
+	if (syms.elf == runtime.elf)
+		syms.elf = NULL;
+	ef_close(&syms);
+	ef_close(&runtime);
+	return n;
+}

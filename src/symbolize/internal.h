@@ -1,0 +1,70 @@
+/* Symbolizer internals shared by the files of src/symbolize/. */
+#ifndef SCORCH_SYMBOLIZE_INTERNAL_H
+#define SCORCH_SYMBOLIZE_INTERNAL_H
+
+#include "base/hashmap.h"
+#include "base/strpool.h"
+#include "symbolize/symbolize.h"
+#include "symbolize/symtab.h"
+
+enum dso_kind { DSO_FILE, DSO_VDSO, DSO_JIT, DSO_NOSYMS, DSO_KERNEL, DSO_MODULE };
+
+struct dso {
+	const char *name; /* interned */
+	enum dso_kind kind;
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	bool loaded;
+	struct symtab syms;
+	char *runtime_path; /* ELF file with the code (unwinding), or NULL */
+	void *image;        /* in-memory copy (vdso), owned */
+	size_t image_len;
+	void *unwind;       /* per-dso unwinder state (unwind_dwarf.c) */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	uint32_t dso;
+	bool identity; /* dso address = ip (JIT and anonymous maps) */
+};
+
+struct addrspace {
+	struct map *v;
+	size_t nr, alloc;
+};
+
+struct thread {
+	int32_t pid, tid;
+	const char *comm;
+	bool comm_set;
+	uint32_t as;
+};
+
+struct symbolizer {
+	struct sym_options opts;
+	char *debug_home;
+	struct strpool strs;
+	struct thread *threads;
+	size_t nr_threads, threads_alloc;
+	struct hashmap tid_map; /* (uint32)tid -> thread index */
+	struct addrspace *spaces;
+	size_t nr_spaces, spaces_alloc;
+	struct dso *dsos;
+	size_t nr_dsos, dsos_alloc;
+	struct hashmap dso_map;      /* interned name -> dso index */
+	struct hashmap build_id_map; /* interned path -> index into bids */
+	struct { uint8_t id[20]; uint8_t len; } *bids;
+	size_t nr_bids, bids_alloc;
+	/* kernel */
+	uint64_t kmap_start, kmap_end, kref;
+	bool have_kmap;
+	uint32_t kernel_dso;
+	int64_t kdelta; /* kallsyms address - runtime address */
+	void *unwinder; /* unwind_dwarf.c state */
+};
+
+struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx);
+const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip);
+void sym_unwind_free(struct symbolizer *s);
+
+#endif

@@ -1,0 +1,563 @@
+/* Threads, address spaces and DSOs: perf's machine/thread/maps model (see
+ * symbolize.h), reduced to what symbol lookup needs. */
+#include "symbolize/symbolize.h"
+#include "symbolize/internal.h"
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "symbolize/kallsyms.h"
+#ifdef HAVE_ELFUTILS
+#include "symbolize/elf_symbols.h"
+#endif
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+static const char *intern(struct symbolizer *s, const char *str, size_t n)
+{
+	return strpool_str(&s->strs, strpool_intern(&s->strs, str, n));
+}
+
+struct symbolizer *symbolizer_new(const struct sym_options *opts)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	if (opts)
+		s->opts = *opts;
+	strpool_init(&s->strs);
+	hashmap_init(&s->tid_map);
+	hashmap_init(&s->dso_map);
+	hashmap_init(&s->build_id_map);
+	if (s->opts.debug_home) {
+		s->debug_home = xstrdup(s->opts.debug_home);
+	} else {
+		const char *home = getenv("HOME");
+		if (home && *home) {
+			size_t l = strlen(home);
+			s->debug_home = xmalloc(l + 8);
+			memcpy(s->debug_home, home, l);
+			memcpy(s->debug_home + l, "/.debug", 8);
+		}
+	}
+	s->kernel_dso = UINT32_MAX;
+	return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	sym_unwind_free(s);
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		symtab_release(&s->dsos[i].syms);
+		free(s->dsos[i].runtime_path);
+		free(s->dsos[i].image);
+	}
+	free(s->dsos);
+	for (size_t i = 0; i < s->nr_spaces; i++)
+		free(s->spaces[i].v);
+	free(s->spaces);
+	free(s->threads);
+	free(s->bids);
+	free(s->debug_home);
+	hashmap_release(&s->tid_map);
+	hashmap_release(&s->dso_map);
+	hashmap_release(&s->build_id_map);
+	strpool_release(&s->strs);
+	free(s);
+}
+
+void sym_add_build_id(struct symbolizer *s, const char *path, const uint8_t *id, size_t id_len)
+{
+	if (!id_len)
+		return;
+	uint32_t key = strpool_intern(&s->strs, path, strlen(path));
+	bool ins;
+	uint32_t *v = hashmap_upsert(&s->build_id_map, key, (uint32_t)s->nr_bids, &ins);
+	if (!ins)
+		return; /* first one wins */
+	(void)v;
+	VEC_GROW(s->bids, s->nr_bids + 1, s->bids_alloc);
+	memcpy(s->bids[s->nr_bids].id, id, id_len > 20 ? 20 : id_len);
+	s->bids[s->nr_bids].len = (uint8_t)(id_len > 20 ? 20 : id_len);
+	s->nr_bids++;
+}
+
+static size_t lookup_build_id(struct symbolizer *s, const char *path, uint8_t id[20])
+{
+	uint32_t key = strpool_find(&s->strs, path, strlen(path));
+	uint32_t idx;
+	if (key == UINT32_MAX || !hashmap_get(&s->build_id_map, key, &idx))
+		return 0;
+	memcpy(id, s->bids[idx].id, s->bids[idx].len);
+	return s->bids[idx].len;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static uint32_t new_space(struct symbolizer *s)
+{
+	VEC_GROW(s->spaces, s->nr_spaces + 1, s->spaces_alloc);
+	memset(&s->spaces[s->nr_spaces], 0, sizeof(s->spaces[0]));
+	return (uint32_t)s->nr_spaces++;
+}
+
+static uint32_t find_thread(struct symbolizer *s, int32_t tid)
+{
+	uint32_t idx;
+	if (hashmap_get(&s->tid_map, (uint32_t)tid, &idx))
+		return idx;
+	return UINT32_MAX;
+}
+
+static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid);
+
+static uint32_t findnew_thread(struct symbolizer *s, int32_t pid, int32_t tid)
+{
+	uint32_t idx = find_thread(s, tid);
+	if (idx != UINT32_MAX) {
+		struct thread *th = &s->threads[idx];
+		if (th->pid == -1 && pid != -1 && pid != th->pid) {
+			/* perf's machine__update_thread_pid: join the leader's maps. */
+			th->pid = pid;
+			if (pid != tid) {
+				uint32_t leader = findnew_thread(s, pid, pid);
+				s->threads[idx].as = s->threads[leader].as;
+			}
+		}
+		return idx;
+	}
+	return create_thread(s, pid, tid);
+}
+
+static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid)
+{
+	char comm[16];
+	int n = snprintf(comm, sizeof(comm), ":%" PRId32, tid);
+	uint32_t as;
+	if (pid == -1 || pid == tid) {
+		as = new_space(s);
+	} else {
+		uint32_t leader = findnew_thread(s, pid, pid);
+		as = s->threads[leader].as;
+	}
+	VEC_GROW(s->threads, s->nr_threads + 1, s->threads_alloc);
+	uint32_t idx = (uint32_t)s->nr_threads++;
+	struct thread *th = &s->threads[idx];
+	th->pid = pid;
+	th->tid = tid;
+	th->comm = intern(s, comm, (size_t)n);
+	th->comm_set = false;
+	th->as = as;
+	bool ins;
+	*hashmap_upsert(&s->tid_map, (uint32_t)tid, idx, &ins) = idx;
+	return idx;
+}
+
+void sym_comm(struct symbolizer *s, int32_t pid, int32_t tid, const char *comm, size_t comm_len,
+	      bool exec)
+{
+	(void)exec; /* perf keeps the maps on exec; new mmaps replace them */
+	uint32_t t = findnew_thread(s, pid, tid);
+	s->threads[t].comm = intern(s, comm, comm_len);
+	s->threads[t].comm_set = true;
+}
+
+static void clone_space(struct symbolizer *s, uint32_t dst, uint32_t src)
+{
+	struct addrspace *d = &s->spaces[dst];
+	const struct addrspace *from = &s->spaces[src];
+	VEC_GROW(d->v, from->nr, d->alloc);
+	if (from->nr)
+		memcpy(d->v, from->v, from->nr * sizeof(*d->v));
+	d->nr = from->nr;
+}
+
+void sym_fork(struct symbolizer *s, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid)
+{
+	uint32_t parent = findnew_thread(s, ppid, ptid);
+	/* An existing thread with this tid is replaced (tid reuse). */
+	uint32_t child = create_thread(s, pid, tid);
+	struct thread *p = &s->threads[parent], *c = &s->threads[child];
+	if (p->comm_set) {
+		c->comm = p->comm;
+		c->comm_set = true;
+	}
+	if (c->pid == p->pid || c->as == p->as)
+		return;
+	clone_space(s, c->as, p->as);
+}
+
+void sym_exit(struct symbolizer *s, int32_t pid, int32_t tid)
+{
+	(void)s; /* perf only marks the thread dead; it keeps resolving */
+	(void)pid;
+	(void)tid;
+}
+
+const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid)
+{
+	return s->threads[findnew_thread(s, pid, tid)].comm;
+}
+
+/* ---- DSOs ------------------------------------------------------------------ */
+
+static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kind kind)
+{
+	uint32_t key = strpool_intern(&s->strs, name, strlen(name));
+	bool ins;
+	uint32_t *v = hashmap_upsert(&s->dso_map, key, (uint32_t)s->nr_dsos, &ins);
+	if (!ins)
+		return *v;
+	VEC_GROW(s->dsos, s->nr_dsos + 1, s->dsos_alloc);
+	struct dso *d = &s->dsos[s->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->name = strpool_str(&s->strs, key);
+	d->kind = kind;
+	symtab_init(&d->syms);
+	d->build_id_len = (uint8_t)lookup_build_id(s, name, d->build_id);
+	return (uint32_t)s->nr_dsos++;
+}
+
+/* The vdso of this process: perf script uses its own, checked by build-id. */
+static void load_vdso(struct symbolizer *s, struct dso *d)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	FILE *f = fopen("/proc/self/maps", "r");
+	uint64_t start = 0, end = 0;
+	if (f) {
+		char line[512];
+		while (fgets(line, sizeof(line), f)) {
+			if (!strstr(line, "[vdso]"))
+				continue;
+			if (sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) != 2)
+				start = end = 0;
+			break;
+		}
+		fclose(f);
+	}
+	(void)s;
+	if (!base || start != base || end <= start)
+		return;
+	d->image_len = (size_t)(end - start);
+	d->image = xmalloc(d->image_len);
+	memcpy(d->image, (const void *)(uintptr_t)start, d->image_len);
+}
+
+static void load_dso(struct symbolizer *s, struct dso *d)
+{
+	d->loaded = true;
+	switch (d->kind) {
+	case DSO_JIT:
+		jitmap_load(&d->syms, d->name);
+		return;
+	case DSO_NOSYMS:
+	case DSO_KERNEL:
+	case DSO_MODULE:
+		return;
+	case DSO_VDSO:
+		load_vdso(s, d);
+		if (!d->image)
+			return;
+		break;
+	case DSO_FILE:
+		break;
+	}
+#ifdef HAVE_ELFUTILS
+	struct elf_load_req req = {
+		.path = d->name,
+		.symfs = s->opts.symfs,
+		.build_id = d->build_id_len ? d->build_id : NULL,
+		.build_id_len = d->build_id_len,
+		.debug_home = s->debug_home,
+		.demangle = !s->opts.no_demangle,
+		.image = d->image,
+		.image_len = d->image_len,
+	};
+	if (elf_load_symbols(&d->syms, &req, &d->runtime_path) < 0 && d->kind == DSO_VDSO &&
+	    d->build_id_len && s->debug_home) {
+		/* A vdso of another kernel: perf's build-id cache copy. */
+		char path[4096], hex[41];
+		for (size_t i = 0; i < d->build_id_len; i++)
+			sprintf(hex + 2 * i, "%02x", d->build_id[i]);
+		snprintf(path, sizeof(path), "%s/[vdso]/%s/vdso", s->debug_home, hex);
+		struct elf_load_req r2 = req;
+		r2.image = NULL;
+		r2.path = path;
+		r2.symfs = NULL;
+		free(d->image);
+		d->image = NULL;
+		elf_load_symbols(&d->syms, &r2, &d->runtime_path);
+	}
+#endif
+}
+
+struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
+{
+	struct dso *d = &s->dsos[idx];
+	if (!d->loaded)
+		load_dso(s, d);
+	return &s->dsos[idx];
+}
+
+/* ---- maps ------------------------------------------------------------------- */
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Insert m, cutting the parts of older maps it overlaps (perf's
+ * maps__fixup_overlappings). */
+static void insert_map(struct addrspace *as, const struct map *m)
+{
+	size_t n = as->nr;
+	for (size_t i = 0; i < n; i++) {
+		struct map *o = &as->v[i];
+		if (o->end <= m->start || o->start >= m->end)
+			continue;
+		struct map old = *o;
+		o->end = o->start; /* mark removed */
+		if (old.start < m->start) {
+			struct map left = old;
+			left.end = m->start;
+			VEC_GROW(as->v, as->nr + 1, as->alloc);
+			as->v[as->nr++] = left;
+		}
+		if (old.end > m->end) {
+			struct map right = old;
+			right.pgoff += m->end - old.start;
+			right.start = m->end;
+			VEC_GROW(as->v, as->nr + 1, as->alloc);
+			as->v[as->nr++] = right;
+		}
+		o = &as->v[i];
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < as->nr; i++)
+		if (as->v[i].end > as->v[i].start)
+			as->v[w++] = as->v[i];
+	as->nr = w;
+	VEC_GROW(as->v, as->nr + 1, as->alloc);
+	as->v[as->nr++] = *m;
+	qsort(as->v, as->nr, sizeof(*as->v), cmp_map);
+}
+
+static const struct map *space_find(const struct addrspace *as, uint64_t ip)
+{
+	size_t lo = 0, hi = as->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (as->v[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && ip < as->v[lo - 1].end)
+		return &as->v[lo - 1];
+	return NULL;
+}
+
+static bool starts(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
+{
+	const char *fn = m->filename;
+	if (m->kernel || m->pid == -1) {
+		if (starts(fn, "[kernel.kallsyms]") || starts(fn, "[guest.kernel.kallsyms")) {
+			s->kmap_start = m->start;
+			s->kmap_end = m->start + m->len;
+			if (s->kmap_end < s->kmap_start || !m->len)
+				s->kmap_end = UINT64_MAX;
+			s->kref = m->pgoff;
+			s->have_kmap = true;
+			if (s->kernel_dso == UINT32_MAX)
+				s->kernel_dso = findnew_dso(s, "[kernel.kallsyms]", DSO_KERNEL);
+		}
+		return; /* modules: not resolved (none on the machines we target) */
+	}
+	uint32_t t = findnew_thread(s, m->pid, m->tid);
+	uint32_t asi = s->threads[t].as;
+	bool anon = !strcmp(fn, "//anon") || starts(fn, "/dev/zero") || starts(fn, "/anon_hugepage") ||
+		    (m->flags & 0x40000 /* MAP_HUGETLB */);
+	bool vdso = !strcmp(fn, "[vdso]");
+	bool no_dso = starts(fn, "[stack") || starts(fn, "/SYSV") || !strcmp(fn, "[heap]");
+	struct map map = { .start = m->start, .end = m->start + m->len, .pgoff = m->pgoff };
+	if (map.end <= map.start)
+		return;
+	char jit[64];
+	if ((anon || no_dso) && (m->prot & PROT_EXEC)) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%" PRId32 ".map", m->pid);
+		map.dso = findnew_dso(s, jit, DSO_JIT);
+	} else if (vdso) {
+		map.pgoff = 0;
+		map.dso = findnew_dso(s, fn, DSO_VDSO);
+	} else if (anon || no_dso) {
+		map.dso = findnew_dso(s, fn, DSO_NOSYMS);
+	} else {
+		map.dso = findnew_dso(s, fn, DSO_FILE);
+		if (m->build_id_len && !s->dsos[map.dso].build_id_len) {
+			size_t l = m->build_id_len > 20 ? 20 : m->build_id_len;
+			memcpy(s->dsos[map.dso].build_id, m->build_id, l);
+			s->dsos[map.dso].build_id_len = (uint8_t)l;
+		}
+	}
+	map.identity = anon || no_dso;
+	insert_map(&s->spaces[asi], &map);
+}
+
+int sym_load_proc(struct symbolizer *s, int32_t pid)
+{
+	char path[64], line[4096 + 256];
+	snprintf(path, sizeof(path), "/proc/%" PRId32 "/comm", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+		sym_comm(s, pid, pid, line, n, false);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%" PRId32 "/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, off;
+		char perms[8];
+		unsigned maj, min;
+		uint64_t ino;
+		int pos = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start,
+			   &end, perms, &off, &maj, &min, &ino, &pos) < 7)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		char *name = line + pos;
+		name[strcspn(name, "\n")] = 0;
+		struct sym_mmap m = { .pid = pid, .tid = pid, .start = start, .len = end - start,
+				      .pgoff = off, .maj = maj, .min = min, .ino = ino,
+				      .prot = PROT_READ | PROT_EXEC, .filename = *name ? name : "//anon" };
+		sym_mmap(s, &m);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- kernel ------------------------------------------------------------------ */
+
+static void hexstr(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+static void load_kernel(struct symbolizer *s, struct dso *d)
+{
+	d->loaded = true;
+	const char *path = s->opts.kallsyms;
+	char buf[4096];
+	if (!path) {
+		path = "/proc/kallsyms";
+		if (d->build_id_len) {
+			uint8_t run[20];
+			size_t rl = kernel_build_id(run);
+			if (rl != d->build_id_len || memcmp(run, d->build_id, rl)) {
+				char hex[41];
+				hexstr(hex, d->build_id, d->build_id_len);
+				snprintf(buf, sizeof(buf), "%s/[kernel.kallsyms]/%s/kallsyms",
+					 s->debug_home ? s->debug_home : "", hex);
+				path = buf;
+			}
+		}
+	}
+	uint64_t text = 0;
+	if (kallsyms_load(&d->syms, path, &text) < 0)
+		return;
+	if (text && s->kref)
+		s->kdelta = (int64_t)(text - s->kref);
+}
+
+/* ---- lookup -------------------------------------------------------------------- */
+
+const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
+{
+	uint32_t t = findnew_thread(s, pid, tid);
+	return space_find(&s->spaces[s->threads[t].as], ip);
+}
+
+int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,
+	       struct sym_frame *f)
+{
+	f->name = NULL;
+	f->dso = "[unknown]";
+	f->offset = 0;
+	f->dso_addr = ip;
+	f->have_map = false;
+	if (is_kernel) {
+		if (s->kernel_dso == UINT32_MAX) {
+			s->kernel_dso = findnew_dso(s, "[kernel.kallsyms]", DSO_KERNEL);
+			s->kmap_start = 0;
+			s->kmap_end = UINT64_MAX;
+		}
+		if (ip < s->kmap_start || ip >= s->kmap_end)
+			return 1;
+		struct dso *d = &s->dsos[s->kernel_dso];
+		if (!d->loaded)
+			load_kernel(s, d);
+		f->dso = d->name;
+		f->have_map = true;
+		uint64_t a = ip + (uint64_t)s->kdelta;
+		const struct symbol *sy = symtab_find(&d->syms, a);
+		if (!sy)
+			return 1;
+		f->name = sy->name;
+		f->offset = a - sy->start;
+		return 0;
+	}
+	const struct map *m = sym_find_map(s, pid, tid, ip);
+	if (!m)
+		return 1;
+	uint64_t a = m->identity ? ip : ip - m->start + m->pgoff;
+	uint32_t di = m->dso;
+	struct dso *d = sym_dso_loaded(s, di);
+	f->dso = d->name;
+	f->dso_addr = a;
+	f->have_map = true;
+	const struct symbol *sy = symtab_find(&d->syms, a);
+	if (!sy)
+		return 1;
+	f->name = sy->name;
+	f->offset = a - sy->start;
+	return 0;
+}
+
+#ifndef HAVE_ELFUTILS
+int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
+		void (*fn)(const char *name, void *arg), void *arg)
+{
+	(void)s, (void)pid, (void)tid, (void)ip, (void)fn, (void)arg;
+	return 0;
+}
+
+int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct sym_user_regs *regs,
+		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
+{
+	(void)s, (void)pid, (void)tid, (void)regs, (void)stack, (void)stack_len, (void)ips, (void)max;
+	return -1;
+}
+
+void sym_unwind_free(struct symbolizer *s)
+{
+	(void)s;
+}
+#endif
