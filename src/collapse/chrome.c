@@ -269,7 +269,8 @@ static int parse_trace(struct profile *p, const struct json_doc *d, json_id even
 	if (skipped || no)
 		warn("%s: skipped %zu trace events without pid/tid/ts/name or an unmatched E, "
 		     "%zu B events never ended", diag->name, skipped, no);
-	qsort(ev, n, sizeof(*ev), tev_cmp);
+	if (n)
+		qsort(ev, n, sizeof(*ev), tev_cmp);
 
 	/* Per thread: a stack of open events; a new event first closes those
 	 * that stopped at or before its start, then takes its duration off

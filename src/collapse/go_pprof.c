@@ -176,7 +176,8 @@ static int parse_raw(struct profile *p, const struct collapse_source *src, struc
 	}
 	if (!ret && state == IGNORE)
 		warn("%s: no 'Samples:' section (not go tool pprof -raw output?)", d->name);
-	qsort(locs, nl, sizeof(*locs), loc_cmp);
+	if (nl)
+		qsort(locs, nl, sizeof(*locs), loc_cmp);
 
 	struct cx_stack rev = { 0 };
 	for (size_t s = 0; !ret && s < ns; s++) {
@@ -191,7 +192,7 @@ static int parse_raw(struct profile *p, const struct collapse_source *src, struc
 			const char *fe = sp ? sp : end;
 			struct loc key = { 0 };
 			const struct loc *hit = NULL;
-			if (cx_parse_u64(q, (size_t)(fe - q), &key.id))
+			if (nl && cx_parse_u64(q, (size_t)(fe - q), &key.id))
 				hit = bsearch(&key, locs, nl, sizeof(*locs), loc_cmp);
 			if (hit && !(hit->len == 1 && hit->name[0] == '0'))
 				cx_stack_push(&rev, profile_sym(p, hit->name, hit->len));
