@@ -330,18 +330,24 @@ static bool is_hex_lower(char c)
 	return perf_is_digit(c) || (c >= 'a' && c <= 'f');
 }
 
+size_t perf_strip_offset(const char *s, size_t n)
+{
+	/* s/\+0x[\da-f]+$// */
+	size_t i = n;
+	while (i > 0 && is_hex_lower(s[i - 1]))
+		i--;
+	if (i < n && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '+')
+		return i - 3;
+	return n;
+}
+
 bool perf_frame_names(const struct perf_frame_line *fr, const struct perf_tidy_opts *o,
 		      struct perf_parts *pp)
 {
 	const char *s = fr->rawfunc.s;
 	size_t n = fr->rawfunc.n;
 	pp->first_unknown = SIZE_MAX;
-	/* s/\+0x[\da-f]+$// */
-	size_t i = n;
-	while (i > 0 && is_hex_lower(s[i - 1]))
-		i--;
-	if (i < n && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '+')
-		n = i - 3;
+	n = perf_strip_offset(s, n);
 	if (n && s[0] == '(')
 		return false;
 	/* split /\->/: fields in order, trailing empty fields dropped. */

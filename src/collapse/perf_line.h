@@ -77,6 +77,9 @@ void perf_parts_release(struct perf_parts *pp);
 bool perf_frame_names(const struct perf_frame_line *fr, const struct perf_tidy_opts *o,
 		      struct perf_parts *pp);
 
+/* The length of a symbol without a trailing +0x<lowercase hex> offset. */
+size_t perf_strip_offset(const char *s, size_t n);
+
 /* Append one part, or append text to the last part. */
 void perf_parts_push(struct perf_parts *pp, const char *s, size_t n);
 void perf_parts_append_last(struct perf_parts *pp, const char *s, size_t n);

@@ -1,0 +1,205 @@
+/* Caches of the perf script fast path; see perf_cache.h. */
+#include "collapse/perf_cache.h"
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	BLOCKS_MAX_SLOTS = 1 << 21, /* 96 MiB of slots: beyond, blocks are folded uncached */
+};
+
+static uint64_t read64(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Two independent lanes of hash.h's multiply-fold mix over 16-byte words. */
+struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)
+{
+	uint64_t h1 = 0x243f6a8885a308d3ull ^ n ^ (flag ? 0x6a617661ull : 0);
+	uint64_t h2 = 0x13198a2e03707344ull ^ (n * 0x9e3779b97f4a7c15ull) ^ (flag ? 1 : 0);
+	while (n >= 16) {
+		uint64_t x = read64(p), y = read64(p + 8);
+		h1 = hash_mix(x ^ 0xa4093822299f31d0ull, y ^ h1);
+		h2 = hash_mix(y ^ 0x082efa98ec4e6c89ull, x ^ h2 ^ 0x452821e638d01377ull);
+		p += 16;
+		n -= 16;
+	}
+	uint64_t x = 0, y = 0;
+	if (n >= 8) {
+		x = read64(p);
+		y = read64(p + n - 8);
+	} else if (n) {
+		memcpy(&x, p, n);
+	}
+	h1 = hash_mix(x ^ 0xbe5466cf34e90c6cull ^ h1, y ^ 0xc0ac29b7c97c50ddull);
+	h2 = hash_mix(y ^ 0x3f84d5b5b5470917ull ^ h2, x ^ 0x9216d5d98979fb1bull);
+	return (struct perf_fp){ hash_mix(h1, 0xd1310ba698dfb5acull) ^ h1,
+				 hash_mix(h2, 0x2ffd72dbd01adfb7ull) ^ h2 };
+}
+
+/* ---- blocks ---- */
+
+void perf_blocks_init(struct perf_blocks *t)
+{
+	t->mask = 1023;
+	t->nr = 0;
+	t->slots = xcalloc(t->mask + 1, sizeof(*t->slots));
+}
+
+void perf_blocks_release(struct perf_blocks *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool same_block(const struct perf_block *b, struct perf_fp fp, uint32_t len, bool java)
+{
+	return b->key == fp.key && b->check == fp.check && b->len == len && b->java == java;
+}
+
+struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp fp, uint32_t len,
+				    bool java)
+{
+	size_t i = fp.key & t->mask;
+	while (t->slots[i].used) {
+		if (same_block(&t->slots[i], fp, len, java))
+			return &t->slots[i];
+		i = (i + 1) & t->mask;
+	}
+	return NULL;
+}
+
+static void blocks_grow(struct perf_blocks *t)
+{
+	size_t mask = t->mask * 2 + 1;
+	struct perf_block *slots = xcalloc(mask + 1, sizeof(*slots));
+	for (size_t i = 0; i <= t->mask; i++) {
+		if (!t->slots[i].used)
+			continue;
+		size_t j = t->slots[i].key & mask;
+		while (slots[j].used)
+			j = (j + 1) & mask;
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = mask;
+}
+
+struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp, uint32_t len, bool java)
+{
+	if ((t->nr + 1) * 10 > (t->mask + 1) * 7) {
+		if (t->mask + 1 >= BLOCKS_MAX_SLOTS)
+			return NULL;
+		blocks_grow(t);
+	}
+	size_t i = fp.key & t->mask;
+	while (t->slots[i].used)
+		i = (i + 1) & t->mask;
+	t->slots[i] = (struct perf_block){
+		.key = fp.key, .check = fp.check, .len = len, .seq = PERF_NONE,
+		.pnode = 0, .leaf = PERF_NONE, .acc = 0, .used = true, .java = java,
+	};
+	t->nr++;
+	return &t->slots[i];
+}
+
+void perf_blocks_flush(struct perf_blocks *t, struct profile *p)
+{
+	for (size_t i = 0; i <= t->mask; i++) {
+		struct perf_block *b = &t->slots[i];
+		if (b->used && b->leaf != PERF_NONE) {
+			profile_count(p, b->leaf, b->acc);
+			b->leaf = PERF_NONE;
+			b->acc = 0;
+		}
+	}
+}
+
+/* ---- lines ---- */
+
+void perf_lines_init(struct perf_lines *t)
+{
+	memset(t, 0, sizeof(*t));
+	hashmap_init(&t->map);
+}
+
+void perf_lines_release(struct perf_lines *t)
+{
+	hashmap_release(&t->map);
+	free(t->ents);
+	free(t->pool);
+	memset(t, 0, sizeof(*t));
+}
+
+bool perf_lines_get(const struct perf_lines *t, struct perf_fp fp, const sym_t **syms, uint32_t *n)
+{
+	uint32_t idx;
+	if (!hashmap_get(&t->map, fp.key, &idx) || t->ents[idx].check != fp.check)
+		return false;
+	*syms = t->pool + t->ents[idx].off;
+	*n = t->ents[idx].n;
+	return true;
+}
+
+void perf_lines_add(struct perf_lines *t, struct perf_fp fp, const sym_t *syms, uint32_t n)
+{
+	if (t->nents >= UINT32_MAX - 1 || t->npool + n >= UINT32_MAX)
+		return;
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&t->map, fp.key, (uint32_t)t->nents, &inserted);
+	if (!inserted)
+		return; /* another line with this key: leave it uncached */
+	(void)slot;
+	VEC_GROW(t->pool, t->npool + n, t->pool_alloc);
+	if (n)
+		memcpy(t->pool + t->npool, syms, n * sizeof(*syms));
+	VEC_GROW(t->ents, t->nents + 1, t->ents_alloc);
+	t->ents[t->nents++] = (struct perf_line_ent){ fp.check, (uint32_t)t->npool, n };
+	t->npool += n;
+}
+
+/* ---- sequences ---- */
+
+void perf_seqs_init(struct perf_seqs *t)
+{
+	memset(t, 0, sizeof(*t));
+	hashmap_init(&t->map);
+}
+
+void perf_seqs_release(struct perf_seqs *t)
+{
+	hashmap_release(&t->map);
+	free(t->ents);
+	free(t->pool);
+	memset(t, 0, sizeof(*t));
+}
+
+uint32_t perf_seqs_intern(struct perf_seqs *t, const sym_t *syms, uint32_t n)
+{
+	uint64_t h = hash_bytes(syms, (size_t)n * sizeof(*syms));
+	for (;;) {
+		bool inserted;
+		uint32_t *slot = hashmap_upsert(&t->map, h, (uint32_t)t->nents, &inserted);
+		if (!inserted) {
+			const struct perf_seq_ent *e = &t->ents[*slot];
+			if (e->n == n && (n == 0 || !memcmp(t->pool + e->off, syms, (size_t)n * sizeof(*syms))))
+				return *slot;
+			h = hash_u64(h); /* a different sequence with this hash: next key */
+			continue;
+		}
+		VEC_GROW(t->pool, t->npool + n, t->pool_alloc);
+		if (n)
+			memcpy(t->pool + t->npool, syms, (size_t)n * sizeof(*syms));
+		VEC_GROW(t->ents, t->nents + 1, t->ents_alloc);
+		t->ents[t->nents] = (struct perf_seq_ent){ (uint32_t)t->npool, n };
+		t->npool += n;
+		return (uint32_t)t->nents++;
+	}
+}

@@ -1,0 +1,92 @@
+/* The caches of the perf script fast path (see perf_script.c):
+ *   blocks  a sample's frame-line block (by fingerprint) -> its frame
+ *           sequence, plus the last (process node -> leaf) it was folded
+ *           under and the periods not yet added to that leaf, all in one
+ *           slot so that a repeated sample costs one cache miss;
+ *   lines   a frame line (by fingerprint) -> the frame names it gives;
+ *   seqs    a sequence of frame names (root first) -> a small id, exact.
+ * One set per chunk; nothing is shared between threads. */
+#ifndef SCORCH_COLLAPSE_PERF_CACHE_H
+#define SCORCH_COLLAPSE_PERF_CACHE_H
+
+#include "base/hashmap.h"
+#include "profile/profile.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERF_NONE UINT32_MAX
+
+/* 128-bit fingerprint of a byte string (length and a flag mixed in). */
+struct perf_fp {
+	uint64_t key, check;
+};
+
+struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag);
+
+struct perf_block {
+	uint64_t key, check;
+	uint32_t len;
+	uint32_t seq;   /* frame sequence, PERF_NONE when only seen filtered out */
+	node_t pnode;   /* process node of the pending count */
+	node_t leaf;    /* its leaf, PERF_NONE when nothing is pending */
+	double acc;     /* periods not yet added to leaf */
+	bool used, java;
+};
+
+struct perf_blocks {
+	struct perf_block *slots;
+	size_t mask, nr;
+};
+
+void perf_blocks_init(struct perf_blocks *t);
+void perf_blocks_release(struct perf_blocks *t);
+struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp fp, uint32_t len,
+				    bool java);
+/* NULL when the table reached its size limit. The pointer is valid until
+ * the next add. */
+struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp, uint32_t len, bool java);
+/* Add every pending count to its leaf. */
+void perf_blocks_flush(struct perf_blocks *t, struct profile *p);
+
+/* Frame lines -> runs of syms in a pool. */
+struct perf_lines {
+	struct hashmap map; /* fp.key -> entry */
+	struct perf_line_ent {
+		uint64_t check;
+		uint32_t off, n;
+	} *ents;
+	size_t nents, ents_alloc;
+	sym_t *pool;
+	size_t npool, pool_alloc;
+};
+
+void perf_lines_init(struct perf_lines *t);
+void perf_lines_release(struct perf_lines *t);
+/* Returns true and the syms of a cached line. */
+bool perf_lines_get(const struct perf_lines *t, struct perf_fp fp, const sym_t **syms, uint32_t *n);
+void perf_lines_add(struct perf_lines *t, struct perf_fp fp, const sym_t *syms, uint32_t n);
+
+/* Exact interning of sym sequences. */
+struct perf_seqs {
+	struct hashmap map; /* hash (rehashed on collision) -> id */
+	struct perf_seq_ent {
+		uint32_t off, n;
+	} *ents;
+	size_t nents, ents_alloc;
+	sym_t *pool;
+	size_t npool, pool_alloc;
+};
+
+void perf_seqs_init(struct perf_seqs *t);
+void perf_seqs_release(struct perf_seqs *t);
+uint32_t perf_seqs_intern(struct perf_seqs *t, const sym_t *syms, uint32_t n);
+
+static inline const sym_t *perf_seq(const struct perf_seqs *t, uint32_t id, uint32_t *n)
+{
+	*n = t->ents[id].n;
+	return t->pool + t->ents[id].off;
+}
+
+#endif
