@@ -173,3 +173,23 @@ expect_exit "diff/missing file exits 1" 1 "$SCORCH" diff "$fgt/small.folded" "$f
 echo "precious" >"$fgt/keep.diff"
 expect_exit "diff/-o with a missing input fails" 1 "$SCORCH" diff -o "$fgt/keep.diff" "$fgt/small.folded" "$fgt/nonexistent"
 if [ "$(cat "$fgt/keep.diff")" = precious ]; then ok "diff/-o keeps the old file on failure"; else not_ok "diff/-o keeps the old file on failure"; fi
+
+# --threads=2 splits a file in two halves: same frames as one thread, and
+# malformed lines in either half reported with their real line numbers.
+fgep=$fgc/collapse/example-perf-stacks-collapsed-all.txt
+if [ -f "$fgep" ]; then
+	{ cat "$fgep" "$fgep"; echo "bad line one"; cat "$fgep" "$fgep"; echo "bad line two"; } >"$fgt/big.folded"
+	fg_l1=$(($(wc -l <"$fgep") * 2 + 1))
+	fg_l2=$(($(wc -l <"$fgep") * 4 + 2))
+	"$SCORCH" flamegraph --dump-frames --threads=1 "$fgt/big.folded" >"$fgt/t1.tsv" 2>"$fgt/t1.err"
+	"$SCORCH" flamegraph --dump-frames --threads=2 "$fgt/big.folded" >"$fgt/t2.tsv" 2>"$fgt/t2.err"
+	test_cmp "flamegraph/--threads=2 draws what one thread draws" "$fgt/t1.tsv" "$fgt/t2.tsv"
+	test_cmp "flamegraph/--threads=2 reports the same lines" "$fgt/t1.err" "$fgt/t2.err"
+	expect_grep "flamegraph/--threads=2 line numbers in the first half" "big.folded:$fg_l1: ignored" "$fgt/t2.err"
+	expect_grep "flamegraph/--threads=2 line numbers in the second half" "big.folded:$fg_l2: ignored" "$fgt/t2.err"
+	"$SCORCH" flamegraph --dump-frames --flamechart --threads=2 "$fgt/big.folded" >"$fgt/c2.tsv" 2>/dev/null
+	"$SCORCH" flamegraph --dump-frames --flamechart --threads=1 "$fgt/big.folded" >"$fgt/c1.tsv" 2>/dev/null
+	test_cmp "flamegraph/--threads=2 keeps flame-chart order" "$fgt/c1.tsv" "$fgt/c2.tsv"
+else
+	skip "flamegraph/--threads=2" "no $fgep"
+fi
