@@ -251,7 +251,14 @@ void svg_dump_frames(struct out *o, const struct profile *p, const struct layout
 	for (size_t i = 0; i < l->nr; i++) {
 		const struct frame *f = &l->frames[i];
 		struct box b = frame_box(f, &g, s);
-		put_title(o, p, l, f, s);
+		const struct nameattr_entry *na = NULL;
+		if (s->nameattr)
+			na = nameattr_find(s->nameattr, profile_name(p, f->node),
+					   profile_name_len(p, f->node));
+		if (na && na->title)
+			xml_escape_str(o, na->title, ESC_QUOT);
+		else
+			put_title(o, p, l, f, s);
 		double rx1 = round1(b.x1), rx2 = round1(b.x2);
 		out_printf(o, "\t%.1f\t", rx1);
 		put_num(o, b.y1);
