@@ -211,10 +211,10 @@ static void emit(struct chunk *c)
 	profile_count(c->p, node, c->period);
 }
 
-static void report_bad(struct chunk *c, const char *line, size_t n)
+static void report_bad(struct chunk *c, const char *line, size_t n, bool orphan)
 {
 	if (c->bad < MAX_REPORTED) {
-		c->bad_orphan[c->bad] = !c->have_pname && perf_is_space(line[0]);
+		c->bad_orphan[c->bad] = orphan;
 		c->bad_at[c->bad] = line;
 		c->bad_len[c->bad] = n;
 	}
@@ -348,14 +348,14 @@ static void process_line(struct chunk *c, const char *line, size_t n, struct cur
 			 * (report the first of each run). */
 			if (!c->in_dropped && !c->orphan_seen) {
 				c->orphan_seen = true;
-				report_bad(c, line, n);
+				report_bad(c, line, n, true);
 			}
 			return;
 		}
 		frame_line(c, &fr, cur);
 		return;
 	}
-	report_bad(c, line, n);
+	report_bad(c, line, n, false);
 }
 
 /* ---- the fast path ---- */
