@@ -46,6 +46,7 @@ const char report_usage[] =
 	"      --no-demangle       keep mangled C++/Rust names\n"
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
 	"      --stats             print record/sample counts to stderr\n"
+	"      --script            write perf script's default text instead of folded stacks\n"
 	"  -q, --quiet             no notes on stderr\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -70,6 +71,7 @@ enum {
 	OPT_SYMFS,
 	OPT_NO_DEMANGLE,
 	OPT_STATS,
+	OPT_SCRIPT,
 	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
@@ -90,6 +92,7 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "script", no_argument, NULL, OPT_SCRIPT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	/* every option of `scorch flamegraph`, forwarded for SVG output */
@@ -187,7 +190,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
 	const char *input = NULL, *output = NULL;
-	bool stats = false;
+	bool stats = false, script = false;
 	struct graph_args g = { 0 };
 	graph_push(&g, "flamegraph");
 	int c, idx;
@@ -248,6 +251,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_STATS:
 			stats = true;
 			break;
+		case OPT_SCRIPT:
+			script = true;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -287,7 +293,24 @@ int cmd_report(int argc, char **argv)
 	struct profile p;
 	profile_init(&p);
 	struct report_stats st;
+	struct out *script_out = NULL;
+	if (script) {
+		if (svg)
+			die_usage("report: --script writes text, not SVG");
+		script_out = out_open(output);
+		if (!script_out) {
+			input_release(&in);
+			return 1;
+		}
+		o.script = script_out;
+	}
 	int rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
+	if (script_out) {
+		if (rc)
+			out_abort(script_out);
+		else
+			rc = out_commit(script_out) ? 1 : 0;
+	}
 	if (stats)
 		fprintf(stderr,
 			"scorch: report: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64
@@ -295,7 +318,7 @@ int cmd_report(int argc, char **argv)
 			" not), %" PRIu64 " out of time order\n",
 			st.records, st.samples, st.folded, st.skipped_event, st.unwound, st.unwind_failed,
 			st.sort_moves);
-	if (!rc) {
+	if (!rc && !script) {
 		if (svg) {
 			rc = write_svg(&p, output, &g);
 		} else {

@@ -450,32 +450,32 @@ static void fold_frame(struct folder *f, const char *raw, const char *dso, const
 
 struct resolved {
 	const char *name, *dso;
-	uint64_t ip;
+	uint64_t ip, offset;
+	uint64_t addr; /* as perf script prints it: dso-relative in a map */
 };
+
+/* perf script's default text for one sample (header, frames, blank line). */
+static void write_script(struct folder *f, const char *comm, const struct pd_sample *s,
+			 const struct resolved *res, size_t nfr)
+{
+	struct out *o = f->o->script;
+	size_t k = header_line(f, comm, s);
+	out_write(o, f->buf, k);
+	out_putc(o, '\n');
+	for (size_t i = 0; i < nfr; i++) {
+		if (res[i].name)
+			out_printf(o, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", res[i].addr, res[i].name,
+				   res[i].offset, res[i].dso);
+		else
+			out_printf(o, "\t%16" PRIx64 " [unknown] (%s)\n", res[i].addr, res[i].dso);
+	}
+	out_putc(o, '\n');
+}
 
 static void fold_sample(struct folder *f, const struct pd_sample *s)
 {
 	const struct report_opts *o = f->o;
 	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
-	/* event filter: the first event seen unless one was given */
-	const char *ev = s->attr->name;
-	if (!f->filter) {
-		f->filter = ev;
-		f->filter_defaulted = true;
-	}
-	if (strcmp(ev, f->filter)) {
-		if (f->filter_defaulted && !f->filter_noted && !o->quiet) {
-			fprintf(stderr, "Filtering for events of type: %s\n", ev);
-			f->filter_noted = true;
-		}
-		f->st->skipped_event++;
-		return;
-	}
-	uint32_t pname = sample_pname(f, comm, s);
-	if (pname == UINT32_MAX)
-		return;
-	bool java = strncmp(strpool_str(&f->p->names, pname), "java", 4) == 0;
-
 	/* Resolve the callchain (leaf first) like thread__resolve_callchain. */
 	size_t nfr = 0;
 	int max_stack = o->max_stack > 0 ? o->max_stack : DEFAULT_MAX_STACK;
@@ -510,6 +510,8 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 			res[nfr].name = fr.name;
 			res[nfr].dso = fr.dso;
 			res[nfr].ip = ip;
+			res[nfr].offset = fr.offset;
+			res[nfr].addr = fr.dso_addr;
 			nfr++;
 		}
 		if (!valid)
@@ -521,6 +523,8 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		res[0].name = fr.name;
 		res[0].dso = fr.dso;
 		res[0].ip = s->ip;
+		res[0].offset = fr.offset;
+		res[0].addr = fr.dso_addr;
 		nfr = 1;
 	}
 	if (s->regs && s->stack && s->stack_size && (s->attr->sample_type & PD_SAMPLE_STACK_USER)) {
@@ -542,9 +546,32 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 			res[nfr].name = fr.name;
 			res[nfr].dso = fr.dso;
 			res[nfr].ip = f->ips[i];
+			res[nfr].offset = fr.offset;
+			res[nfr].addr = fr.dso_addr;
 			nfr++;
 		}
 	}
+
+	if (o->script)
+		write_script(f, comm, s, res, nfr);
+	/* event filter: the first event seen unless one was given */
+	const char *ev = s->attr->name;
+	if (!f->filter) {
+		f->filter = ev;
+		f->filter_defaulted = true;
+	}
+	if (strcmp(ev, f->filter)) {
+		if (f->filter_defaulted && !f->filter_noted && !o->quiet) {
+			fprintf(stderr, "Filtering for events of type: %s\n", ev);
+			f->filter_noted = true;
+		}
+		f->st->skipped_event++;
+		return;
+	}
+	uint32_t pname = sample_pname(f, comm, s);
+	if (pname == UINT32_MAX)
+		return;
+	bool java = strncmp(strpool_str(&f->p->names, pname), "java", 4) == 0;
 
 	/* Fold root-first: comm, then frames from the outermost caller. */
 	node_t node = profile_push(f->p, PROFILE_ROOT, pname);
@@ -555,7 +582,7 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		uint32_t packed;
 		bool cacheable = !(o->addrs && !res[i].name);
 		char pc[20];
-		snprintf(pc, sizeof(pc), "%" PRIx64, res[i].ip);
+		snprintf(pc, sizeof(pc), "%" PRIx64, res[i].addr);
 		if (cacheable && !java && hashmap_get(&f->frame_cache, key, &packed)) {
 			first = packed >> 4;
 			count = packed & 15;

@@ -5,6 +5,7 @@
 #ifndef SCORCH_PERFDATA_FOLD_H
 #define SCORCH_PERFDATA_FOLD_H
 
+#include "base/out.h"
 #include "profile/profile.h"
 #include "symbolize/symbolize.h"
 
@@ -21,6 +22,7 @@ struct report_opts {
 	bool keep_going;          /* on damage: keep what was read before it */
 	bool quiet;               /* no "Filtering for events" note */
 	int max_stack;            /* 0: 127 like perf script */
+	struct out *script;       /* also write perf script's default text here */
 	struct sym_options sym;
 };
 

@@ -222,12 +222,14 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 	return added;
 }
 
-/* name@plt symbols for the PLT entries (x86-64 lazy .plt or .plt.sec). */
+/* name@plt symbols for the PLT entries, as perf 6.1 lays them out on
+ * x86-64: the .plt section's sh_entsize is both the header and the entry
+ * size (lld leaves it 0, which makes every entry empty, as in perf), and
+ * .plt.sec is not consulted. */
 static int synthesize_plt(struct symtab *t, Elf *elf, bool demangle_names)
 {
-	GElf_Shdr plt, pltsec, rel;
+	GElf_Shdr plt, rel;
 	Elf_Scn *splt = find_section_name(elf, ".plt", &plt);
-	Elf_Scn *ssec = find_section_name(elf, ".plt.sec", &pltsec);
 	Elf_Scn *srel = find_section_name(elf, ".rela.plt", &rel);
 	if (!splt || !srel || rel.sh_type != SHT_RELA)
 		return 0;
@@ -237,12 +239,7 @@ static int synthesize_plt(struct symtab *t, Elf *elf, bool demangle_names)
 	Elf_Data *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
 	if (!rd || !dd || !gelf_getshdr(dyn, &dsh) || dsh.sh_type != SHT_DYNSYM || !rel.sh_entsize)
 		return 0;
-	uint64_t entry = 16, off;
-	if (ssec) {
-		off = pltsec.sh_offset;
-	} else {
-		off = plt.sh_offset + 16; /* skip the PLT header */
-	}
+	uint64_t entry = plt.sh_entsize, off = plt.sh_offset + plt.sh_entsize;
 	size_t n = rel.sh_size / rel.sh_entsize;
 	int added = 0;
 	for (size_t i = 0; i < n; i++, off += entry) {
@@ -339,8 +336,15 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, char **runt
 	} else {
 		char *real = join(r->symfs ? r->symfs : "", r->path, NULL);
 		char idhex[41] = "";
-		if (r->build_id && r->build_id_len)
+		if (r->build_id && r->build_id_len) {
 			hex(idhex, r->build_id, r->build_id_len);
+		} else {
+			/* No recorded build-id: perf reads the file's own. */
+			uint8_t own[20];
+			size_t ol = elf_file_build_id(real, own);
+			if (ol)
+				hex(idhex, own, ol);
+		}
 		/* 1. .gnu_debuglink of the file itself. */
 		struct elf_file self;
 		if (ef_open(&self, real, r->build_id, r->build_id_len)) {

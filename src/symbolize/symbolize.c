@@ -44,6 +44,8 @@ struct symbolizer *symbolizer_new(const struct sym_options *opts)
 		}
 	}
 	s->kernel_dso = UINT32_MAX;
+	/* perf registers the idle task as "swapper" (pid 0, tid 0). */
+	sym_comm(s, 0, 0, "swapper", 7, false);
 	return s;
 }
 
@@ -485,6 +487,13 @@ static void load_kernel(struct symbolizer *s, struct dso *d)
 		return;
 	if (text && s->kref)
 		s->kdelta = (int64_t)(text - s->kref);
+	/* perf's map__fixup_start/end after loading: the kernel map then spans
+	 * every kallsyms symbol (init text, data), not just the recorded range. */
+	uint64_t lo, hi;
+	if (symtab_bounds(&d->syms, &lo, &hi)) {
+		s->kmap_start = lo - (uint64_t)s->kdelta;
+		s->kmap_end = hi - (uint64_t)s->kdelta;
+	}
 }
 
 /* ---- lookup -------------------------------------------------------------------- */
@@ -512,8 +521,11 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 		if (ip < s->kmap_start || ip >= s->kmap_end)
 			return 1;
 		struct dso *d = &s->dsos[s->kernel_dso];
-		if (!d->loaded)
+		if (!d->loaded) {
 			load_kernel(s, d);
+			if (ip < s->kmap_start || ip >= s->kmap_end)
+				return 1;
+		}
 		f->dso = d->name;
 		f->have_map = true;
 		uint64_t a = ip + (uint64_t)s->kdelta;

@@ -420,3 +420,18 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 	}
 	return NULL;
 }
+
+bool symtab_bounds(const struct symtab *t, uint64_t *lo, uint64_t *hi)
+{
+	if (t->root == NIL)
+		return false;
+	uint32_t n = t->root;
+	while (t->rb[n].left != NIL)
+		n = t->rb[n].left;
+	*lo = t->v[n].start;
+	n = t->root;
+	while (t->rb[n].right != NIL)
+		n = t->rb[n].right;
+	*hi = t->v[n].end;
+	return true;
+}

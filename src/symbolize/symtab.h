@@ -49,5 +49,7 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const
 /* Sort and apply the fix-ups; kallsyms=true for kernel symbol tables. */
 void symtab_finish(struct symtab *t, bool kallsyms);
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
+/* Start of the first and end of the last symbol; false when empty. */
+bool symtab_bounds(const struct symtab *t, uint64_t *lo, uint64_t *hi);
 
 #endif
