@@ -86,13 +86,6 @@ cx_run_record() { # id tool args inputs expected compare
 			return
 		fi ;;
 	esac
-	case "$fmt" in
-	xctrace)
-		if ! cx_has_format xctrace; then
-			not_ok "$name" "xctrace format not implemented"
-			return
-		fi ;;
-	esac
 	case "$inputs" in
 	inline:*)
 		# dtrace/non-utf8: 100 valid stacks, one with invalid UTF-8, 100 more.

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const formats[] = {
 	"dtrace", "stap",   "bpftrace", "perf-report", "recursive", "gdb",     "jstack",
-	"pprof",  "sample", "vtune",    "vsprof",      "ghcprof",   "chrome",
+	"pprof",  "sample", "vtune",    "vsprof",      "ghcprof",   "chrome",  "xctrace",
 };
 enum { NR_FORMATS = sizeof(formats) / sizeof(formats[0]) };
 
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct collapse_format *f = collapse_find(formats[sel % NR_FORMATS]);
 	if (!f)
 		return 0;
-	unsigned bits = sel / NR_FORMATS; /* 0..19 */
+	unsigned bits = sel / NR_FORMATS; /* 0..18 */
 	static const char *const columns[] = { NULL, "ticks", "bytes" };
 	struct collapse_opts opts = {
 		.strict = bits & 1,

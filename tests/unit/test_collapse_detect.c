@@ -51,6 +51,8 @@ static const struct {
 	{ "tests/data/collapse-ghcprof/percent.prof", "ghcprof" },
 	{ "tests/data/collapse-ghcprof/ticks.prof", "ghcprof" },
 	{ "tests/data/collapse-ghcprof/utf8.prof", "ghcprof" },
+	{ "tests/data/collapse-xctrace/basic.xml", "xctrace" },
+	{ "tests/data/collapse-xctrace/simple_frame_without_binary_info.xml", "xctrace" },
 	/* already folded: the folded format, never a text collapser */
 	{ "tests/data/collapse-recursive/basic.txt", "folded" },
 	{ "tests/data/collapse-dtrace/results/java.txt", "folded" },
@@ -90,7 +92,7 @@ static bool golden_exempt(const char *fmt, const char *file)
 		"gdb/pattern-quirks", "sample/no-end", "sample/skipped-level",
 		"vtune/bad-line", "chrome/bad-json", "perf-report/malformed",
 		"bpftrace/unclosed", "bpftrace/single-line-keys", "pprof/traces-units",
-		"jstack/filters", "ghcprof/", /* ghcprof cases: checked below */
+		"jstack/filters", "ghcprof/", "xctrace/bad", /* ghcprof cases: checked below */
 	};
 	char key[512];
 	snprintf(key, sizeof(key), "%s/%s", fmt, file);
