@@ -18,6 +18,7 @@ extern const struct collapse_format collapse_format_gdb;
 extern const struct collapse_format collapse_format_jstack;
 extern const struct collapse_format collapse_format_pprof;
 extern const struct collapse_format collapse_format_chrome;
+extern const struct collapse_format collapse_format_xctrace;
 
 const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_perf,
@@ -35,6 +36,7 @@ const struct collapse_format *const collapse_formats[] = {
 	&collapse_format_jstack,
 	&collapse_format_pprof,
 	&collapse_format_chrome,
+	&collapse_format_xctrace,
 	NULL,
 };
 
