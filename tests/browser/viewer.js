@@ -177,6 +177,10 @@ test('clicking a frame zooms it', async (c) => {
 	const before = await frames(c.page);
 	const run = byName(before, 'run');
 	await (await frameEl(c.page, 'run')).click();
+	const zc = F.countOf(LINES, ['main', 'run']);
+	/* the pointer has not left run: its details line is redrawn for the zoom */
+	c.equal(await text(c.page, 'details'),
+		`Function: run (${zc} samples, ${pct(zc, TOTAL)}% of all, 100.00% of zoomed)`, 'details right after the click');
 	const after = await frames(c.page);
 	const z = byName(after, 'run');
 	c.near(Number(z.x), 10, 0.01, 'zoomed frame x');
@@ -189,7 +193,6 @@ test('clicking a frame zooms it', async (c) => {
 		c.near(Number(f.w), 1180, 0.01, `ancestor ${f.name} spans the width`);
 		c.near(f.opacity, 0.5, 0.01, `ancestor ${f.name} dimmed`);
 	}
-	const zc = F.countOf(LINES, ['main', 'run']);
 	for (const f of after.filter((x) => x.display !== 'none' && !x.cls.includes('parent')))
 		c.near(Number(f.w), f.count / zc * 1180, 0.5, `${f.name} rescaled`);
 	/* both percentages on hover, the zoomed frame itself is 100% of zoomed */

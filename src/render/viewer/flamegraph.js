@@ -387,6 +387,7 @@ var scorchViewer = (function () {
 		this.truncateRight = config.truncateRight === undefined ? true : !!config.truncateRight;
 		this.minLabel = 2 * this.fontsize * this.fontwidth;
 		this.frames = [];
+		this.hovered = null;
 		this.zoomed = null;
 		this.term = null;
 		this.ignoreCase = false;
@@ -486,6 +487,7 @@ var scorchViewer = (function () {
 		if (this.unzoomBtn) setClass(this.unzoomBtn, 'hide', false);
 		this.setUrl({ x: rec.xAttr, y: rec.rect.getAttribute('y') });
 		this.research();
+		this.refreshDetails();
 	};
 
 	Viewer.prototype.unzoom = function () {
@@ -506,10 +508,12 @@ var scorchViewer = (function () {
 		if (this.unzoomBtn) setClass(this.unzoomBtn, 'hide', true);
 		this.setUrl({ x: null, y: null });
 		this.research();
+		this.refreshDetails();
 	};
 
 	Viewer.prototype.showDetails = function (rec) {
 		var zc, s, avail;
+		this.hovered = rec;
 		if (!this.details) return;
 		zc = this.zoomed && rec.kind !== 'parent' ? this.zoomed.count : 0;
 		s = detailsText(this.nametype, rec.title, rec.info, this.total, zc);
@@ -520,7 +524,17 @@ var scorchViewer = (function () {
 	};
 
 	Viewer.prototype.clearDetails = function () {
+		this.hovered = null;
 		if (this.details) this.details.textContent = ' ';
+	};
+
+	/* After a zoom or a search the frame under the pointer stays the same
+	 * element, so no mouseover comes: redraw its details line. */
+	Viewer.prototype.refreshDetails = function () {
+		var rec = this.hovered;
+		if (!rec) return;
+		if (rec.kind === 'hidden') this.clearDetails();
+		else this.showDetails(rec);
 	};
 
 	/* The text a search pattern is tested against: the frame's name, or the
@@ -585,6 +599,7 @@ var scorchViewer = (function () {
 
 	Viewer.prototype.setMatched = function (s) {
 		if (this.matched) this.matched.textContent = s;
+		this.refreshDetails(); /* its room depends on the matched text */
 	};
 
 	Viewer.prototype.resetSearch = function () {
