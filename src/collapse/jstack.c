@@ -33,7 +33,7 @@ static bool contains(const char *s, size_t n, const char *needle)
  * preceded by 'C'. */
 static bool compiler_thread(const char *s, size_t n)
 {
-	for (size_t i = 0; i + 16 <= n; i++)
+	for (size_t i = 0; i + 17 <= n; i++)
 		if (s[i] == 'C' && !memcmp(s + i + 2, " CompilerThread", 15))
 			return true;
 	return false;
