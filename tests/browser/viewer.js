@@ -262,8 +262,9 @@ test('search highlights the matching frames and the matched share', async (c) =>
 	c.equal(await text(c.page, 'matched'), `Matched: ${mpct(F.matchedCount(LINES, /write/), TOTAL)}%`, 'matched share of write');
 	/* a cancelled prompt keeps the search */
 	c.answerPrompt(null);
+	const seen = c.dialogs.length;
 	await c.page.keyboard.press('Control+f');
-	await c.page.waitForTimeout(50);
+	for (let i = 0; i < 200 && c.dialogs.length === seen; i++) await c.page.waitForTimeout(10);
 	c.equal(c.dialogs[c.dialogs.length - 1].defaultValue, 'write', 'prompt offers the current term');
 	c.equal((await frames(c.page)).filter((f) => f.fill === color).length, 2, 'cancel keeps the search');
 	await c.page.keyboard.press('Escape');
