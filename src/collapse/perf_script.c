@@ -958,6 +958,12 @@ int perf_probe(const char *head, size_t n)
 	while (next_line(&cur, &line, &len)) {
 		if (len == 0 || line[0] == '#')
 			continue;
+		/* Some perf versions right-align the comm: the script cannot
+		 * read those event lines, but the text is still perf's. */
+		while (len && (line[0] == ' ' || line[0] == '\t')) {
+			line++;
+			len--;
+		}
 		struct perf_event_line ev;
 		if (!perf_match_event_line(line, len, &ev))
 			return 0;

@@ -244,8 +244,16 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 	}
 	Dwarf_Die cu;
 	if (m->dw && dwarf_addrdie(m->dw, addr, &cu)) {
+		/* dwarf_getscopes follows an inline's abstract origin; the chain
+		 * of callers is the concrete nesting of the innermost scope. */
 		Dwarf_Die *scopes = NULL;
 		int ns = dwarf_getscopes(&cu, addr, &scopes);
+		if (ns > 0) {
+			Dwarf_Die inner = scopes[0];
+			free(scopes);
+			scopes = NULL;
+			ns = dwarf_getscopes_die(&inner, &scopes);
+		}
 		Dwarf_Line *ln = dwarf_getsrc_die(&cu, addr);
 		const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
 		int line = 0;
