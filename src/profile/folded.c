@@ -116,27 +116,32 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 	return node;
 }
 
-static void flush_batch(struct folded_reader *r)
+void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines)
 {
-	size_t n = r->batch_nr;
-	r->batch_nr = 0;
-	/* Slots were prefetched as lines were queued; now their keys. */
-	for (size_t i = 0; i < n; i++)
-		stackcache_probe(&r->cache, r->batch[i].hash);
-	for (size_t i = 0; i < n; i++) {
-		struct folded_pending *q = &r->batch[i];
-		node_t node = stackcache_get(&r->cache, q->hash, q->line, q->len);
-		if (node == UINT32_MAX) {
-			node = push_stack(r, q->line, q->len);
-			stackcache_put(&r->cache, q->hash, q->line, q->len, node);
+	if (lines->differential)
+		r->p->differential = true;
+	/* A batch at a time: prefetch the cache slots, then their keys, then
+	 * look up in order, so the misses of several lines overlap. */
+	for (size_t at = 0; at < lines->nr; at += FOLDED_BATCH) {
+		size_t n = lines->nr - at < FOLDED_BATCH ? lines->nr - at : FOLDED_BATCH;
+		const struct folded_pending *q = lines->v + at;
+		for (size_t i = 0; i < n; i++)
+			stackcache_prefetch(&r->cache, q[i].hash);
+		for (size_t i = 0; i < n; i++)
+			stackcache_probe(&r->cache, q[i].hash);
+		for (size_t i = 0; i < n; i++) {
+			node_t node = stackcache_get(&r->cache, q[i].hash, q[i].line, q[i].len);
+			if (node == UINT32_MAX) {
+				node = push_stack(r, q[i].line, q[i].len);
+				stackcache_put(&r->cache, q[i].hash, q[i].line, q[i].len, node);
+			}
+			profile_add(r->p, node, q[i].c0, q[i].c1);
 		}
-		profile_add(r->p, node, q->c0, q->c1);
 	}
 }
 
-int folded_reader_feed(struct folded_reader *r, const char *data, size_t len)
+int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, struct folded_lines *out)
 {
-	struct profile *p = r->p;
 	const struct folded_opts *opts = &r->opts;
 	struct folded_stats *stats = &r->stats;
 	int max_warnings = opts->max_warnings;
@@ -169,22 +174,36 @@ int folded_reader_feed(struct folded_reader *r, const char *data, size_t len)
 		size_t before_len = stack_len;
 		if (folded_take_count(line, &before_len, &c0)) {
 			stack_len = before_len;
-			p->differential = true;
+			out->differential = true;
 		} else {
 			c0 = c1;
 		}
-
-		/* Queue the line; lookups run a batch at a time so the cache
-		 * misses of several lines overlap (prefetch), then in order. */
-		struct folded_pending *q = &r->batch[r->batch_nr++];
-		*q = (struct folded_pending){ line, stack_len, c0, c1,
-					      stackcache_hash(line, stack_len) };
-		stackcache_prefetch(&r->cache, q->hash);
-		if (r->batch_nr == FOLDED_BATCH)
-			flush_batch(r);
+		VEC_GROW(out->v, out->nr + 1, out->alloc);
+		out->v[out->nr++] = (struct folded_pending){ line, stack_len, c0, c1,
+							     stackcache_hash(line, stack_len) };
 	}
-	flush_batch(r);
 	return 0;
+}
+
+int folded_reader_feed(struct folded_reader *r, const char *data, size_t len)
+{
+	/* In slices, so the parsed lines stay small and cache-warm. */
+	enum { SLICE = 1 << 20 };
+	const char *cur = data, *end = data + len;
+	int ret = 0;
+	while (cur < end && !ret) {
+		const char *stop = end;
+		if ((size_t)(end - cur) > SLICE) {
+			const char *nl = memchr(cur + SLICE, '\n', (size_t)(end - cur - SLICE));
+			stop = nl ? nl + 1 : end;
+		}
+		r->scratch.nr = 0;
+		r->scratch.differential = false;
+		ret = folded_reader_scan(r, cur, (size_t)(stop - cur), &r->scratch);
+		folded_reader_apply(r, &r->scratch);
+		cur = stop;
+	}
+	return ret;
 }
 
 void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats)
@@ -200,6 +219,8 @@ void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats)
 	free(r->frames);
 	free(r->prev);
 	free(r->prev_text);
+	free(r->scratch.v);
+	r->scratch.v = NULL;
 	r->frames = NULL;
 	r->prev = NULL;
 	r->prev_text = NULL;

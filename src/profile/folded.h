@@ -35,11 +35,21 @@ int folded_parse(struct profile *p, const char *name, const char *data, size_t l
  * of the stack text (profile/stackcache.h) instead of frame by frame. */
 enum { FOLDED_BATCH = 16 };
 
+/* A parsed line waiting for its trie lookup. */
 struct folded_pending {
 	const char *line;
-	size_t len;
+	size_t len; /* of the stack text */
 	double c0, c1;
 	uint64_t hash;
+};
+
+/* The lines of one piece of input, parsed (counts, stack text, hash) but
+ * not yet applied to the profile: scanning and applying can run in two
+ * threads (profile/folded_stream.c). */
+struct folded_lines {
+	struct folded_pending *v;
+	size_t nr, alloc;
+	bool differential;
 };
 
 struct folded_prev {
@@ -60,14 +70,18 @@ struct folded_reader {
 	size_t prev_nf, prev_alloc;
 	char *prev_text;
 	size_t prev_text_alloc;
-	struct folded_pending batch[FOLDED_BATCH];
-	size_t batch_nr;
+	struct folded_lines scratch;
 };
 
 void folded_reader_init(struct folded_reader *r, struct profile *p, const char *name,
 			const struct folded_opts *opts);
 /* Returns 0, or -1 with --strict on a malformed line. */
 int folded_reader_feed(struct folded_reader *r, const char *data, size_t len);
+/* The two halves of feed: parse lines (warnings, line numbers) into
+ * `out` (appending), then look them up and count them, in order. The
+ * bytes scanned must stay valid until applied. */
+int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, struct folded_lines *out);
+void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines);
 /* Print the summary of ignored lines, release the cache; *stats if wanted. */
 void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats);
 

@@ -11,35 +11,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { CHUNK = 8 << 20, PARALLEL_MIN = 1 << 20 };
+enum { CHUNK = 8 << 20 };
 
 struct stream {
 	int fd;
 	const char *name;
-	bool seekable; /* pread from pos up to end */
-	off_t pos, end;
 	bool eof;
 	char *buf;
 	size_t have, cap;
 };
 
-/* Top the buffer up to its capacity (or EOF / the range end). */
+/* Top the buffer up to its capacity (or EOF). */
 static int stream_fill(struct stream *s)
 {
 	while (s->have < s->cap && !s->eof) {
-		size_t want = s->cap - s->have;
-		ssize_t r;
-		if (s->seekable) {
-			if (s->pos >= s->end) {
-				s->eof = true;
-				break;
-			}
-			if ((off_t)want > s->end - s->pos)
-				want = (size_t)(s->end - s->pos);
-			r = pread(s->fd, s->buf + s->have, want, s->pos);
-		} else {
-			r = read(s->fd, s->buf + s->have, want);
-		}
+		ssize_t r = read(s->fd, s->buf + s->have, s->cap - s->have);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -48,7 +34,6 @@ static int stream_fill(struct stream *s)
 		if (r == 0)
 			s->eof = true;
 		s->have += (size_t)r;
-		s->pos += r;
 	}
 	return 0;
 }
@@ -78,108 +63,161 @@ static int stream_feed(struct stream *s, struct folded_reader *r)
 	}
 }
 
-struct job {
-	struct stream s;
-	struct profile *p;
-	struct folded_reader r;
-	int ret;
+/* --threads=2: a pipeline. A reader thread reads pieces of whole lines and
+ * scans them (line splitting, counts, stack hashes, warnings with line
+ * numbers) while this thread applies the previous piece to the profile
+ * (cache lookups, trie). Two pieces alternate; order is preserved, so the
+ * result, the messages and flame-chart events are those of one thread. */
+struct piece {
+	char *buf;
+	size_t have, cap;
+	size_t upto; /* bytes of whole lines */
+	struct folded_lines lines;
+	bool ready, last;
 };
 
-static void *job_run(void *arg)
-{
-	struct job *j = arg;
-	j->ret = stream_feed(&j->s, &j->r);
-	return NULL;
-}
+struct pipeline {
+	int fd;
+	const char *name;
+	struct folded_reader *r;
+	struct piece piece[2];
+	char *carry; /* partial line left after a piece */
+	size_t carry_len, carry_cap;
+	int ret;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
 
-static struct stream range(int fd, const char *name, off_t from, off_t to)
+static int read_more(struct pipeline *pl, struct piece *pc, bool *eof)
 {
-	return (struct stream){ .fd = fd, .name = name, .seekable = true, .pos = from, .end = to,
-				.buf = xmalloc(CHUNK), .cap = CHUNK };
-}
-
-/* The offset just after the first newline at or after `at` (or size). */
-static off_t line_boundary(int fd, off_t at, off_t size)
-{
-	char b[4096];
-	while (at < size) {
-		ssize_t r = pread(fd, b, sizeof(b), at);
-		if (r <= 0)
-			return size;
-		const char *nl = memchr(b, '\n', (size_t)r);
-		if (nl)
-			return at + (nl - b) + 1;
-		at += r;
+	while (pc->have < pc->cap) {
+		ssize_t n = read(pl->fd, pc->buf + pc->have, pc->cap - pc->have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return error("cannot read '%s': %s", pl->name, strerror(errno));
+		}
+		if (n == 0) {
+			*eof = true;
+			break;
+		}
+		pc->have += (size_t)n;
 	}
-	return size;
+	return 0;
 }
 
-static int read_parallel(struct profile *p, int fd, const char *name, off_t start, off_t size,
-			 const struct folded_opts *opts)
+static void *producer(void *arg)
 {
-	off_t split = line_boundary(fd, start + (size - start) / 2, size);
-	struct job a = { .s = range(fd, name, start, split), .p = p };
-	struct profile pb;
-	profile_init(&pb);
-	pb.keep_events = p->keep_events;
-	struct job b = { .s = range(fd, name, split, size), .p = &pb };
-	folded_reader_init(&a.r, p, name, opts);
-	/* The second half does not know its line numbers yet: it stays quiet
-	 * and, if it met malformed lines, is scanned again below to report
-	 * them with the right numbers. */
-	struct folded_opts quiet = opts ? *opts : (struct folded_opts){ 0 };
-	quiet.max_warnings = -1;
-	folded_reader_init(&b.r, &pb, name, &quiet);
+	struct pipeline *pl = arg;
+	bool eof = false;
+	for (int k = 0;; k ^= 1) {
+		struct piece *pc = &pl->piece[k];
+		pthread_mutex_lock(&pl->mu);
+		while (pc->ready)
+			pthread_cond_wait(&pl->cv, &pl->mu);
+		pthread_mutex_unlock(&pl->mu);
+		if (pc->cap < pl->carry_len * 2) {
+			pc->cap = pl->carry_len * 2;
+			pc->buf = xrealloc(pc->buf, pc->cap);
+		}
+		memcpy(pc->buf, pl->carry, pl->carry_len);
+		pc->have = pl->carry_len;
+		int ret = 0;
+		for (;;) {
+			if (!eof)
+				ret = read_more(pl, pc, &eof);
+			if (ret || eof) {
+				pc->upto = pc->have;
+				break;
+			}
+			const char *nl = memrchr(pc->buf, '\n', pc->have);
+			if (nl) {
+				pc->upto = (size_t)(nl - pc->buf) + 1;
+				break;
+			}
+			pc->cap *= 2; /* a line longer than the piece */
+			pc->buf = xrealloc(pc->buf, pc->cap);
+		}
+		pl->carry_len = pc->have - pc->upto;
+		VEC_GROW(pl->carry, pl->carry_len, pl->carry_cap);
+		memcpy(pl->carry, pc->buf + pc->upto, pl->carry_len);
+		pc->lines.nr = 0;
+		pc->lines.differential = false;
+		if (!ret)
+			ret = folded_reader_scan(pl->r, pc->buf, pc->upto, &pc->lines);
+		pthread_mutex_lock(&pl->mu);
+		if (ret)
+			pl->ret = ret;
+		pc->last = eof || ret;
+		pc->ready = true;
+		pthread_cond_broadcast(&pl->cv);
+		pthread_mutex_unlock(&pl->mu);
+		if (pc->last)
+			return NULL;
+	}
+}
+
+static int read_pipelined(int fd, const char *name, char *head, size_t head_len,
+			  struct folded_reader *r)
+{
+	struct pipeline pl = { .fd = fd, .name = name, .r = r, .carry = head,
+			       .carry_len = head_len, .carry_cap = head_len };
+	for (int k = 0; k < 2; k++) {
+		pl.piece[k].cap = CHUNK;
+		pl.piece[k].buf = xmalloc(CHUNK);
+	}
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.cv, NULL);
 	pthread_t tid;
-	bool threaded = pthread_create(&tid, NULL, job_run, &b) == 0;
-	if (!threaded)
-		job_run(&b);
-	job_run(&a);
-	if (threaded)
-		pthread_join(tid, NULL);
-	int ret = a.ret ? a.ret : b.ret;
-	size_t b_ignored = b.r.stats.ignored;
-	if (!ret && b_ignored) {
-		struct profile scratch;
-		profile_init(&scratch);
-		struct folded_reader again;
-		folded_reader_init(&again, &scratch, name, opts);
-		again.lineno = a.r.lineno;
-		again.stats.ignored = a.r.stats.ignored;
-		struct stream s = range(fd, name, split, size);
-		ret = stream_feed(&s, &again);
-		free(s.buf);
-		folded_reader_finish(&again, NULL);
-		profile_release(&scratch);
-		a.r.opts.max_warnings = -1; /* the rescan printed the summary */
+	if (pthread_create(&tid, NULL, producer, &pl)) {
+		/* No thread: the caller reads in this one (head untouched). */
+		for (int k = 0; k < 2; k++)
+			free(pl.piece[k].buf);
+		pthread_mutex_destroy(&pl.mu);
+		pthread_cond_destroy(&pl.cv);
+		return -2; /* caller falls back to one thread */
 	}
-	folded_reader_finish(&a.r, NULL);
-	folded_reader_finish(&b.r, NULL);
-	if (!ret)
-		profile_merge(p, &pb);
-	profile_release(&pb);
-	free(a.s.buf);
-	free(b.s.buf);
-	return ret;
+	for (int k = 0;; k ^= 1) {
+		struct piece *pc = &pl.piece[k];
+		pthread_mutex_lock(&pl.mu);
+		while (!pc->ready)
+			pthread_cond_wait(&pl.cv, &pl.mu);
+		pthread_mutex_unlock(&pl.mu);
+		folded_reader_apply(r, &pc->lines);
+		bool last = pc->last;
+		pthread_mutex_lock(&pl.mu);
+		pc->ready = false;
+		pthread_cond_broadcast(&pl.cv);
+		pthread_mutex_unlock(&pl.mu);
+		if (last)
+			break;
+	}
+	pthread_join(tid, NULL);
+	for (int k = 0; k < 2; k++) {
+		free(pl.piece[k].buf);
+		free(pl.piece[k].lines.v);
+	}
+	free(pl.carry);
+	pthread_mutex_destroy(&pl.mu);
+	pthread_cond_destroy(&pl.cv);
+	return pl.ret;
 }
 
 int folded_read_fd(struct profile *p, int fd, const char *name, char *head, size_t head_len,
 		   const struct folded_opts *opts, int threads)
 {
-	struct stat st;
-	off_t cur = lseek(fd, 0, SEEK_CUR);
-	if (threads > 1 && cur >= (off_t)head_len && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    st.st_size - cur >= PARALLEL_MIN) {
-		free(head);
-		return read_parallel(p, fd, name, cur - (off_t)head_len, st.st_size, opts);
-	}
-	struct stream s = { .fd = fd, .name = name, .buf = head, .have = head_len,
-			    .cap = head_len > CHUNK ? head_len : CHUNK };
-	s.buf = xrealloc(s.buf, s.cap);
 	struct folded_reader r;
 	folded_reader_init(&r, p, name, opts);
-	int ret = stream_feed(&s, &r);
+	int ret = -2;
+	if (threads > 1)
+		ret = read_pipelined(fd, name, head, head_len, &r);
+	if (ret == -2) {
+		struct stream s = { .fd = fd, .name = name, .buf = head, .have = head_len,
+				    .cap = head_len > CHUNK ? head_len : CHUNK };
+		s.buf = xrealloc(s.buf, s.cap);
+		ret = stream_feed(&s, &r);
+		free(s.buf);
+	}
 	folded_reader_finish(&r, NULL);
-	free(s.buf);
 	return ret;
 }

@@ -1,8 +1,7 @@
 /* Folded stacks from a file descriptor, streamed in chunks so memory
- * follows the distinct stacks rather than the input size. A large regular
- * file is split in two at a line boundary and parsed by two threads into
- * separate profiles that are then merged (the machine's 2 cores; the
- * profile model is not shared between threads). */
+ * follows the distinct stacks rather than the input size. With 2 threads a
+ * reader thread scans the next chunk (lines, counts, hashes) while the
+ * caller applies the previous one to the profile. */
 #ifndef SCORCH_PROFILE_FOLDED_STREAM_H
 #define SCORCH_PROFILE_FOLDED_STREAM_H
 
@@ -12,7 +11,7 @@
 
 /* Parse all of fd into p. `head` holds the first `head_len` bytes already
  * read from fd (for detection); it is consumed (freed). threads <= 1 keeps
- * to one thread. Returns 0, or -1 after printing an error. */
+ * to one thread. Works on pipes. Returns 0, or -1 after printing an error. */
 int folded_read_fd(struct profile *p, int fd, const char *name, char *head, size_t head_len,
 		   const struct folded_opts *opts, int threads);
 
