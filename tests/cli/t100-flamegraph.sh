@@ -174,8 +174,8 @@ echo "precious" >"$fgt/keep.diff"
 expect_exit "diff/-o with a missing input fails" 1 "$SCORCH" diff -o "$fgt/keep.diff" "$fgt/small.folded" "$fgt/nonexistent"
 if [ "$(cat "$fgt/keep.diff")" = precious ]; then ok "diff/-o keeps the old file on failure"; else not_ok "diff/-o keeps the old file on failure"; fi
 
-# --threads=2 splits a file in two halves: same frames as one thread, and
-# malformed lines in either half reported with their real line numbers.
+# --threads=2 (a reader thread scans while the profile is built): same frames
+# and the same messages, with real line numbers, as one thread.
 fgep=$fgc/collapse/example-perf-stacks-collapsed-all.txt
 if [ -f "$fgep" ]; then
 	{ cat "$fgep" "$fgep"; echo "bad line one"; cat "$fgep" "$fgep"; echo "bad line two"; } >"$fgt/big.folded"
