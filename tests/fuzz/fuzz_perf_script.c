@@ -1,0 +1,57 @@
+/* Fuzz target: perf script collapsing. The first byte picks the options;
+ * the rest is the input, folded with one thread and with three (chunks cut
+ * at blank lines), which must give the same folded output: the parallel
+ * split may never change the result. --srcline and --inline are left out
+ * (--inline opens the files the input names). */
+#include "base/out.h"
+#include "collapse/perf_script.h"
+#include "profile/folded.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char *fold(const char *text, size_t len, struct collapse_opts o, int threads, size_t *n)
+{
+	o.threads = threads;
+	struct profile p;
+	profile_init(&p);
+	struct perf_input in = { "fuzz", text, len, false };
+	char *res = NULL;
+	*n = 0;
+	if (perf_collapse(&p, &in, 1, &o) == 0) {
+		struct out *out = out_open_mem();
+		folded_write(&p, out);
+		res = out_mem_detach(out, n);
+	}
+	profile_release(&p);
+	return res;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned sel = data[0];
+	const char *text = (const char *)data + 1;
+	size_t len = size - 1;
+	struct collapse_opts o = {
+		.pid = sel & 1,
+		.tid = (sel >> 1) & 1,
+		.kernel = (sel >> 2) & 1,
+		.jit = (sel >> 3) & 1,
+		.addrs = (sel >> 4) & 1,
+		.strict = (sel >> 5) & 1,
+		.event_filter = (sel >> 6) & 1 ? "cycles" : NULL,
+	};
+	size_t n1, n3;
+	char *one = fold(text, len, o, 1, &n1);
+	char *three = fold(text, len, o, 3, &n3);
+	if ((one == NULL) != (three == NULL) || n1 != n3 || (one && memcmp(one, three, n1)))
+		abort();
+	free(one);
+	free(three);
+	return 0;
+}
