@@ -366,6 +366,10 @@ test('URL parameters restore zoom, search and case on load', async (c) => {
 		`Matched: ${mpct(F.matchedCount(LINES, re), TOTAL)}% of all, ${mpct(F.matchedCount(LINES, re, ['main', 'run']), zc)}% of zoomed`,
 		'search restored, ignoring case');
 	c.equal(new URL(c.page.url()).search, q, 'the address is left as given');
+	/* a stale address (no frame there, a broken pattern) is harmless */
+	await open(c, file, '?x=3.3&y=-7&s=%28&junk=%E0%A4%A');
+	c.equal((await frames(c.page)).filter((f) => f.cls).length, 0, 'no zoom for an unknown frame');
+	c.check(/^Invalid regex: /.test(await text(c.page, 'matched')), 'broken pattern reported');
 	/* a view made by clicking can be reopened from its address */
 	await open(c, file);
 	await (await frameEl(c.page, 'io')).click();
