@@ -13,7 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 SCORCH=${SCORCH:-./scorch}
 SHARED=${SHARED:-../shared}
-OUT=${BENCH_OUT:-bench/out}
+OUT=${BENCH_OUT:-bench/out/flamegraph}
 MB=${FG_BENCH_MB:-1024}
 RUNS=${RUNS:-3}
 mkdir -p "$OUT"
