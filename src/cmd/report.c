@@ -44,6 +44,8 @@ const char report_usage[] =
 	"      --kallsyms FILE     kernel symbols from FILE\n"
 	"      --symfs DIR         look for every DSO under DIR\n"
 	"      --no-demangle       keep mangled C++/Rust names\n"
+	"      --no-inline         no inlined frames for DWARF-unwound stacks (perf script\n"
+	"                          adds them, through addr2line, as scorch does by default)\n"
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
 	"      --stats             print record/sample counts to stderr\n"
 	"      --script            write perf script's default text instead of folded stacks\n"
@@ -70,6 +72,7 @@ enum {
 	OPT_KALLSYMS,
 	OPT_SYMFS,
 	OPT_NO_DEMANGLE,
+	OPT_NO_INLINE,
 	OPT_STATS,
 	OPT_SCRIPT,
 	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
@@ -90,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "script", no_argument, NULL, OPT_SCRIPT },
@@ -244,6 +248,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_DEMANGLE:
 			o.sym.no_demangle = true;
+			break;
+		case OPT_NO_INLINE:
+			o.no_inline = true;
 			break;
 		case 'k':
 			o.keep_going = true;

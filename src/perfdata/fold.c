@@ -452,6 +452,7 @@ struct resolved {
 	const char *name, *dso;
 	uint64_t ip, offset;
 	uint64_t addr; /* as perf script prints it: dso-relative in a map */
+	bool inlined;  /* an inlined function: printed "NAME+0xOFF (inlined)" */
 };
 
 /* perf script's default text for one sample (header, frames, blank line). */
@@ -512,6 +513,7 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 			res[nfr].ip = ip;
 			res[nfr].offset = fr.offset;
 			res[nfr].addr = fr.dso_addr;
+			res[nfr].inlined = false;
 			nfr++;
 		}
 		if (!valid)
@@ -525,6 +527,7 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		res[0].ip = s->ip;
 		res[0].offset = fr.offset;
 		res[0].addr = fr.dso_addr;
+		res[0].inlined = false;
 		nfr = 1;
 	}
 	if (s->regs && s->stack && s->stack_size && (s->attr->sample_type & PD_SAMPLE_STACK_USER)) {
@@ -543,8 +546,23 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		for (int i = 0; i < n && nfr < res_cap; i++) {
 			struct sym_frame fr;
 			sym_lookup(f->sym, s->pid, s->tid, f->ips[i], false, &fr);
+			/* perf expands inlined functions of these frames (only these) */
+			const struct sym_inline *chain;
+			int nc = o->no_inline ? 0 : sym_inline_chain(f->sym, s->pid, s->tid, f->ips[i], &chain);
+			for (int k = 0; k < nc && nfr < res_cap; k++) {
+				res[nfr].name = chain[k].name;
+				res[nfr].dso = chain[k].inlined ? "inlined" : fr.dso;
+				res[nfr].inlined = chain[k].inlined;
+				res[nfr].ip = f->ips[i];
+				res[nfr].offset = fr.offset;
+				res[nfr].addr = fr.dso_addr;
+				nfr++;
+			}
+			if (nc > 0)
+				continue;
 			res[nfr].name = fr.name;
 			res[nfr].dso = fr.dso;
+			res[nfr].inlined = false;
 			res[nfr].ip = f->ips[i];
 			res[nfr].offset = fr.offset;
 			res[nfr].addr = fr.dso_addr;
@@ -576,8 +594,10 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	/* Fold root-first: comm, then frames from the outermost caller. */
 	node_t node = profile_push(f->p, PROFILE_ROOT, pname);
 	for (size_t i = nfr; i-- > 0;) {
-		uint64_t key = res[i].name ? (uint64_t)(uintptr_t)res[i].name
-					   : ((uint64_t)(uintptr_t)res[i].dso | 1);
+		/* symbol names and dso names are owned by the symbolizer at fixed
+		 * addresses: the pointer plus a tag identifies the frame text */
+		uint64_t key = res[i].name ? (uint64_t)(uintptr_t)res[i].name * 4 + (res[i].inlined ? 2 : 0)
+					   : (uint64_t)(uintptr_t)res[i].dso * 4 + 1;
 		uint32_t first, count;
 		uint32_t packed;
 		bool cacheable = !(o->addrs && !res[i].name);

@@ -20,6 +20,7 @@ struct report_opts {
 	bool script_pid;          /* fold as if perf script printed "pid/tid" (-F +pid) */
 	const char *event_filter; /* NULL: the first event seen */
 	bool keep_going;          /* on damage: keep what was read before it */
+	bool no_inline;           /* no inline frames for DWARF-unwound frames */
 	bool quiet;               /* no "Filtering for events" note */
 	int max_stack;            /* 0: 127 like perf script */
 	struct out *script;       /* also write perf script's default text here */

@@ -316,11 +316,11 @@ static char *join(const char *a, const char *b, const char *c)
 	return s;
 }
 
-int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, char **runtime_path)
+int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_load_info *info)
 {
 	elf_version(EV_CURRENT);
 	struct elf_file syms = { .fd = -1 }, runtime = { .fd = -1 }, main_file = { .fd = -1 };
-	*runtime_path = NULL;
+	memset(info, 0, sizeof(*info));
 	if (r->image) {
 		main_file.elf = elf_memory((char *)r->image, r->image_len);
 		if (!ef_setup(&main_file, r->build_id, r->build_id_len)) {
@@ -413,9 +413,16 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, char **runt
 	if (n > 0 && runtime.elf)
 		n += synthesize_plt(t, runtime.elf, r->demangle);
 	if (runtime.path)
-		*runtime_path = xstrdup(runtime.path);
+		info->runtime_path = xstrdup(runtime.path);
 	else if (syms.path)
-		*runtime_path = xstrdup(syms.path);
+		info->runtime_path = xstrdup(syms.path);
+	if (syms.path)
+		info->symsrc_path = xstrdup(syms.path);
+	else if (runtime.path)
+		info->symsrc_path = xstrdup(runtime.path);
+	GElf_Shdr tsh;
+	if (runtime.elf && find_section_name(runtime.elf, ".text", &tsh))
+		info->text_offset = tsh.sh_addr - tsh.sh_offset;
 	free(ph.v);
 	if (syms.elf == runtime.elf)
 		syms.elf = NULL;

@@ -27,11 +27,16 @@ struct elf_load_req {
 	size_t image_len;
 };
 
+struct elf_load_info {
+	char *runtime_path; /* file matching the running code (unwinding), malloc'd or NULL */
+	char *symsrc_path;  /* file the symbols came from (addr2line), malloc'd or NULL */
+	uint64_t text_offset; /* .text sh_addr - sh_offset of the runtime file */
+};
+
 /* Fill t (finished: fix-ups applied before the PLT entries are added,
- * as perf does). Returns the number of symbols added, or -1
- * when no usable file was found. *runtime_path (malloc'd, may be NULL)
- * receives the file that matches the running code (for unwinding). */
-int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, char **runtime_path);
+ * as perf does). Returns the number of symbols added, or -1 when no usable
+ * file was found; info receives the paths (free them). */
+int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_load_info *info);
 
 /* Build-id of an ELF file; returns its length (0 when none or unreadable). */
 size_t elf_file_build_id(const char *path, uint8_t id[20]);

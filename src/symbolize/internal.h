@@ -17,6 +17,11 @@ struct dso {
 	bool loaded;
 	struct symtab syms;
 	char *runtime_path; /* ELF file with the code (unwinding), or NULL */
+	char *symsrc_path;  /* ELF file the symbols came from, or NULL */
+	uint64_t text_offset;
+	struct a2l *a2l;    /* addr2line for inline chains, started on demand */
+	bool a2l_tried;
+	struct hashmap inline_cache; /* dso address -> index into symbolizer chains */
 	void *image;        /* in-memory copy (vdso), owned */
 	size_t image_len;
 	void *unwind;       /* per-dso unwinder state (unwind_dwarf.c) */
@@ -31,6 +36,7 @@ struct map {
 struct addrspace {
 	struct map *v;
 	size_t nr, alloc;
+	uint32_t gen; /* bumped on every change (unwinder caches follow it) */
 };
 
 struct thread {
@@ -61,9 +67,15 @@ struct symbolizer {
 	uint32_t kernel_dso;
 	int64_t kdelta; /* kallsyms address - runtime address */
 	void *unwinder; /* unwind_dwarf.c state */
+	/* inline chains: chain i = chain_items[chain_first[i] .. + chain_len[i]] */
+	struct sym_inline *chain_items;
+	size_t nr_chain_items, chain_items_alloc;
+	uint32_t *chain_first, *chain_len;
+	size_t nr_chains, chains_alloc, chains_alloc2;
 };
 
 struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx);
+uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid);
 const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip);
 void sym_unwind_free(struct symbolizer *s);
 

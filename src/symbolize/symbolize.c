@@ -5,6 +5,8 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "symbolize/a2l.h"
+#include "symbolize/demangle.h"
 #include "symbolize/kallsyms.h"
 #ifdef HAVE_ELFUTILS
 #include "symbolize/elf_symbols.h"
@@ -57,6 +59,9 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		symtab_release(&s->dsos[i].syms);
 		free(s->dsos[i].runtime_path);
+		free(s->dsos[i].symsrc_path);
+		a2l_close(s->dsos[i].a2l);
+		hashmap_release(&s->dsos[i].inline_cache);
 		free(s->dsos[i].image);
 	}
 	free(s->dsos);
@@ -65,6 +70,9 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->spaces);
 	free(s->threads);
 	free(s->bids);
+	free(s->chain_items);
+	free(s->chain_first);
+	free(s->chain_len);
 	free(s->debug_home);
 	hashmap_release(&s->tid_map);
 	hashmap_release(&s->dso_map);
@@ -177,6 +185,7 @@ static void clone_space(struct symbolizer *s, uint32_t dst, uint32_t src)
 	if (from->nr)
 		memcpy(d->v, from->v, from->nr * sizeof(*d->v));
 	d->nr = from->nr;
+	d->gen++;
 }
 
 void sym_fork(struct symbolizer *s, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid)
@@ -221,6 +230,7 @@ static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kin
 	d->name = strpool_str(&s->strs, key);
 	d->kind = kind;
 	symtab_init(&d->syms);
+	hashmap_init(&d->inline_cache);
 	d->build_id_len = (uint8_t)lookup_build_id(s, name, d->build_id);
 	return (uint32_t)s->nr_dsos++;
 }
@@ -280,7 +290,12 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 		.image = d->image,
 		.image_len = d->image_len,
 	};
-	if (elf_load_symbols(&d->syms, &req, &d->runtime_path) < 0 && d->kind == DSO_VDSO &&
+	struct elf_load_info info;
+	int got = elf_load_symbols(&d->syms, &req, &info);
+	d->runtime_path = info.runtime_path;
+	d->symsrc_path = info.symsrc_path;
+	d->text_offset = info.text_offset;
+	if (got < 0 && d->kind == DSO_VDSO &&
 	    d->build_id_len && s->debug_home) {
 		/* A vdso of another kernel: perf's build-id cache copy. */
 		char path[4096], hex[41];
@@ -293,7 +308,11 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 		r2.symfs = NULL;
 		free(d->image);
 		d->image = NULL;
-		elf_load_symbols(&d->syms, &r2, &d->runtime_path);
+		if (elf_load_symbols(&d->syms, &r2, &info) >= 0) {
+			d->runtime_path = info.runtime_path;
+			d->symsrc_path = info.symsrc_path;
+			d->text_offset = info.text_offset;
+		}
 	}
 #endif
 }
@@ -348,6 +367,7 @@ static void insert_map(struct addrspace *as, const struct map *m)
 	VEC_GROW(as->v, as->nr + 1, as->alloc);
 	as->v[as->nr++] = *m;
 	qsort(as->v, as->nr, sizeof(*as->v), cmp_map);
+	as->gen++;
 }
 
 static const struct map *space_find(const struct addrspace *as, uint64_t ip)
@@ -498,6 +518,11 @@ static void load_kernel(struct symbolizer *s, struct dso *d)
 
 /* ---- lookup -------------------------------------------------------------------- */
 
+uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
+{
+	return s->threads[findnew_thread(s, pid, tid)].as;
+}
+
 const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
 {
 	uint32_t t = findnew_thread(s, pid, tid);
@@ -551,6 +576,71 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 	f->name = sy->name;
 	f->offset = a - sy->start;
 	return 0;
+}
+
+struct chain_build {
+	struct symbolizer *s;
+	const char *base; /* the frame's own symbol name */
+	bool no_demangle;
+};
+
+static void chain_add(const char *func, void *arg)
+{
+	struct chain_build *b = arg;
+	struct symbolizer *s = b->s;
+	char *dm = b->no_demangle ? NULL : demangle(func, strlen(func));
+	const char *name = dm ? dm : func;
+	VEC_GROW(s->chain_items, s->nr_chain_items + 1, s->chain_items_alloc);
+	struct sym_inline *it = &s->chain_items[s->nr_chain_items++];
+	if (!strcmp(name, b->base)) {
+		it->name = b->base; /* perf reuses the real symbol */
+		it->inlined = false;
+	} else {
+		it->name = intern(s, name, strlen(name));
+		it->inlined = true;
+	}
+	free(dm);
+}
+
+int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
+		     const struct sym_inline **out)
+{
+	*out = NULL;
+	struct sym_frame f;
+	if (sym_lookup(s, pid, tid, ip, false, &f) || !f.name)
+		return 0;
+	const struct map *m = sym_find_map(s, pid, tid, ip);
+	if (!m)
+		return 0;
+	struct dso *d = sym_dso_loaded(s, m->dso);
+	if (d->kind != DSO_FILE)
+		return 0;
+	uint64_t addr = f.dso_addr + d->text_offset;
+	uint32_t idx;
+	if (!hashmap_get(&d->inline_cache, addr, &idx)) {
+		if (!d->a2l_tried) {
+			d->a2l_tried = true;
+			const char *path = d->symsrc_path ? d->symsrc_path : d->name;
+			if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10))
+				d->a2l = a2l_open(path);
+		}
+		size_t first = s->nr_chain_items;
+		struct chain_build b = { s, f.name, s->opts.no_demangle };
+		int n = d->a2l ? a2l_query(d->a2l, addr, chain_add, &b) : 0;
+		if (n < 0) {
+			s->nr_chain_items = first;
+			n = 0;
+		}
+		VEC_GROW(s->chain_first, s->nr_chains + 1, s->chains_alloc);
+		VEC_GROW(s->chain_len, s->nr_chains + 1, s->chains_alloc2);
+		s->chain_first[s->nr_chains] = (uint32_t)first;
+		s->chain_len[s->nr_chains] = (uint32_t)(s->nr_chain_items - first);
+		idx = (uint32_t)s->nr_chains++;
+		bool ins;
+		*hashmap_upsert(&d->inline_cache, addr, idx, &ins) = idx;
+	}
+	*out = s->chain_items + s->chain_first[idx];
+	return (int)s->chain_len[idx];
 }
 
 #ifndef HAVE_ELFUTILS

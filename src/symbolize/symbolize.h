@@ -102,6 +102,20 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 		void (*fn)(const char *name, void *arg), void *arg);
 
+/* perf script's inline expansion of a DWARF-unwound user frame (perf runs
+ * it for those frames only): the addr2line records for the address,
+ * innermost first, each either the frame's own symbol (inlined = false,
+ * printed with its dso) or an inlined function (printed "(inlined)").
+ * Returns the count (0: no debug info, print the plain frame) and points
+ * *out at entries owned by the symbolizer. */
+struct sym_inline {
+	const char *name;
+	bool inlined;
+};
+
+int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
+		     const struct sym_inline **out);
+
 /* ---- DWARF unwinding of a user stack copy (perf --call-graph dwarf) ----- */
 
 struct sym_user_regs {
