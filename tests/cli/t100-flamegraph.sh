@@ -193,3 +193,14 @@ if [ -f "$fgep" ]; then
 else
 	skip "flamegraph/--threads=2" "no $fgep"
 fi
+
+# perf script text piped in is detected and collapsed: the same frames as
+# drawing stackcollapse-perf.pl's collapse of it.
+fgpx=$fgc/../example-perf-stacks.txt.gz
+if [ -f "$fgpx" ] && command -v gzip >/dev/null && "$SCORCH" collapse --list 2>/dev/null | grep -q '^ *perf'; then
+	gzip -dc "$fgpx" | "$SCORCH" flamegraph --dump-frames 2>"$fgt/perf.err" | sort >"$fgt/perf.tsv"
+	"$SCORCH" flamegraph --dump-frames "$fgc/collapse/example-perf-stacks-collapsed-default.txt" | sort >"$fgt/perf.exp"
+	test_cmp "flamegraph/perf script on stdin is collapsed and drawn" "$fgt/perf.exp" "$fgt/perf.tsv"
+else
+	skip "flamegraph/perf script on stdin is collapsed and drawn" "no example, gzip or perf collapser"
+fi
