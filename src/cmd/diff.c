@@ -48,7 +48,7 @@ static size_t strip_hex(const char *s, size_t n, char **buf, size_t *alloc)
 	VEC_GROW(*buf, n + 4, *alloc);
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
-		if (s[i] == '0' && i + 2 < n + 0 && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+		if (s[i] == '0' && i + 2 < n && s[i + 1] == 'x' && is_hex(s[i + 2])) {
 			size_t j = i + 2;
 			while (j < n && is_hex(s[j]))
 				j++;

@@ -141,6 +141,7 @@ static enum palette_id pick_flat(enum palette_id pal, const char *s, size_t n)
 			return PAL_AQUA;
 		static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/",
 						    "org/",  "com/",   "io/",  "sun/" };
+		/* ^L?(java|javax|jdk|net|org|com|io|sun)/ */
 		const char *t = s;
 		size_t tn = n;
 		if (tn && *t == 'L')
@@ -150,10 +151,6 @@ static enum palette_id pick_flat(enum palette_id pal, const char *s, size_t n)
 			if (tn >= k && !memcmp(t, pkgs[i], k))
 				return PAL_GREEN;
 		}
-		/* "^L?(java|...)/" may also match without the L when the name
-		 * starts with L and the rest does too: "Ljava/" covered above,
-		 * "java/" covered by tn == n when s[0] != 'L'. A name like
-		 * "Lxx" whose unstripped form matches cannot start with L. */
 		if (contains(s, n, ":::"))
 			return PAL_GREEN;
 		if (contains(s, n, "::"))
