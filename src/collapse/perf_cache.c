@@ -143,7 +143,7 @@ bool perf_lines_get(const struct perf_lines *t, struct perf_fp fp, const sym_t *
 	uint32_t idx;
 	if (!hashmap_get(&t->map, fp.key, &idx) || t->ents[idx].check != fp.check)
 		return false;
-	*syms = t->pool + t->ents[idx].off;
+	*syms = t->pool ? t->pool + t->ents[idx].off : NULL;
 	*n = t->ents[idx].n;
 	return true;
 }

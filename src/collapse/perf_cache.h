@@ -86,7 +86,7 @@ uint32_t perf_seqs_intern(struct perf_seqs *t, const sym_t *syms, uint32_t n);
 static inline const sym_t *perf_seq(const struct perf_seqs *t, uint32_t id, uint32_t *n)
 {
 	*n = t->ents[id].n;
-	return t->pool + t->ents[id].off;
+	return t->pool ? t->pool + t->ents[id].off : NULL;
 }
 
 #endif

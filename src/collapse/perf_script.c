@@ -488,7 +488,7 @@ static bool line_syms(struct chunk *c, const char *line, size_t n)
 		}
 	}
 	uint32_t got = (uint32_t)(c->nsyms - mark);
-	perf_lines_add(&c->lines, fp, c->syms + mark, got);
+	perf_lines_add(&c->lines, fp, got ? c->syms + mark : NULL, got);
 	VEC_GROW(c->lsyms, c->nlsyms + got, c->lsyms_alloc);
 	if (got)
 		memcpy(c->lsyms + c->nlsyms, c->syms + mark, got * sizeof(*c->syms));
