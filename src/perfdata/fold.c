@@ -601,8 +601,9 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		uint32_t first, count;
 		uint32_t packed;
 		bool cacheable = !(o->addrs && !res[i].name);
-		char pc[20];
-		snprintf(pc, sizeof(pc), "%" PRIx64, res[i].addr);
+		char pc[20] = "";
+		if (o->addrs && !res[i].name)
+			snprintf(pc, sizeof(pc), "%" PRIx64, res[i].addr);
 		if (cacheable && !java && hashmap_get(&f->frame_cache, key, &packed)) {
 			first = packed >> 4;
 			count = packed & 15;

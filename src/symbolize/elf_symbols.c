@@ -155,12 +155,11 @@ static unsigned count_underscores(const char *s)
 static void add_symbol(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *raw,
 		       bool demangle_names)
 {
-	size_t rl = strlen(raw);
-	char *dm = demangle_names ? demangle(raw, rl) : NULL;
-	const char *name = dm ? dm : raw;
-	size_t len = strlen(name);
-	symtab_add(t, start, size, bind, name, len, len, count_underscores(name));
-	free(dm);
+	size_t len = strlen(raw);
+	if (demangle_names)
+		symtab_add_mangled(t, start, size, bind, raw, len);
+	else
+		symtab_add(t, start, size, bind, raw, len, len, count_underscores(raw));
 }
 
 static int elf_bind(unsigned char info)

@@ -46,6 +46,19 @@ struct thread {
 	uint32_t as;
 };
 
+/* Direct-mapped cache of recent lookups: the same few thousand addresses
+ * recur in every sample. Keyed by address space and its generation, so a
+ * changed map invalidates its entries. */
+struct lookup_slot {
+	uint64_t ip;
+	uint32_t as, gen; /* as = UINT32_MAX: kernel */
+	const char *name, *dso;
+	uint64_t offset, dso_addr;
+	uint8_t valid, have_map, ret;
+};
+
+enum { LOOKUP_SLOTS = 1 << 14 };
+
 struct symbolizer {
 	struct sym_options opts;
 	char *debug_home;
@@ -63,6 +76,8 @@ struct symbolizer {
 	size_t nr_bids, bids_alloc;
 	/* kernel */
 	uint64_t kmap_start, kmap_end, kref;
+	uint32_t kgen; /* bumped when the kernel map changes */
+	struct lookup_slot *cache;
 	bool have_kmap;
 	uint32_t kernel_dso;
 	int64_t kdelta; /* kallsyms address - runtime address */

@@ -46,6 +46,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *opts)
 		}
 	}
 	s->kernel_dso = UINT32_MAX;
+	s->cache = xcalloc(LOOKUP_SLOTS, sizeof(*s->cache));
 	/* perf registers the idle task as "swapper" (pid 0, tid 0). */
 	sym_comm(s, 0, 0, "swapper", 7, false);
 	return s;
@@ -70,6 +71,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->spaces);
 	free(s->threads);
 	free(s->bids);
+	free(s->cache);
 	free(s->chain_items);
 	free(s->chain_first);
 	free(s->chain_len);
@@ -401,6 +403,7 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 				s->kmap_end = UINT64_MAX;
 			s->kref = m->pgoff;
 			s->have_kmap = true;
+			s->kgen++;
 			if (s->kernel_dso == UINT32_MAX)
 				s->kernel_dso = findnew_dso(s, "[kernel.kallsyms]", DSO_KERNEL);
 		}
@@ -510,6 +513,7 @@ static void load_kernel(struct symbolizer *s, struct dso *d)
 	/* perf's map__fixup_start/end after loading: the kernel map then spans
 	 * every kallsyms symbol (init text, data), not just the recorded range. */
 	uint64_t lo, hi;
+	s->kgen++;
 	if (symtab_bounds(&d->syms, &lo, &hi)) {
 		s->kmap_start = lo - (uint64_t)s->kdelta;
 		s->kmap_end = hi - (uint64_t)s->kdelta;
@@ -529,8 +533,8 @@ const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, u
 	return space_find(&s->spaces[s->threads[t].as], ip);
 }
 
-int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,
-	       struct sym_frame *f)
+static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel,
+			   struct sym_frame *f)
 {
 	f->name = NULL;
 	f->dso = "[unknown]";
@@ -554,14 +558,14 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 		f->dso = d->name;
 		f->have_map = true;
 		uint64_t a = ip + (uint64_t)s->kdelta;
-		const struct symbol *sy = symtab_find(&d->syms, a);
+		struct symbol *sy = symtab_find(&d->syms, a);
 		if (!sy)
 			return 1;
-		f->name = sy->name;
+		f->name = symtab_name(&d->syms, sy);
 		f->offset = a - sy->start;
 		return 0;
 	}
-	const struct map *m = sym_find_map(s, pid, tid, ip);
+	const struct map *m = space_find(&s->spaces[as], ip);
 	if (!m)
 		return 1;
 	uint64_t a = m->identity ? ip : ip - m->start + m->pgoff;
@@ -570,12 +574,40 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 	f->dso = d->name;
 	f->dso_addr = a;
 	f->have_map = true;
-	const struct symbol *sy = symtab_find(&d->syms, a);
+	struct symbol *sy = symtab_find(&d->syms, a);
 	if (!sy)
 		return 1;
-	f->name = sy->name;
+	f->name = symtab_name(&d->syms, sy);
 	f->offset = a - sy->start;
 	return 0;
+}
+
+int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,
+	       struct sym_frame *f)
+{
+	uint32_t as = UINT32_MAX, gen = s->kgen;
+	if (!is_kernel) {
+		as = s->threads[findnew_thread(s, pid, tid)].as;
+		gen = s->spaces[as].gen;
+	}
+	struct lookup_slot *c = &s->cache[(hash_u64(ip ^ ((uint64_t)as << 40)) >> 20) & (LOOKUP_SLOTS - 1)];
+	if (c->valid && c->ip == ip && c->as == as && c->gen == gen) {
+		f->name = c->name;
+		f->dso = c->dso;
+		f->offset = c->offset;
+		f->dso_addr = c->dso_addr;
+		f->have_map = c->have_map;
+		return c->ret;
+	}
+	int ret = lookup_uncached(s, as, ip, is_kernel, f);
+	if (is_kernel)
+		gen = s->kgen; /* loading kallsyms may have moved the map */
+	else
+		gen = s->spaces[as].gen;
+	*c = (struct lookup_slot){ .ip = ip, .as = as, .gen = gen, .name = f->name, .dso = f->dso,
+				   .offset = f->offset, .dso_addr = f->dso_addr, .valid = 1,
+				   .have_map = f->have_map, .ret = (uint8_t)ret };
+	return ret;
 }
 
 struct chain_build {

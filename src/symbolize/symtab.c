@@ -7,6 +7,7 @@
 #include "symbolize/symtab.h"
 
 #include "base/alloc.h"
+#include "symbolize/demangle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,10 @@ void symtab_release(struct symtab *t)
 {
 	free(t->v);
 	free(t->rb);
+	free(t->erased);
+	free(t->dead);
+	free(t->sorted);
+	free(t->contested);
 	arena_release(&t->names);
 	memset(t, 0, sizeof(*t));
 	t->root = NIL;
@@ -142,10 +147,10 @@ static void tree_insert(struct symtab *t, uint32_t n)
 	bool left = false;
 	while (cur != NIL) {
 		parent = cur;
-		left = key < t->v[cur].start;
+		left = key < t->rb[cur].start;
 		cur = left ? t->rb[cur].left : t->rb[cur].right;
 	}
-	t->rb[n] = (struct rb_links){ parent, NIL, NIL, 0 };
+	t->rb[n] = (struct rb_links){ key, t->v[n].end, parent, NIL, NIL, 0 };
 	if (parent == NIL)
 		t->root = n;
 	else if (left)
@@ -308,7 +313,6 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const
 		size_t len, size_t base_len, unsigned underscores)
 {
 	VEC_GROW(t->v, t->nr + 1, t->alloc);
-	VEC_GROW(t->rb, t->nr + 1, t->rb_alloc);
 	struct symbol *s = &t->v[t->nr];
 	s->start = start;
 	s->end = start + size;
@@ -317,8 +321,45 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const
 	s->base_len = base_len > UINT16_MAX ? UINT16_MAX : (uint16_t)base_len;
 	s->bind = (uint8_t)bind;
 	s->underscores = underscores > 255 ? 255 : (uint8_t)underscores;
-	tree_insert(t, (uint32_t)t->nr);
+	s->raw = 0;
 	t->nr++;
+	t->prepared = false;
+}
+
+void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bind,
+			const char *name, size_t len)
+{
+	unsigned us = 0;
+	while (us < len && name[us] == '_')
+		us++;
+	symtab_add(t, start, size, bind, name, len, len, us);
+	/* Only names a demangler could change are deferred. */
+	if (len >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G'))
+		t->v[t->nr - 1].raw = 1;
+}
+
+static void demangle_now(struct symtab *t, struct symbol *s)
+{
+	if (!s->raw)
+		return;
+	s->raw = 0;
+	char *dm = demangle(s->name, strlen(s->name));
+	if (!dm)
+		return;
+	size_t len = strlen(dm);
+	s->name = arena_memdup0(&t->names, dm, len);
+	s->base_len = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+	unsigned us = 0;
+	while (dm[us] == '_')
+		us++;
+	s->underscores = us > 255 ? 255 : (uint8_t)us;
+	free(dm);
+}
+
+const char *symtab_name(struct symtab *t, struct symbol *s)
+{
+	demangle_now(t, s);
+	return s->name;
 }
 
 /* perf's choose_best_symbol: true when a is kept over b. */
@@ -346,31 +387,52 @@ static bool keep_first(const struct symbol *a, const struct symbol *b)
 	return true;
 }
 
-/* In-order node list (sorted by start, ties in insertion order). */
-static uint32_t *in_order(const struct symtab *t, size_t *n)
+struct sort_key {
+	uint64_t start;
+	uint32_t seq;
+};
+
+static int cmp_key(const void *a, const void *b)
 {
-	uint32_t *out = xmalloc((t->live ? t->live : 1) * sizeof(*out));
-	uint32_t *stack = xmalloc((t->live + 1) * sizeof(*stack));
-	size_t k = 0, sp = 0;
-	uint32_t cur = t->root;
-	while (cur != NIL || sp) {
-		while (cur != NIL) {
-			stack[sp++] = cur;
-			cur = t->rb[cur].left;
-		}
-		cur = stack[--sp];
-		out[k++] = cur;
-		cur = t->rb[cur].right;
+	const struct sort_key *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Indices [from, to) that are not dead, sorted by start, ties in insertion
+ * order: the tree's in-order sequence. */
+static uint32_t *sorted_range(const struct symtab *t, size_t from, size_t to, size_t *n)
+{
+	struct sort_key *k = xmalloc((to - from + 1) * sizeof(*k));
+	size_t m = 0;
+	bool sorted = true;
+	for (size_t i = from; i < to; i++) {
+		if (t->dead && i < t->nr_at_finish && t->dead[i])
+			continue;
+		k[m] = (struct sort_key){ t->v[i].start, (uint32_t)i };
+		if (m && k[m].start < k[m - 1].start)
+			sorted = false;
+		m++;
 	}
-	free(stack);
-	*n = k;
-	return out;
+	if (!sorted)
+		qsort(k, m, sizeof(*k), cmp_key);
+	uint32_t *ord = xmalloc((m ? m : 1) * sizeof(*ord));
+	for (size_t i = 0; i < m; i++)
+		ord[i] = k[i].seq;
+	free(k);
+	*n = m;
+	return ord;
 }
 
 void symtab_finish(struct symtab *t, bool kallsyms)
 {
+	t->finished = true;
+	t->nr_at_finish = t->merged_upto = t->nr;
+	t->dead = xcalloc(t->nr ? t->nr : 1, 1);
+	t->prepared = false;
 	size_t n;
-	uint32_t *ord = in_order(t, &n);
+	uint32_t *ord = sorted_range(t, 0, t->nr, &n);
 	if (!n) {
 		free(ord);
 		return;
@@ -396,42 +458,170 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 			curr = i;
 			continue;
 		}
+		demangle_now(t, a);
+		demangle_now(t, b);
+		uint32_t loser;
 		if (keep_first(a, b)) {
-			tree_erase(t, ord[i]);
+			loser = ord[i];
 		} else {
-			tree_erase(t, ord[curr]);
+			loser = ord[curr];
 			curr = i;
 		}
+		t->dead[loser] = 1;
+		VEC_GROW(t->erased, t->nr_erased + 1, t->erased_alloc);
+		t->erased[t->nr_erased++] = loser;
 	}
-	free(ord);
+	/* keep the survivors' order for lookups */
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!t->dead[ord[i]])
+			ord[w++] = ord[i];
+	free(t->sorted);
+	t->sorted = ord;
+	t->nr_sorted = w;
 }
 
-const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
+/* Survivors of the fix-up plus symbols added after it, by start. */
+static void merge_late(struct symtab *t)
 {
+	if (!t->finished) {
+		free(t->sorted);
+		t->sorted = sorted_range(t, 0, t->nr, &t->nr_sorted);
+		return;
+	}
+	size_t nl;
+	uint32_t *late = sorted_range(t, t->merged_upto, t->nr, &nl);
+	t->merged_upto = t->nr;
+	if (!nl) {
+		free(late);
+		return;
+	}
+	uint32_t *m = xmalloc((t->nr_sorted + nl) * sizeof(*m));
+	size_t i = 0, j = 0, k = 0;
+	while (i < t->nr_sorted || j < nl) {
+		if (j == nl || (i < t->nr_sorted && t->v[t->sorted[i]].start <= t->v[late[j]].start))
+			m[k++] = t->sorted[i++];
+		else
+			m[k++] = late[j++];
+	}
+	free(late);
+	free(t->sorted);
+	t->sorted = m;
+	t->nr_sorted = k;
+}
+
+/* Sort the survivors and find the regions where symbols overlap (runs of
+ * symbols each starting before the run's furthest end; an empty symbol
+ * counts as one byte). */
+static void prepare(struct symtab *t)
+{
+	free(t->contested);
+	free(t->rb);
+	t->rb = NULL;
+	t->tree_built = false;
+	t->root = NIL;
+	t->live = 0;
+	t->contested = NULL;
+	t->nr_contested = 0;
+	merge_late(t);
+	size_t alloc = 0;
+	for (size_t i = 0; i < t->nr_sorted;) {
+		const struct symbol *a = &t->v[t->sorted[i]];
+		uint64_t start = a->start, end = a->end > a->start ? a->end : a->start + 1;
+		size_t j = i + 1;
+		for (; j < t->nr_sorted; j++) {
+			const struct symbol *b = &t->v[t->sorted[j]];
+			if (b->start >= end)
+				break;
+			uint64_t be = b->end > b->start ? b->end : b->start + 1;
+			if (be > end)
+				end = be;
+		}
+		if (j - i > 1) {
+			VEC_GROW(t->contested, 2 * t->nr_contested + 2, alloc);
+			t->contested[2 * t->nr_contested] = start;
+			t->contested[2 * t->nr_contested + 1] = end;
+			t->nr_contested++;
+		}
+		i = j;
+	}
+	t->prepared = true;
+}
+
+/* Replay perf's tree: every insert in order, the duplicate erases at the
+ * fix-up point, then the later (PLT) inserts. */
+static void build_tree(struct symtab *t)
+{
+	t->rb = xmalloc((t->nr ? t->nr : 1) * sizeof(*t->rb));
+	size_t upto = t->finished ? t->nr_at_finish : t->nr;
+	for (size_t i = 0; i < upto; i++)
+		tree_insert(t, (uint32_t)i);
+	for (size_t i = 0; i < t->nr_erased; i++)
+		tree_erase(t, t->erased[i]);
+	for (size_t i = upto; i < t->nr; i++)
+		tree_insert(t, (uint32_t)i);
+	for (size_t i = 0; i < t->nr; i++)
+		t->rb[i].end = t->v[i].end;
+	t->tree_built = true;
+}
+
+static bool in_contested(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr_contested;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->contested[2 * mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < t->contested[2 * (lo - 1) + 1];
+}
+
+struct symbol *symtab_find(struct symtab *t, uint64_t addr)
+{
+	if (!t->prepared)
+		prepare(t);
+	if (!in_contested(t, addr)) {
+		size_t lo = 0, hi = t->nr_sorted;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->v[t->sorted[mid]].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			return NULL;
+		struct symbol *s = &t->v[t->sorted[lo - 1]];
+		if (addr < s->end || (addr == s->start && s->end == s->start))
+			return s;
+		return NULL;
+	}
+	if (!t->tree_built)
+		build_tree(t);
 	uint32_t n = t->root;
 	while (n != NIL) {
-		const struct symbol *s = &t->v[n];
-		if (addr < s->start)
-			n = t->rb[n].left;
-		else if (addr > s->end || (addr == s->end && addr != s->start))
-			n = t->rb[n].right;
+		const struct rb_links *l = &t->rb[n];
+		if (addr < l->start)
+			n = l->left;
+		else if (addr > l->end || (addr == l->end && addr != l->start))
+			n = l->right;
 		else
-			return s;
+			return &t->v[n];
 	}
 	return NULL;
 }
 
-bool symtab_bounds(const struct symtab *t, uint64_t *lo, uint64_t *hi)
+bool symtab_bounds(struct symtab *t, uint64_t *lo, uint64_t *hi)
 {
-	if (t->root == NIL)
+	/* perf's map__fixup_start/end: the first and the last symbol of the
+	 * tree's in-order walk. */
+	if (!t->prepared)
+		prepare(t);
+	if (!t->nr_sorted)
 		return false;
-	uint32_t n = t->root;
-	while (t->rb[n].left != NIL)
-		n = t->rb[n].left;
-	*lo = t->v[n].start;
-	n = t->root;
-	while (t->rb[n].right != NIL)
-		n = t->rb[n].right;
-	*hi = t->v[n].end;
+	*lo = t->v[t->sorted[0]].start;
+	*hi = t->v[t->sorted[t->nr_sorted - 1]].end;
 	return true;
 }

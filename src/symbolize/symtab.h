@@ -14,28 +14,45 @@ enum { SYM_BIND_LOCAL = 0, SYM_BIND_GLOBAL = 1, SYM_BIND_WEAK = 2 };
 
 struct symbol {
 	uint64_t start, end; /* [start, end) in the dso's address space */
-	const char *name;    /* as printed (demangled, maybe @VERSION) */
+	const char *name;    /* as printed; the raw name while `raw` is set */
 	uint32_t seq;        /* insertion order (ties) */
-	uint16_t base_len;   /* length perf compares when choosing (no version) */
+	uint16_t base_len;   /* name length perf compares when choosing */
 	uint8_t bind;
-	uint8_t underscores; /* leading '_' count of the raw name */
+	uint8_t underscores; /* leading '_' count of the name */
+	uint8_t raw;         /* not demangled yet (demangled on first use) */
 };
 
-/* The symbols live in a red-black tree balanced exactly like the kernel's
- * lib/rbtree.c that perf uses: when symbols overlap (a zero-sized _init
- * stretched over the PLT, say), perf's lookup returns the first containing
- * node on its descent, so matching perf means matching the tree's shape. */
+/* perf keeps symbols in a red-black tree (the kernel's lib/rbtree.c) and
+ * its lookup returns the first containing node on the descent. Outside
+ * regions where symbols overlap that is simply "the symbol containing the
+ * address", which a binary search answers. Inside them (a zero-sized _init
+ * stretched over the PLT, nested symbols) the answer depends on the tree's
+ * shape, so for those lookups the exact tree is rebuilt once: same inserts,
+ * same erases, same balancing. */
 struct rb_links {
+	uint64_t start, end;          /* copies of the symbol's, for locality */
 	uint32_t parent, left, right; /* UINT32_MAX = none */
 	uint8_t black;
 };
 
 struct symtab {
-	struct symbol *v;
-	struct rb_links *rb;
-	size_t nr, alloc, rb_alloc;
+	struct symbol *v;         /* in insertion order */
+	size_t nr, alloc;
+	bool finished;
+	size_t nr_at_finish;      /* symbols added later (PLT) come after */
+	size_t merged_upto;       /* symbols already merged into `sorted` */
+	uint32_t *erased;         /* duplicates removed by the fix-up, in order */
+	size_t nr_erased, erased_alloc;
+	uint8_t *dead;
+	/* lookup structure, (re)built on the first lookup after a change */
+	bool prepared, tree_built;
+	uint32_t *sorted;         /* survivors by start */
+	size_t nr_sorted;
+	uint64_t *contested;      /* [start, end) pairs where symbols overlap */
+	size_t nr_contested;
+	struct rb_links *rb;      /* exact perf tree, built for contested lookups */
 	uint32_t root;
-	size_t live; /* symbols still in the tree */
+	size_t live;
 	struct arena names;
 };
 
@@ -47,9 +64,17 @@ void symtab_release(struct symtab *t);
 void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
 		size_t len, size_t base_len, unsigned underscores);
 /* Sort and apply the fix-ups; kallsyms=true for kernel symbol tables. */
+/* A symbol whose name is demangled (as perf would at load time) only when
+ * it is first needed: by a lookup that returns it, or by the duplicate
+ * fix-up comparing it. Loading a 150,000-symbol library then demangles the
+ * few names a profile touches instead of all of them. */
+void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bind,
+			const char *name, size_t len);
 void symtab_finish(struct symtab *t, bool kallsyms);
-const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
+struct symbol *symtab_find(struct symtab *t, uint64_t addr);
+/* The printed name of a symbol from symtab_find (demangled on first use). */
+const char *symtab_name(struct symtab *t, struct symbol *s);
 /* Start of the first and end of the last symbol; false when empty. */
-bool symtab_bounds(const struct symtab *t, uint64_t *lo, uint64_t *hi);
+bool symtab_bounds(struct symtab *t, uint64_t *lo, uint64_t *hi);
 
 #endif
