@@ -22,29 +22,27 @@ struct frame_scan {
 	size_t len; /* up to the last '+', or all */
 };
 
+/* Is there a `a` immediately followed by `b` in s[0..n)? (memchr: the
+ * hot path of this format.) */
+static bool has_pair(const char *s, size_t n, char a, char b)
+{
+	const char *p = s, *end = s + n;
+	while (p < end && (p = memchr(p, a, (size_t)(end - p))) != NULL) {
+		if (p + 1 < end && p[1] == b)
+			return true;
+		p++;
+	}
+	return false;
+}
+
 static struct frame_scan scan_frame(const char *s, size_t n)
 {
-	struct frame_scan f = { false, false, false, n };
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '>':
-			if (i && s[i - 1] == '-')
-				f.inlines = true;
-			break;
-		case ':':
-			if (i && s[i - 1] == ':')
-				f.cpp = true;
-			break;
-		case ';':
-			f.semicolon = true;
-			break;
-		case '+':
-			f.len = i;
-			break;
-		default:
-			break;
-		}
-	}
+	struct frame_scan f;
+	f.inlines = has_pair(s, n, '-', '>');
+	f.cpp = has_pair(s, n, ':', ':');
+	f.semicolon = memchr(s, ';', n) != NULL;
+	const char *plus = memrchr(s, '+', n);
+	f.len = plus ? (size_t)(plus - s) : n;
 	return f;
 }
 
