@@ -105,7 +105,7 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 		k++;
 	}
 	VEC_GROW(r->prev, nf, r->prev_alloc);
-	VEC_GROW(r->prev_text, stack_len, r->prev_text_alloc);
+	VEC_GROW(r->prev_text, stack_len + 1, r->prev_text_alloc);
 	memcpy(r->prev_text, line, stack_len);
 	for (size_t i = 0; i < nf; i++) {
 		node_t here = i < k ? r->prev[i].node
