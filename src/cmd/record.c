@@ -135,6 +135,7 @@ static const struct option long_opts[] = {
 	{ "truncate-text-left", no_argument, NULL, OPT_GRAPH },
 	{ "no-js", no_argument, NULL, OPT_GRAPH },
 	{ "no-javascript", no_argument, NULL, OPT_GRAPH },
+	{ "threads", required_argument, NULL, OPT_GRAPH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -298,6 +299,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
+			graph_release(&g);
+			free(o.pids);
+			free(o.tids);
 			return 0;
 		case OPT_USER_ONLY:
 			o.user_only = true;
@@ -346,6 +350,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		default:
 			fputs(record_usage, stderr);
+			graph_release(&g);
+			free(o.pids);
+			free(o.tids);
 			return 2;
 		}
 	}
