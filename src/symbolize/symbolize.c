@@ -297,6 +297,11 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 	d->runtime_path = info.runtime_path;
 	d->symsrc_path = info.symsrc_path;
 	d->text_offset = info.text_offset;
+	if (got < 0 && d->image) {
+		/* not the recorded vdso (another kernel): unusable for unwinding */
+		free(d->image);
+		d->image = NULL;
+	}
 	if (got < 0 && d->kind == DSO_VDSO &&
 	    d->build_id_len && s->debug_home) {
 		/* A vdso of another kernel: perf's build-id cache copy. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 enum { PERF_REG_ABI_64 = 2, NR_X86_REGS = 24 };
@@ -80,10 +81,22 @@ static void report_module(struct unwind_ctx *c, uint64_t pc)
 	}
 	struct dso *d = sym_dso_loaded(c->s, m->dso);
 	const char *path = d->runtime_path ? d->runtime_path : d->name;
-	if (d->kind != DSO_FILE && !d->runtime_path)
+	int fd = -1;
+	if (d->kind == DSO_VDSO && d->image) {
+		/* our own vdso, the recorded one by build-id: hand libdw a copy */
+		fd = memfd_create("scorch-vdso", MFD_CLOEXEC);
+		if (fd < 0 || write(fd, d->image, d->image_len) != (ssize_t)d->image_len) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		path = d->name;
+	} else if (d->kind != DSO_FILE && !d->runtime_path) {
 		return;
+	}
 	dwfl_report_begin_add(c->dwfl);
-	dwfl_report_elf(c->dwfl, d->name, path, -1, base, false);
+	if (!dwfl_report_elf(c->dwfl, d->name, path, fd, base, false) && fd >= 0)
+		close(fd);
 	dwfl_report_end(c->dwfl, NULL, NULL);
 }
 
