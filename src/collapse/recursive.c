@@ -28,9 +28,11 @@ static int parse(struct profile *p, const struct collapse_source *src,
 	while (lines_next(&it, &line, &len)) {
 		double count;
 		size_t stack_len = len;
+		size_t blank = len;
+		cx_trim_end(line, &blank);
+		if (!blank)
+			continue;
 		if (!folded_take_count(line, &stack_len, &count)) {
-			if (!len)
-				continue;
 			ret = cx_bad(&d, it.lineno, "expected 'STACK COUNT', found '%.*s'",
 				     (int)(len > 80 ? 80 : len), line);
 			if (ret)
