@@ -18,18 +18,17 @@ static uint64_t read64(const char *p)
 	return v;
 }
 
-/* Two independent lanes of hash.h's multiply-fold mix over 16-byte words. */
-struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)
+/* Two independent lanes of hash.h's multiply-fold mix over 16-byte words;
+ * the length is mixed in at the end so that the fingerprint can be
+ * computed while the end is still being searched for. */
+struct perf_fp_state perf_fp_begin(bool flag)
 {
-	uint64_t h1 = 0x243f6a8885a308d3ull ^ n ^ (flag ? 0x6a617661ull : 0);
-	uint64_t h2 = 0x13198a2e03707344ull ^ (n * 0x9e3779b97f4a7c15ull) ^ (flag ? 1 : 0);
-	while (n >= 16) {
-		uint64_t x = read64(p), y = read64(p + 8);
-		h1 = hash_mix(x ^ 0xa4093822299f31d0ull, y ^ h1);
-		h2 = hash_mix(y ^ 0x082efa98ec4e6c89ull, x ^ h2 ^ 0x452821e638d01377ull);
-		p += 16;
-		n -= 16;
-	}
+	return (struct perf_fp_state){ 0x243f6a8885a308d3ull ^ (flag ? 0x6a617661ull : 0),
+				       0x13198a2e03707344ull ^ (flag ? 1 : 0), 0 };
+}
+
+struct perf_fp perf_fp_end(struct perf_fp_state *st, const char *p, size_t n)
+{
 	uint64_t x = 0, y = 0;
 	if (n >= 8) {
 		x = read64(p);
@@ -37,10 +36,23 @@ struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)
 	} else if (n) {
 		memcpy(&x, p, n);
 	}
-	h1 = hash_mix(x ^ 0xbe5466cf34e90c6cull ^ h1, y ^ 0xc0ac29b7c97c50ddull);
-	h2 = hash_mix(y ^ 0x3f84d5b5b5470917ull ^ h2, x ^ 0x9216d5d98979fb1bull);
+	size_t total = st->n + n;
+	uint64_t h1 = hash_mix(x ^ 0xbe5466cf34e90c6cull ^ st->h1, y ^ 0xc0ac29b7c97c50ddull ^ total);
+	uint64_t h2 = hash_mix(y ^ 0x3f84d5b5b5470917ull ^ st->h2,
+			       x ^ 0x9216d5d98979fb1bull ^ (total * 0x9e3779b97f4a7c15ull));
 	return (struct perf_fp){ hash_mix(h1, 0xd1310ba698dfb5acull) ^ h1,
 				 hash_mix(h2, 0x2ffd72dbd01adfb7ull) ^ h2 };
+}
+
+struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)
+{
+	struct perf_fp_state st = perf_fp_begin(flag);
+	while (n >= 16) {
+		perf_fp_word(&st, p);
+		p += 16;
+		n -= 16;
+	}
+	return perf_fp_end(&st, p, n);
 }
 
 /* ---- blocks ---- */

@@ -9,12 +9,14 @@
 #ifndef SCORCH_COLLAPSE_PERF_CACHE_H
 #define SCORCH_COLLAPSE_PERF_CACHE_H
 
+#include "base/hash.h"
 #include "base/hashmap.h"
 #include "profile/profile.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PERF_NONE UINT32_MAX
 
@@ -24,6 +26,27 @@ struct perf_fp {
 };
 
 struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag);
+
+/* The same fingerprint computed in pieces: begin, any number of whole
+ * 16-byte words, then the last 0..15 bytes. */
+struct perf_fp_state {
+	uint64_t h1, h2;
+	size_t n;
+};
+
+struct perf_fp_state perf_fp_begin(bool flag);
+
+static inline void perf_fp_word(struct perf_fp_state *st, const char *p)
+{
+	uint64_t x, y;
+	memcpy(&x, p, 8);
+	memcpy(&y, p + 8, 8);
+	st->h1 = hash_mix(x ^ 0xa4093822299f31d0ull, y ^ st->h1);
+	st->h2 = hash_mix(y ^ 0x082efa98ec4e6c89ull, x ^ st->h2 ^ 0x452821e638d01377ull);
+	st->n += 16;
+}
+
+struct perf_fp perf_fp_end(struct perf_fp_state *st, const char *tail, size_t n);
 
 struct perf_block {
 	uint64_t key, check;
@@ -47,6 +70,11 @@ struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp 
 /* NULL when the table reached its size limit. The pointer is valid until
  * the next add. */
 struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp, uint32_t len, bool java);
+static inline void perf_blocks_prefetch(const struct perf_blocks *t, struct perf_fp fp)
+{
+	__builtin_prefetch(&t->slots[fp.key & t->mask]);
+}
+
 /* Add every pending count to its leaf. */
 void perf_blocks_flush(struct perf_blocks *t, struct profile *p);
 

@@ -132,13 +132,17 @@ bool perf_match_frame_line(const char *s, size_t n, struct perf_frame_line *fr)
 	size_t last = (size_t)(rp - s);
 	if (last < 2)
 		return false;
-	size_t j = last - 2;
+	/* The last '(' at or before last - 1 that has a space before it. */
+	size_t j;
+	const char *lp = s + last;
 	for (;;) {
-		if (s[j] == ' ' && s[j + 1] == '(')
-			break;
-		if (j == 0)
+		lp = memrchr(s, '(', (size_t)(lp - s));
+		if (!lp || lp == s)
 			return false;
-		j--;
+		if (lp[-1] == ' ') {
+			j = (size_t)(lp - s) - 1;
+			break;
+		}
 	}
 	if (j < a + 2)
 		return false;

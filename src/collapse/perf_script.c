@@ -141,6 +141,15 @@ struct chunk {
 	const char *drop_from; /* first byte not yet released */
 	const char *bscan_from, *bscan_res; /* last find_blank() and its answer */
 	bool bscan_valid;
+	/* The next sample, scanned ahead so that its cache slot is being
+	 * fetched while the current one is counted. */
+	const char *peek_at;
+	struct sample_scan {
+		const char *nl, *blank;
+		struct perf_fp fp;
+		bool java;
+		bool ok;
+	} peek;
 };
 
 /* ---- the state machine (the general path) ---- */
@@ -381,18 +390,6 @@ static const char *find_blank(const char *p, const char *end)
 	return NULL;
 }
 
-/* find_blank() from q, remembering the answer so that inputs with few blank
- * lines are scanned once, not once per sample. */
-static const char *next_blank(struct chunk *c, const char *q)
-{
-	if (c->bscan_valid && q >= c->bscan_from && (!c->bscan_res || c->bscan_res >= q))
-		return c->bscan_res;
-	c->bscan_from = q;
-	c->bscan_res = find_blank(q, c->end);
-	c->bscan_valid = true;
-	return c->bscan_res;
-}
-
 static void process_range(struct chunk *c, const char *from, const char *to)
 {
 	struct cursor cur = { from, to };
@@ -529,30 +526,111 @@ static uint32_t fold_block(struct chunk *c, const char *bs, const char *be)
 	return perf_seqs_intern(&c->seqs, c->syms, (uint32_t)c->nsyms);
 }
 
+/* Find the blank line ending the block after the event line that ends at
+ * nl (the first "\n\n" at or after nl) and fingerprint the block on the
+ * way, in one pass over its bytes. */
+static const char *blank_and_fp(struct chunk *c, const char *nl, bool java, struct perf_fp *fp)
+{
+	const char *end = c->end;
+	if (c->bscan_valid && nl >= c->bscan_from && (!c->bscan_res || c->bscan_res >= nl)) {
+		/* Answer known (or known absent) from an earlier scan. */
+		const char *b = c->bscan_res;
+		if (b)
+			*fp = perf_fingerprint(nl + 1, (size_t)(b + 1 - (nl + 1)), java);
+		return b;
+	}
+	const char *bs = nl + 1, *p = bs, *found = NULL;
+	struct perf_fp_state st = perf_fp_begin(java);
+	if (bs < end && *bs == '\n') {
+		found = nl;
+	} else {
+#ifdef __SSE2__
+		const __m128i lf = _mm_set1_epi8('\n');
+		while (end - p >= 17) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+			unsigned m = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(b, lf)));
+			if (m) {
+				found = p + __builtin_ctz(m);
+				break;
+			}
+			perf_fp_word(&st, p);
+			p += 16;
+		}
+#endif
+		if (!found) {
+			for (const char *q = p; end - q >= 2; q++)
+				if (q[0] == '\n' && q[1] == '\n') {
+					found = q;
+					break;
+				}
+		}
+	}
+	c->bscan_from = nl;
+	c->bscan_res = found;
+	c->bscan_valid = true;
+	if (!found)
+		return NULL;
+	/* The block is [bs, found + 1): words from p on, then the tail. */
+	const char *be = found + 1;
+	while (be - p >= 16) {
+		perf_fp_word(&st, p);
+		p += 16;
+	}
+	*fp = perf_fp_end(&st, p, (size_t)(be - p));
+	return found;
+}
+
+/* Locate the sample starting at p: event line end, blank line, block
+ * fingerprint. False when p does not start a complete sample. */
+static bool scan_sample(struct chunk *c, const char *p, struct sample_scan *s)
+{
+	const char *end = c->end;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	s->ok = false;
+	if (!nl || nl == p || p[0] == '#')
+		return false;
+	/* The process name starts with "java" exactly when the line does
+	 * (a comm is at least the bytes before the first blank). */
+	s->java = nl - p >= 4 && !memcmp(p, "java", 4);
+	s->blank = blank_and_fp(c, nl, s->java, &s->fp);
+	if (!s->blank || (size_t)(s->blank - nl) > UINT32_MAX)
+		return false;
+	s->nl = nl;
+	s->ok = true;
+	return true;
+}
+
 /* At a sample start (empty state): fold "event line, frames, blank line"
  * from the caches when possible. Returns where to continue, or NULL to
  * take the general path for this line. */
 static const char *try_fast(struct chunk *c, const char *p)
 {
-	const char *end = c->end;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	if (!nl || nl == p || p[0] == '#')
+	struct sample_scan s;
+	if (c->peek_at == p)
+		s = c->peek;
+	else
+		scan_sample(c, p, &s);
+	c->peek_at = NULL;
+	if (!s.ok)
 		return NULL;
+	const char *nl = s.nl;
 	struct perf_event_line ev;
 	if (!perf_match_event_line(p, (size_t)(nl - p), &ev))
 		return NULL;
-	const char *blank = next_blank(c, nl);
-	if (!blank)
-		return NULL;
-	const char *bs = nl + 1, *be = blank + 1, *next = blank + 2;
+	const char *bs = nl + 1, *be = s.blank + 1, *next = s.blank + 2;
 	size_t bn = (size_t)(be - bs);
-	if (bn > UINT32_MAX)
-		return NULL;
+	bool java = s.java;
+	struct perf_fp fp = s.fp;
 	const struct perf_filter *f = c->cfg->filter;
 	bool dropped = ev.has_event && f->set &&
 		       !(ev.event.n == f->len && !memcmp(ev.event.s, f->name, f->len));
-	bool java = !dropped && ev.comm.n >= 4 && !memcmp(ev.comm.s, "java", 4);
-	struct perf_fp fp = perf_fingerprint(bs, bn, java);
+	/* Look ahead one sample and start fetching its slot. */
+	if (next < c->end && scan_sample(c, next, &c->peek)) {
+		c->peek_at = next;
+		perf_blocks_prefetch(&c->blocks, c->peek.fp);
+	}
 	struct perf_block *b = perf_blocks_find(&c->blocks, fp, (uint32_t)bn, java);
 	if (b && dropped) {
 		if (!c->dropped) {
