@@ -284,8 +284,9 @@ static sym_t user_sym(struct builder *b, uint32_t pid, uint64_t ref)
 	char mod[300];
 	if (m) {
 		const char *path = strpool_str(&b->r->maps.paths, m->path);
-		uint64_t off = procmaps_ref_offset(ref);
-		name = symbols_user(b->syms, path, m->pgoff + off, m->start + off, m->pid ? m->pid : pid);
+		struct symbols_map sm = { (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid,
+					  m->start, m->end, m->pgoff, path };
+		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref));
 		if (!name) {
 			/* stackcollapse-perf: an unknown symbol in a known
 			 * module is shown as [module basename]. */

@@ -1,7 +1,12 @@
-/* Address -> function name for record, after sampling: kernel addresses
- * through /proc/kallsyms, user addresses as (file, offset) through the
- * file's ELF symbol tables, anonymous (JIT) code through /tmp/perf-PID.map.
- * Names are borrowed and valid until symbols_free(); NULL = unknown. */
+/* Address -> function name for record, after sampling, through the shared
+ * symbolizer (src/symbolize: kallsyms, ELF .symtab/.dynsym with debug files
+ * by build-id and debuglink, [vdso], /tmp/perf-PID.map, demangling).
+ *
+ * record resolves user addresses against the mapping they fell in when
+ * sampled (procmaps.h), not against a process's maps at the end: each
+ * file mapping gets an address space of its own in the symbolizer, so an
+ * exec or munmap after the sample changes nothing. Names are borrowed and
+ * valid until symbols_free(); NULL = unknown. */
 #ifndef SCORCH_RECORD_SYMBOLS_H
 #define SCORCH_RECORD_SYMBOLS_H
 
@@ -13,9 +18,15 @@ struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
 
 const char *symbols_kernel(struct symbols *s, uint64_t addr);
-/* path: a mapping's name from /proc/PID/maps or MMAP2; file_offset: the
- * address's offset in that file; addr: the absolute address (for JIT maps). */
-const char *symbols_user(struct symbols *s, const char *path, uint64_t file_offset,
-			 uint64_t addr, uint32_t pid);
+
+struct symbols_map {
+	uint32_t id;     /* procmaps mapping id: one address space per id */
+	uint32_t pid;    /* the process it belonged to (JIT maps are per pid) */
+	uint64_t start, end, pgoff;
+	const char *path;
+};
+
+/* The function at addr (an absolute address inside m). */
+const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr);
 
 #endif
