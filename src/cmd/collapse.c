@@ -212,7 +212,11 @@ int cmd_collapse(int argc, char **argv)
 		}
 	}
 	if (!ret && !fmt) {
-		fmt = collapse_detect(in[0].data, in[0].len);
+		/* Nothing to detect in empty input, and nothing to write. */
+		bool empty = true;
+		for (size_t i = 0; i < nfiles; i++)
+			empty &= in[i].len == 0;
+		fmt = empty ? collapse_find("folded") : collapse_detect(in[0].data, in[0].len);
 		if (!fmt) {
 			error("cannot tell the format of '%s'; name it: scorch collapse FORMAT "
 			      "(scorch collapse --list)", in[0].name);

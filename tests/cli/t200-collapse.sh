@@ -112,3 +112,8 @@ else
 	expect_exit "cli/collapse --inline without elfutils exits 1" 1 "$SCORCH" collapse perf --inline "$c2/a.txt"
 	expect_grep "cli/collapse --inline without elfutils says why" "elfutils" "$TMPDIR/err"
 fi
+
+# Empty input: nothing to detect and nothing to write; not an error.
+: >"$c2/empty.txt"
+expect_exit "cli/collapse empty input without a format exits 0" 0 "$SCORCH" collapse "$c2/empty.txt"
+if [ -s "$TMPDIR/out" ]; then not_ok "cli/collapse empty input writes nothing"; else ok "cli/collapse empty input writes nothing"; fi

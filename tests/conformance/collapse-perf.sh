@@ -12,7 +12,10 @@
 #      skipped with the reason (tests/conformance/known-differences.txt);
 #   4. shared/bench/corpus/refs: real captures of this machine kind, every
 #      recorded variant (under $SCORCH_SANITIZED only the small captures);
-#   5. output identical for 1, 2, 3 and 7 threads on captures and test inputs.
+#   5. output identical for 1, 2, 3 and 7 threads on captures and test inputs;
+#   6. detection: `scorch collapse FILE` (no format name) gives exactly the
+#      output of `scorch collapse perf FILE` for every perf input above
+#      (all header variants: with and without pid, cpu, period; # headers).
 # Sourced by tests/conformance/run (lib.sh loaded).
 
 cp_fg=$SHARED/conformance/flamegraph
@@ -282,6 +285,30 @@ cp_threads() {
 	done
 }
 
+cp_detect() {
+	corpus=$SHARED/bench/corpus
+	set -- "$cp_fg"/test/*.txt "$cp_fg/example-perf-stacks.txt.gz" \
+		"$cp_inf"/tests/data/collapse-perf/*.txt
+	if [ -n "${SCORCH_SANITIZED:-}" ]; then
+		set -- "$@" "$corpus/c-kernel.perf.txt.xz" "$corpus/f2-two-events.perf.txt.xz"
+	else
+		set -- "$@" "$corpus"/*.perf.txt.xz
+	fi
+	for f in "$@"; do
+		name="conformance/detect/$(basename "$f")"
+		"$SCORCH" collapse "$f" >"$cp_tmp/d1" 2>"$cp_tmp/derr"
+		rc=$?
+		"$SCORCH" collapse perf "$f" >"$cp_tmp/d2" 2>/dev/null
+		if [ $rc != 0 ]; then
+			not_ok "$name" "exit $rc" "$(head -2 "$cp_tmp/derr")"
+		elif cmp -s "$cp_tmp/d1" "$cp_tmp/d2"; then
+			ok "$name"
+		else
+			not_ok "$name" "detected output differs from 'collapse perf'"
+		fi
+	done
+}
+
 if ! cp_ready; then
 	not_ok "conformance/collapse-perf" "scorch collapse perf does not work in this build"
 else
@@ -290,4 +317,5 @@ else
 	cp_inferno_manifest
 	cp_bench_refs
 	cp_threads
+	cp_detect
 fi
