@@ -15,7 +15,10 @@
  * stack gets its self time (its duration minus its children's), in the
  * trace's unit (microseconds); counts are not rounded. B/E pairs are read
  * too, as complete events from B to the matching E (the script ignores
- * them). No pid/tid frame is added, as in the script. */
+ * them). No pid/tid frame is added, as in the script. When the trace
+ * holds V8 CPU profile samples ("ProfileChunk" events, as DevTools
+ * Performance recordings do), those samples are collapsed instead, like a
+ * .cpuprofile: sample counts and task durations do not mix. */
 #include "collapse/common.h"
 
 #include "base/alloc.h"
@@ -25,9 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- .cpuprofile ---- */
+/* ---- .cpuprofile, and V8 profiles inside traces ---- */
 
 struct cp_node {
+	uint32_t prof;    /* which profile (one per .cpuprofile; per pid/id in a trace) */
 	double id;
 	json_id json;
 	size_t parent;    /* index + 1, 0 = none */
@@ -36,17 +40,33 @@ struct cp_node {
 	double hits;
 };
 
+struct cp_sample {
+	uint32_t prof;
+	double id;
+};
+
+struct cp_set {
+	struct cp_node *nodes;
+	size_t n, alloc;
+	struct cp_sample *samples;
+	size_t ns, salloc;
+};
+
 static int cmp_id(const void *a, const void *b)
 {
 	const struct cp_node *x = a, *y = b;
+	if (x->prof != y->prof)
+		return (x->prof > y->prof) - (x->prof < y->prof);
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-static size_t find_node(struct cp_node *nodes, size_t n, double id)
+static size_t find_node(const struct cp_set *set, uint32_t prof, double id)
 {
-	struct cp_node key = { .id = id };
-	struct cp_node *hit = bsearch(&key, nodes, n, sizeof(*nodes), cmp_id);
-	return hit ? (size_t)(hit - nodes) + 1 : 0;
+	if (!set->n)
+		return 0;
+	struct cp_node key = { .prof = prof, .id = id };
+	struct cp_node *hit = bsearch(&key, set->nodes, set->n, sizeof(*set->nodes), cmp_id);
+	return hit ? (size_t)(hit - set->nodes) + 1 : 0;
 }
 
 static sym_t frame_name(struct profile *p, const struct json_doc *d, json_id node, struct cx_buf *b)
@@ -80,12 +100,13 @@ static bool is_root_frame(const struct json_doc *d, json_id node)
 }
 
 /* Profile node of nodes[i-1], walking up to the first known ancestor. */
-static int resolve(struct profile *p, const struct json_doc *d, struct cp_node *nodes, size_t n,
-		   size_t i, struct cx_buf *b, size_t **path, size_t *palloc, struct cx_diag *diag)
+static int resolve(struct profile *p, const struct json_doc *d, struct cp_set *set, size_t i,
+		   struct cx_buf *b, size_t **path, size_t *palloc, struct cx_diag *diag)
 {
+	struct cp_node *nodes = set->nodes;
 	size_t np = 0;
 	for (size_t k = i; k && !nodes[k - 1].done; k = nodes[k - 1].parent) {
-		if (np > n)
+		if (np > set->n)
 			return cx_fatal(diag, 1, "cpuprofile: the node tree has a cycle (node id %.0f)",
 					nodes[i - 1].id);
 		VEC_GROW(*path, np + 1, *palloc);
@@ -104,65 +125,75 @@ static int resolve(struct profile *p, const struct json_doc *d, struct cp_node *
 	return 0;
 }
 
-static int parse_cpuprofile(struct profile *p, const struct json_doc *d, json_id root,
-			    struct cx_diag *diag)
+/* Add the nodes of one "nodes" array to profile `prof`. */
+static int add_nodes(struct cp_set *set, const struct json_doc *d, json_id arr, uint32_t prof,
+		     struct cx_diag *diag)
 {
-	json_id jnodes = json_get(d, root, "nodes");
-	size_t n = d->v[jnodes].count;
-	struct cp_node *nodes = xcalloc(n ? n : 1, sizeof(*nodes));
 	size_t k = 0;
-	int ret = 0;
-	for (json_id c = d->v[jnodes].first; c; c = d->v[c].next) {
+	for (json_id c = json_is(d, arr, JSON_ARRAY) ? d->v[arr].first : 0; c; c = d->v[c].next, k++) {
 		double id;
-		if (!json_is(d, c, JSON_OBJECT) || !json_number(d, json_get(d, c, "id"), &id)) {
-			ret = cx_fatal(diag, 1, "cpuprofile: node %zu has no numeric \"id\"", k);
-			goto out;
-		}
+		if (!json_is(d, c, JSON_OBJECT) || !json_number(d, json_get(d, c, "id"), &id))
+			return cx_fatal(diag, 1, "cpuprofile: node %zu has no numeric \"id\"", k);
 		double hits = 0;
 		json_number(d, json_get(d, c, "hitCount"), &hits);
-		nodes[k++] = (struct cp_node){ .id = id, .json = c, .hits = hits };
+		VEC_GROW(set->nodes, set->n + 1, set->alloc);
+		set->nodes[set->n++] = (struct cp_node){ .prof = prof, .id = id, .json = c, .hits = hits };
 	}
-	qsort(nodes, n, sizeof(*nodes), cmp_id);
+	return 0;
+}
+
+static void add_samples(struct cp_set *set, const struct json_doc *d, json_id arr, uint32_t prof)
+{
+	for (json_id s = json_is(d, arr, JSON_ARRAY) ? d->v[arr].first : 0; s; s = d->v[s].next) {
+		double id = -1;
+		json_number(d, s, &id);
+		VEC_GROW(set->samples, set->ns + 1, set->salloc);
+		set->samples[set->ns++] = (struct cp_sample){ prof, id };
+	}
+}
+
+/* Sort the nodes, link parents (from "children" or "parent"), then count
+ * the samples, or the hitCounts when there are none. */
+static int count_profiles(struct profile *p, const struct json_doc *d, struct cp_set *set,
+			  struct cx_diag *diag)
+{
+	struct cp_node *nodes = set->nodes;
+	size_t n = set->n;
+	if (n)
+		qsort(nodes, n, sizeof(*nodes), cmp_id);
 	for (size_t i = 1; i < n; i++)
-		if (nodes[i].id == nodes[i - 1].id) {
-			ret = cx_fatal(diag, 1, "cpuprofile: node id %.0f appears twice", nodes[i].id);
-			goto out;
-		}
-	/* Parents from "children" lists, or from "parent". */
+		if (nodes[i].prof == nodes[i - 1].prof && nodes[i].id == nodes[i - 1].id)
+			return cx_fatal(diag, 1, "cpuprofile: node id %.0f appears twice", nodes[i].id);
 	for (size_t i = 0; i < n; i++) {
-		const struct json_doc *dd = d;
-		json_id kids = json_get(dd, nodes[i].json, "children");
-		for (json_id c = json_is(dd, kids, JSON_ARRAY) ? dd->v[kids].first : 0; c; c = dd->v[c].next) {
+		json_id kids = json_get(d, nodes[i].json, "children");
+		for (json_id c = json_is(d, kids, JSON_ARRAY) ? d->v[kids].first : 0; c; c = d->v[c].next) {
 			double cid;
-			size_t ci = json_number(dd, c, &cid) ? find_node(nodes, n, cid) : 0;
-			if (!ci) {
-				ret = cx_fatal(diag, 1, "cpuprofile: node %.0f lists an unknown child", nodes[i].id);
-				goto out;
-			}
+			size_t ci = json_number(d, c, &cid) ? find_node(set, nodes[i].prof, cid) : 0;
+			if (!ci)
+				return cx_fatal(diag, 1, "cpuprofile: node %.0f lists an unknown child",
+						nodes[i].id);
 			nodes[ci - 1].parent = i + 1;
 		}
 		double pid;
-		if (json_number(dd, json_get(dd, nodes[i].json, "parent"), &pid)) {
-			size_t pi = find_node(nodes, n, pid);
-			if (!pi) {
-				ret = cx_fatal(diag, 1, "cpuprofile: node %.0f has an unknown parent", nodes[i].id);
-				goto out;
-			}
+		if (json_number(d, json_get(d, nodes[i].json, "parent"), &pid)) {
+			size_t pi = find_node(set, nodes[i].prof, pid);
+			if (!pi)
+				return cx_fatal(diag, 1, "cpuprofile: node %.0f has an unknown parent",
+						nodes[i].id);
 			nodes[i].parent = pi;
 		}
 	}
 	struct cx_buf b = { 0 };
 	size_t *path = NULL, palloc = 0;
-	json_id samples = json_get(d, root, "samples");
-	if (json_is(d, samples, JSON_ARRAY) && d->v[samples].count) {
-		for (json_id s = d->v[samples].first; s && !ret; s = d->v[s].next) {
-			double sid;
-			size_t si = json_number(d, s, &sid) ? find_node(nodes, n, sid) : 0;
+	int ret = 0;
+	if (set->ns) {
+		for (size_t s = 0; s < set->ns && !ret; s++) {
+			size_t si = find_node(set, set->samples[s].prof, set->samples[s].id);
 			if (!si) {
 				ret = cx_bad(diag, 1, "cpuprofile: a sample names an unknown node");
 				continue;
 			}
-			ret = resolve(p, d, nodes, n, si, &b, &path, &palloc, diag);
+			ret = resolve(p, d, set, si, &b, &path, &palloc, diag);
 			if (!ret)
 				profile_count(p, nodes[si - 1].pnode, 1);
 		}
@@ -170,15 +201,79 @@ static int parse_cpuprofile(struct profile *p, const struct json_doc *d, json_id
 		for (size_t i = 0; i < n && !ret; i++) {
 			if (!(nodes[i].hits > 0))
 				continue;
-			ret = resolve(p, d, nodes, n, i + 1, &b, &path, &palloc, diag);
+			ret = resolve(p, d, set, i + 1, &b, &path, &palloc, diag);
 			if (!ret)
 				profile_count(p, nodes[i].pnode, nodes[i].hits);
 		}
 	}
 	cx_buf_release(&b);
 	free(path);
-out:
-	free(nodes);
+	return ret;
+}
+
+static void cp_set_release(struct cp_set *set)
+{
+	free(set->nodes);
+	free(set->samples);
+	memset(set, 0, sizeof(*set));
+}
+
+static int parse_cpuprofile(struct profile *p, const struct json_doc *d, json_id root,
+			    struct cx_diag *diag)
+{
+	struct cp_set set = { 0 };
+	int ret = add_nodes(&set, d, json_get(d, root, "nodes"), 0, diag);
+	if (!ret) {
+		add_samples(&set, d, json_get(d, root, "samples"), 0);
+		ret = count_profiles(p, d, &set, diag);
+	}
+	cp_set_release(&set);
+	return ret;
+}
+
+/* V8's sampling profiler inside a trace (DevTools Performance recordings,
+ * category disabled-by-default-v8.cpu_profiler): "ProfileChunk" events of
+ * one profile (same pid and id) carry new nodes (with "parent") and
+ * samples. Returns 1 when the trace has such samples and they were read. */
+static int parse_trace_profiles(struct profile *p, const struct json_doc *d, json_id events,
+				struct cx_diag *diag)
+{
+	struct cp_set set = { 0 };
+	struct { double pid; json_id id; } *profs = NULL;
+	size_t nprofs = 0, palloc = 0;
+	int ret = 0;
+	for (json_id e = d->v[events].first; e && !ret; e = d->v[e].next) {
+		json_id name = json_get(d, e, "name");
+		if (!json_is(d, name, JSON_STRING) || strcmp(d->v[name].str, "ProfileChunk"))
+			continue;
+		json_id cpu = json_get(d, json_get(d, json_get(d, e, "args"), "data"), "cpuProfile");
+		if (!json_is(d, cpu, JSON_OBJECT))
+			continue;
+		double pid = 0;
+		json_number(d, json_get(d, e, "pid"), &pid);
+		json_id id = json_get(d, e, "id");
+		const char *ids = json_is(d, id, JSON_STRING) || json_is(d, id, JSON_NUMBER) ? d->v[id].str : "";
+		uint32_t prof = 0;
+		while (prof < nprofs) {
+			json_id pi = profs[prof].id;
+			const char *ps = pi ? d->v[pi].str : "";
+			if (profs[prof].pid == pid && !strcmp(ps, ids))
+				break;
+			prof++;
+		}
+		if (prof == nprofs) {
+			VEC_GROW(profs, nprofs + 1, palloc);
+			profs[nprofs].pid = pid;
+			profs[nprofs].id = id;
+			nprofs++;
+		}
+		ret = add_nodes(&set, d, json_get(d, cpu, "nodes"), prof, diag);
+		add_samples(&set, d, json_get(d, cpu, "samples"), prof);
+	}
+	if (!ret && set.ns)
+		ret = count_profiles(p, d, &set, diag) ? -1 : 1;
+	cp_set_release(&set);
+	free(profs);
 	return ret;
 }
 
@@ -217,6 +312,10 @@ struct frame {
 static int parse_trace(struct profile *p, const struct json_doc *d, json_id events,
 		       struct cx_diag *diag)
 {
+	int prof = parse_trace_profiles(p, d, events, diag);
+	if (prof)
+		return prof < 0 ? -1 : 0;
+
 	struct tev *ev = NULL;
 	size_t n = 0, alloc = 0, seq = 0, skipped = 0;
 	struct open_b *open = NULL;
