@@ -765,6 +765,13 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	struct perf_data pd;
 	if (perf_data_open(&pd, path, buf, len) < 0)
 		return -1;
+	if (pd.damaged) {
+		st->damaged = true;
+		if (!o->keep_going) {
+			perf_data_close(&pd);
+			return -1;
+		}
+	}
 	struct folder f = { .o = o, .pd = &pd, .p = p, .st = st, .filter = o->event_filter };
 	hashmap_init(&f.frame_cache);
 	hashmap_init(&f.pname_cache);

@@ -168,10 +168,12 @@ struct perf_data {
 	size_t dbuf_len, dbuf_alloc, dbuf_done;
 	/* damage seen by the record walk (error already printed) */
 	bool damaged;
+	uint64_t data_expected; /* data size the header promised, when the file is shorter */
 };
 
 /* Parse the header, attributes and features of buf[0..len) (not copied;
- * must outlive pd). Returns 0, or -1 after printing an error. */
+ * must outlive pd). Returns 0, or -1 after printing an error. Damaged
+ * feature sections are reported but not fatal: pd->damaged is then set. */
 int perf_data_open(struct perf_data *pd, const char *path, const void *buf, size_t len);
 void perf_data_close(struct perf_data *pd);
 

@@ -232,13 +232,23 @@ static int parse_features(struct perf_data *pd)
 		if (!(pd->features[bit / 64] >> (bit % 64) & 1))
 			continue;
 		uint64_t so = base + 16 * (uint64_t)k++;
-		if (!section_ok(pd, so, 16))
-			return pd_damage(pd, so, "feature section table runs past the end of the file");
+		/* Damage here leaves the samples readable: report it, mark the
+		 * file damaged (the caller decides), and stop reading features. */
+		if (!section_ok(pd, so, 16)) {
+			pd->damaged = true;
+			pd_damage(pd, so, "feature section table runs past the end of the file (truncated?)");
+			return 0;
+		}
 		uint64_t off = pd_u64(pd->buf + so), size = pd_u64(pd->buf + so + 8);
-		if (!section_ok(pd, off, size))
-			return pd_damage(pd, so, "feature section points past the end of the file");
-		if (pd_feature(pd, bit, pd->buf + off, size, off) < 0)
-			return -1;
+		if (!section_ok(pd, off, size)) {
+			pd->damaged = true;
+			pd_damage(pd, so, "feature section points past the end of the file (truncated?)");
+			return 0;
+		}
+		if (pd_feature(pd, bit, pd->buf + off, size, off) < 0) {
+			pd->damaged = true;
+			return 0;
+		}
 	}
 	return 0;
 }
@@ -260,8 +270,15 @@ static int parse_file_header(struct perf_data *pd)
 		return pd_damage(pd, 16, "implausible attribute entry size");
 	if (!section_ok(pd, aoff, asize))
 		return pd_damage(pd, 24, "attribute section points past the end of the file");
-	if (!section_ok(pd, pd->data_offset, pd->data_size))
-		return pd_damage(pd, 40, "data section points past the end of the file (truncated?)");
+	if (pd->data_offset > pd->len)
+		return pd_damage(pd, 40, "data section starts past the end of the file");
+	bool truncated = !section_ok(pd, pd->data_offset, pd->data_size);
+	if (truncated) {
+		/* A cut file: read the records that are there (the walk reports
+		 * where the data ends); the feature sections are gone. */
+		pd->data_expected = pd->data_size;
+		pd->data_size = pd->len - pd->data_offset;
+	}
 	size_t nr = (size_t)(asize / attr_size);
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t eo = aoff + i * attr_size;
@@ -276,7 +293,7 @@ static int parse_file_header(struct perf_data *pd)
 	}
 	if (!nr)
 		return pd_damage(pd, 24, "no event attributes");
-	return parse_features(pd);
+	return truncated ? 0 : parse_features(pd);
 }
 
 int perf_data_open(struct perf_data *pd, const char *path, const void *buf, size_t len)

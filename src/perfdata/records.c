@@ -270,6 +270,14 @@ int perf_data_walk(struct perf_data *pd, int (*fn)(const struct pd_record *r, vo
 		pd->damaged = true;
 		return pd_damage(pd, end, "compressed data ends inside a record");
 	}
+	if (pd->data_expected) {
+		pd->damaged = true;
+		snprintf(msg, sizeof(msg),
+			 "file ends inside the data section (expected %" PRIu64 " bytes of records from byte %" PRIu64
+			 "): truncated",
+			 pd->data_expected, pd->data_offset);
+		return pd_damage(pd, end, msg);
+	}
 	if (pd->pipe && !pd->nr_attrs)
 		return pd_damage(pd, off, "pipe-mode data without any event attribute");
 	return 0;

@@ -1,0 +1,90 @@
+# scorch report against perf itself, on fresh captures of tests/workloads/
+# report_mt: frame pointers (identical output for every folding option),
+# DWARF (>= 99% of the weight on identical stacks), pipe mode, zstd, two
+# events, SVG. Needs perf and perf_event_open; skipped (counted) otherwise.
+
+W=$BUILD/workloads/report_mt
+L=$TMPDIR/live
+mkdir -p "$L"
+secs=0.4
+[ -n "${SCORCH_SANITIZED:-}" ] && secs=0.25
+live_why=""
+if ! command -v perf >/dev/null 2>&1; then
+	live_why="perf is not installed"
+elif [ ! -x "$W" ]; then
+	live_why="workload $W not built (make)"
+elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; then
+	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
+fi
+
+live_names="fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg"
+if [ -n "$live_why" ]; then
+	for n in $live_names; do skip "report live: $n" "$live_why"; done
+else
+	# frame pointers
+	perf record -q -g -F 1999 -o "$L/fp.data" -- "$W" "$secs" >/dev/null 2>&1
+	for opt in "" --pid --tid --kernel --all; do
+		perf_folded "$L/fp.data" $opt >"$L/fp.perf$opt"
+		"$SCORCH" report -q $opt "$L/fp.data" >"$L/fp.ours$opt" 2>"$L/err"
+		if [ -s "$L/fp.perf$opt" ]; then
+			test_cmp "report live: fp-${opt:-default} (identical to perf script | collapse perf)" \
+				"$L/fp.perf$opt" "$L/fp.ours$opt"
+		else
+			not_ok "report live: fp-${opt:-default}" "perf script gave nothing"
+		fi
+	done
+	ev=$(perf evlist -i "$L/fp.data" 2>/dev/null | head -1)
+	perf_folded "$L/fp.data" --event-filter="$ev" >"$L/fp.perf-ev"
+	"$SCORCH" report -q --event-filter "$ev" "$L/fp.data" >"$L/fp.ours-ev"
+	test_cmp "report live: fp-event-filter ($ev)" "$L/fp.perf-ev" "$L/fp.ours-ev"
+	"$SCORCH" report -q -o "$L/fp.out" "$L/fp.data"
+	test_cmp "report live: fp-output-file (-o FILE equals stdout)" "$L/fp.ours" "$L/fp.out"
+
+	# DWARF: user stacks unwound from the copied stack
+	perf record -q --call-graph dwarf -F 499 -o "$L/dw.data" -- "$W" "$secs" >/dev/null 2>&1
+	perf_folded "$L/dw.data" >"$L/dw.perf"
+	"$SCORCH" report -q "$L/dw.data" >"$L/dw.ours"
+	pct=$(weight_share "$L/dw.ours" "$L/dw.perf")
+	if [ -s "$L/dw.perf" ] && at_least "$pct" 99; then
+		ok "report live: dwarf ($pct% of perf's weight on identical stacks)"
+	else
+		not_ok "report live: dwarf ($pct% of perf's weight on identical stacks, want >= 99)" \
+			"$(diff "$L/dw.perf" "$L/dw.ours" | head -10)"
+	fi
+
+	# pipe mode, from a file and from stdin
+	perf record -q -g -F 999 -o - -- "$W" "$secs" >"$L/pipe.data" 2>/dev/null
+	perf_folded "$L/pipe.data" >"$L/pipe.perf"
+	"$SCORCH" report -q "$L/pipe.data" >"$L/pipe.ours"
+	test_cmp "report live: pipe-file" "$L/pipe.perf" "$L/pipe.ours"
+	"$SCORCH" report -q - <"$L/pipe.data" >"$L/pipe.stdin"
+	test_cmp "report live: pipe-stdin" "$L/pipe.perf" "$L/pipe.stdin"
+
+	# zstd-compressed records
+	perf record -q -z -g -F 999 -o "$L/z.data" -- "$W" "$secs" >/dev/null 2>&1
+	perf_folded "$L/z.data" >"$L/z.perf"
+	"$SCORCH" report -q "$L/z.data" >"$L/z.ours"
+	if "$SCORCH" version | grep -q '+zstd\|zstd=y' || [ -s "$L/z.ours" ]; then
+		test_cmp "report live: zstd" "$L/z.perf" "$L/z.ours"
+	else
+		skip "report live: zstd" "scorch built without zstd"
+	fi
+
+	# two events: the first one seen is kept, or the one asked for
+	perf record -q -e cpu-clock,page-faults -g -o "$L/two.data" -- "$W" "$secs" >/dev/null 2>&1
+	perf_folded "$L/two.data" >"$L/two.perf"
+	"$SCORCH" report -q "$L/two.data" >"$L/two.ours"
+	test_cmp "report live: two-events" "$L/two.perf" "$L/two.ours"
+	perf_folded "$L/two.data" --event-filter=page-faults >"$L/two.perf-pf"
+	"$SCORCH" report -q --event-filter page-faults "$L/two.data" >"$L/two.ours-pf"
+	test_cmp "report live: two-events-filter (page-faults)" "$L/two.perf-pf" "$L/two.ours-pf"
+
+	# SVG through the flame graph renderer
+	if "$SCORCH" report -q -o "$L/fp.svg" --title "report test" "$L/fp.data" 2>"$L/err" &&
+		head -c 200 "$L/fp.svg" | grep -q '<svg\|<?xml' && grep -q '>outer' "$L/fp.svg" &&
+		grep -q 'report test' "$L/fp.svg"; then
+		ok "report live: svg"
+	else
+		not_ok "report live: svg" "$(head -3 "$L/err")"
+	fi
+fi

@@ -1,0 +1,114 @@
+# scorch report on the real captures of $SHARED/bench/corpus (perf 6.1 on
+# this machine kind). Oracles:
+#   - perf script run here on the same file, folded by scorch collapse perf
+#     (identical output expected: a, c, f1, f2 with several options);
+#   - the shipped perf script text (e: DWARF; perf script here reproduces
+#     it except for one [vdso] sample of the capture machine's kernel), perf
+#     script here for b (system-wide: share, see below), and the
+#     shipped stackcollapse-perf.pl outputs (refs/): share of the weight on
+#     identical stacks, printed in the test name.
+# The workload binaries go into a private build-id cache and the capture
+# kernel's kallsyms under a private HOME, as the corpus README describes.
+
+C=$SHARED/bench/corpus
+K=$TMPDIR/corpus
+mkdir -p "$K"
+corpus_why=""
+if [ ! -d "$C" ]; then
+	corpus_why="no $C"
+elif ! command -v perf >/dev/null 2>&1; then
+	corpus_why="perf is not installed"
+elif ! command -v xz >/dev/null 2>&1; then
+	corpus_why="xz is not installed"
+fi
+
+corpus_names="a-fp-mt c-kernel f1-cpuclock-F997 f2-two-events"
+if [ -n "$corpus_why" ]; then
+	for n in $corpus_names e-cxx-dwarf b-sys-gcc refs; do skip "report corpus: $n" "$corpus_why"; done
+else
+	H=$K/home
+	kid=6ecd6ec21ec69416e50a8aa6737e500901ddb47a
+	mkdir -p "$H/.debug/[kernel.kallsyms]/$kid" "$K/bin"
+	xz -dc "$C/workloads/kallsyms-6ecd6ec2.xz" >"$H/.debug/[kernel.kallsyms]/$kid/kallsyms"
+	tar -xJf "$C/workloads/binaries.tar.xz" -C "$K/bin"
+	for b in deep_mt namer tmpl memchurn; do
+		HOME=$H perf buildid-cache -a "$K/bin/$b" >/dev/null 2>&1
+	done
+	for c in $corpus_names; do
+		xz -dc "$C/$c.data.xz" >"$K/$c.data"
+		HOME=$H perf script -i "$K/$c.data" >"$K/$c.txt" 2>/dev/null
+		opts="default --pid --tid --kernel --all"
+		[ -n "${SCORCH_SANITIZED:-}" ] && opts="default --all"
+		[ "$c" = f2-two-events ] && opts="default --event-filter=page-faults --event-filter=cpu-clock"
+		bad=""
+		for opt in $opts; do
+			o=$opt
+			[ "$o" = default ] && o=""
+			"$SCORCH" collapse perf $o "$K/$c.txt" >"$K/$c.perf" 2>/dev/null
+			HOME=$H "$SCORCH" report -q $o "$K/$c.data" >"$K/$c.ours" 2>"$K/err"
+			if ! cmp -s "$K/$c.perf" "$K/$c.ours" || [ ! -s "$K/$c.perf" ]; then
+				bad="$bad $opt: $(diff "$K/$c.perf" "$K/$c.ours" | grep -c '^[<>]') lines differ;"
+			fi
+		done
+		if [ -z "$bad" ]; then
+			ok "report corpus: $c identical to perf script | collapse perf ($opts)"
+		else
+			not_ok "report corpus: $c" "$bad"
+		fi
+	done
+
+	# DWARF capture against the shipped text (perf script here takes ~10 s)
+	if [ -n "${SCORCH_SANITIZED:-}" ]; then
+		skip "report corpus: e-cxx-dwarf" "large input, not under the sanitizers"
+		skip "report corpus: b-sys-gcc" "large input, not under the sanitizers"
+	else
+		xz -dc "$C/e-cxx-dwarf.data.xz" >"$K/e.data"
+		xz -dc "$C/e-cxx-dwarf.perf.txt.xz" | "$SCORCH" collapse perf >"$K/e.perf" 2>/dev/null
+		HOME=$H "$SCORCH" report -q "$K/e.data" >"$K/e.ours"
+		pct=$(weight_share "$K/e.ours" "$K/e.perf")
+		if at_least "$pct" 99; then
+			ok "report corpus: e-cxx-dwarf ($pct% of the weight on identical stacks)"
+		else
+			not_ok "report corpus: e-cxx-dwarf ($pct%, want >= 99)" "$(diff "$K/e.perf" "$K/e.ours" | head -6)"
+		fi
+		rm -f "$K/e.data"
+		# b against perf script run here: its processes' binaries (rustc's
+		# toolchain, a burn workload under /tmp) resolve differently from
+		# the capture machine, so the shipped text is not the oracle.
+		xz -dc "$C/b-sys-gcc.data.xz" >"$K/b.data"
+		HOME=$H perf script -i "$K/b.data" 2>/dev/null | "$SCORCH" collapse perf >"$K/b.perf" 2>/dev/null
+		HOME=$H "$SCORCH" report -q "$K/b.data" >"$K/b.ours"
+		pct=$(weight_share "$K/b.ours" "$K/b.perf")
+		if at_least "$pct" 99; then
+			ok "report corpus: b-sys-gcc ($pct% of the weight on identical stacks)"
+		else
+			not_ok "report corpus: b-sys-gcc ($pct%, want >= 99)" "$(diff "$K/b.perf" "$K/b.ours" | head -6)"
+		fi
+		rm -f "$K/b.data"
+	fi
+
+	# the real stackcollapse-perf.pl outputs shipped with the corpus
+	if [ -n "${SCORCH_SANITIZED:-}" ]; then
+		skip "report corpus: refs" "not under the sanitizers"
+	else
+		shares=""
+		low=""
+		for c in a-fp-mt c-kernel f1-cpuclock-F997; do
+			for v in default pid tid kernel all; do
+				o="--$v"
+				[ "$v" = default ] && o=""
+				xz -dc "$C/refs/$c.$v.folded.xz" >"$K/ref"
+				HOME=$H "$SCORCH" report -q $o "$K/$c.data" >"$K/ours"
+				pct=$(weight_share "$K/ours" "$K/ref")
+				at_least "$pct" 99 || low="$low $c.$v=$pct%"
+			done
+			shares="$shares $c=$pct%"
+		done
+		if [ -z "$low" ]; then
+			ok "report corpus: refs (stackcollapse-perf.pl outputs; --all shares:$shares)"
+		else
+			not_ok "report corpus: refs below 99%:$low"
+		fi
+	fi
+	rm -f "$K"/*.data "$K"/*.txt
+fi

@@ -1,0 +1,56 @@
+# Damaged perf.data: a clear error naming the byte offset, exit 1, never a
+# crash; --keep-going writes what was read before the damage. The input is
+# the fuzz corpus's small real capture (tests/fuzz/corpus/perfdata/).
+
+B=$TMPDIR/bad
+mkdir -p "$B"
+src=$(dirname "$0")/../fuzz/corpus/perfdata/fp-true.data
+if [ ! -f "$src" ]; then
+	not_ok "report bad input: corpus file $src missing"
+else
+	size=$(wc -c <"$src")
+	"$SCORCH" report -q "$src" >"$B/full" 2>"$B/err"
+	full_rc=$?
+	[ "$full_rc" = 0 ] && ok "report bad input: intact file reads" ||
+		not_ok "report bad input: intact file reads" "$(head -3 "$B/err")"
+	for cut in 0 10 50 104 200 $((size / 2)) $((size - 9)); do
+		head -c "$cut" "$src" >"$B/cut.data"
+		"$SCORCH" report "$B/cut.data" >"$B/out" 2>"$B/err"
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q 'byte [0-9]' "$B/err" && [ ! -s "$B/out" ]; then
+			ok "report bad input: cut at $cut: exit 1, error names the offset"
+		else
+			not_ok "report bad input: cut at $cut (exit $rc)" "$(head -3 "$B/err")"
+		fi
+	done
+	# --keep-going on a file cut inside its data: whatever came before
+	head -c $((size * 3 / 4)) "$src" >"$B/cut.data"
+	"$SCORCH" report -k "$B/cut.data" >"$B/out" 2>"$B/err"
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q 'byte [0-9]' "$B/err"; then
+		ok "report bad input: --keep-going exit 0, damage still reported"
+	else
+		not_ok "report bad input: --keep-going (exit $rc)" "$(head -3 "$B/err")"
+	fi
+	# a record with size 0 in the middle of the data section
+	dataoff=$(od -An -t u8 -j 40 -N 8 "$src" | tr -d ' ')
+	cp "$src" "$B/zero.data"
+	printf '\000\000' | dd of="$B/zero.data" bs=1 seek=$((dataoff + 6)) conv=notrunc 2>/dev/null
+	"$SCORCH" report "$B/zero.data" >"$B/out" 2>"$B/err"
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "byte $dataoff: .*size 0" "$B/err"; then
+		ok "report bad input: zero-sized record at byte $dataoff"
+	else
+		not_ok "report bad input: zero-sized record (exit $rc)" "$(head -3 "$B/err")"
+	fi
+fi
+printf 'not perf data at all\n' >"$B/text.data"
+"$SCORCH" report "$B/text.data" >"$B/out" 2>"$B/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'byte 0: not a perf.data file' "$B/err"; then
+	ok "report bad input: text file"
+else
+	not_ok "report bad input: text file (exit $rc)" "$(head -3 "$B/err")"
+fi
+expect_exit "report bad input: missing file" 1 "$SCORCH" report "$B/does-not-exist.data"
+expect_exit "report bad input: unknown option" 2 "$SCORCH" report --no-such-option
