@@ -158,7 +158,18 @@ cx_run_record() { # id tool args inputs expected compare
 				return
 			fi
 		fi
-		ok "$name" ;;
+		ok "$name"
+		# The same input without the format name: detection must choose
+		# this format (recursive is a transformation, never detected).
+		if [ "$fmt" != guess ] && [ "$fmt" != recursive ]; then
+			shift 2
+			"$SCORCH" collapse "$@" "$input" >"$cx_tmp/out3" 2>/dev/null
+			if cmp -s "$cx_tmp/out" "$cx_tmp/out3"; then
+				ok "$name (detected)"
+			else
+				not_ok "$name (detected)" "scorch collapse without a format name gives other output"
+			fi
+		fi ;;
 	fail:*)
 		text=${compare#fail:}
 		if [ $rc = 0 ]; then
