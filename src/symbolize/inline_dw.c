@@ -7,13 +7,8 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/hashmap.h"
-#if defined(__has_include)
-#if __has_include("symbolize/demangle.h")
-#include "symbolize/demangle.h"
-#define HAVE_DEMANGLE 1
-#endif
-#endif
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -24,14 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef HAVE_DEMANGLE
-static char *demangle(const char *name, size_t n)
-{
-	(void)name;
-	(void)n;
-	return NULL;
-}
-#endif
 
 struct a2l_module {
 	char *path;
@@ -45,8 +32,15 @@ struct a2l_entry {
 	char *result;
 };
 
+/* addr2line -C demangles with parameters (libiberty's cp-demangle, the
+ * same code as libstdc++'s __cxa_demangle, looked up at run time so that
+ * scorch does not link the C++ runtime). */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
 struct inline_resolver {
 	bool context;
+	cxa_demangle_fn cxa;
+	void *libstdcxx;
 	struct a2l_module *mods;
 	size_t nmods, mods_alloc;
 	struct a2l_entry *ents;
@@ -58,6 +52,11 @@ struct inline_resolver *inline_resolver_new(bool context)
 {
 	struct inline_resolver *r = xcalloc(1, sizeof(*r));
 	r->context = context;
+	r->libstdcxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (r->libstdcxx) {
+		void *f = dlsym(r->libstdcxx, "__cxa_demangle");
+		memcpy(&r->cxa, &f, sizeof(f));
+	}
 	hashmap_init(&r->cache);
 	elf_version(EV_CURRENT);
 	return r;
@@ -84,7 +83,22 @@ void inline_resolver_free(struct inline_resolver *r)
 	free(r->mods);
 	free(r->ents);
 	hashmap_release(&r->cache);
+	if (r->libstdcxx)
+		dlclose(r->libstdcxx);
 	free(r);
+}
+
+static char *demangle(const struct inline_resolver *r, const char *name)
+{
+	if (!r->cxa || strncmp(name, "_Z", 2))
+		return NULL;
+	int status = 0;
+	char *d = r->cxa(name, NULL, NULL, &status);
+	if (status) {
+		free(d);
+		return NULL;
+	}
+	return d;
 }
 
 static struct a2l_module *module(struct inline_resolver *r, const char *path)
@@ -136,7 +150,7 @@ static const char *base_name(const char *p)
 
 /* The function name binutils prints: the linkage name when there is one
  * (demangled, with parameters, for -C), else DW_AT_name. */
-static void add_func_name(struct strbuf *b, Dwarf_Die *die)
+static void add_func_name(const struct inline_resolver *r, struct strbuf *b, Dwarf_Die *die)
 {
 	Dwarf_Attribute at;
 	const char *name = NULL;
@@ -144,7 +158,7 @@ static void add_func_name(struct strbuf *b, Dwarf_Die *die)
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
 		name = dwarf_formstring(&at);
 	if (name) {
-		char *d = demangle(name, strlen(name));
+		char *d = demangle(r, name);
 		sb_str(b, d ? d : name);
 		free(d);
 		sb_add(b, "\n", 1);
@@ -158,7 +172,7 @@ static void add_func_name(struct strbuf *b, Dwarf_Die *die)
 
 static void add_location(struct strbuf *b, const char *file, int line)
 {
-	sb_str(b, file ? base_name(file) : "??");
+	sb_str(b, file && *file ? base_name(file) : "??");
 	char num[32];
 	if (line > 0)
 		snprintf(num, sizeof(num), ":%d\n", line);
@@ -185,7 +199,8 @@ static bool in_section(Elf *elf, uint64_t addr, size_t *shndx)
 
 /* Symbol-table lookup when there is no line information: the function
  * symbol of the section at or before addr, and the STT_FILE before it. */
-static bool symtab_function(Elf *elf, size_t shndx, uint64_t addr, struct strbuf *b)
+static bool symtab_function(const struct inline_resolver *r, Elf *elf, size_t shndx, uint64_t addr,
+			    struct strbuf *b)
 {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -220,7 +235,7 @@ static bool symtab_function(Elf *elf, size_t shndx, uint64_t addr, struct strbuf
 		}
 		if (!best)
 			return false;
-		char *d = demangle(best, strlen(best));
+		char *d = demangle(r, best);
 		sb_str(b, d ? d : best);
 		free(d);
 		sb_add(b, "\n", 1);
@@ -262,12 +277,36 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 		Dwarf_Files *files = NULL;
 		size_t nfiles = 0;
 		dwarf_getsrcfiles(&cu, &files, &nfiles);
+		/* binutils names the first frame after the function (inline or
+		 * not) whose address range around addr is the smallest, which is
+		 * not always the innermost inline; the rest of the chain is the
+		 * inlines' call sites. */
+		int first_name = -1;
+		Dwarf_Addr best_len = 0;
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+				continue;
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&scopes[i], off, &base, &lo, &hi)) > 0) {
+				if (addr >= lo && addr < hi) {
+					if (first_name < 0 || hi - lo < best_len) {
+						first_name = i;
+						best_len = hi - lo;
+					}
+					break;
+				}
+			}
+			if (tag == DW_TAG_subprogram)
+				break;
+		}
 		bool any = false;
 		for (int i = 0; i < ns; i++) {
 			int tag = dwarf_tag(&scopes[i]);
 			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 				continue;
-			add_func_name(&b, &scopes[i]);
+			add_func_name(r, &b, &scopes[!any && first_name >= 0 ? first_name : i]);
 			add_location(&b, file, line);
 			any = true;
 			if (tag == DW_TAG_subprogram)
@@ -292,7 +331,7 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 			return b.s;
 		}
 	}
-	if (!symtab_function(m->elf, shndx, addr, &b))
+	if (!symtab_function(r, m->elf, shndx, addr, &b))
 		sb_str(&b, "??\n??:0\n");
 	return b.s;
 }
