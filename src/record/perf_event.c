@@ -481,13 +481,16 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	struct pollfd *pfd = xcalloc((size_t)st.nr_rings, sizeof(*pfd));
 	for (int i = 0; i < st.nr_rings; i++)
 		pfd[i] = (struct pollfd){ .fd = st.rings[i].fd, .events = POLLIN };
-	double start = record_now();
+	double start = record_now(), last_progress = 0;
 	while (!record_should_stop(o, t, start, stats)) {
 		poll(pfd, (nfds_t)st.nr_rings, 100);
 		for (int i = 0; i < st.nr_rings; i++)
 			drain(&st, &st.rings[i]);
-		if (o->progress)
-			record_progress(o, record_now() - start, recorder_samples(r), st.lost);
+		double now = record_now();
+		if (o->progress && now - last_progress >= 0.25) {
+			record_progress(o, now - start, recorder_samples(r), st.lost);
+			last_progress = now;
+		}
 	}
 	for (size_t i = 0; i < st.nr_fds; i++)
 		ioctl(st.fds[i], PERF_EVENT_IOC_DISABLE, 0);

@@ -17,8 +17,13 @@ if [ "$wl_ok" = 0 ]; then
 	perf_why="no C compiler for the workloads"
 	bpf_why=$perf_why
 else
-	if "$SCORCH" record -q --backend perf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err"; then
+	if "$SCORCH" record --backend perf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err"; then
 		perf_ok=1
+		# Unprivileged with perf_event_paranoid 2: user stacks only.
+		if grep -q 'user-space sampling only' "$TMPDIR/probe.err"; then
+			perf_ok=0
+			perf_why="kernel.perf_event_paranoid allows user space only (these tests need kernel stacks)"
+		fi
 	else
 		perf_why="perf_event_open: $(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
 	fi
@@ -150,22 +155,53 @@ backend_tests bpf "$bpf_ok" "$bpf_why"
 
 # ---- backend-independent behaviour --------------------------------------
 
-if [ "$perf_ok" = 1 ]; then
-	# System-wide: a busy process shows up, and so do kernel frames (the
-	# idle task at least), with a CPU frame at the root on request.
-	"$WL/burn" 2 &
+# system_wide BACKEND OK WHY
+system_wide() {
+	be=$1
+	if [ "$2" != 1 ]; then
+		skip "record $be: system-wide with kernel frames and per-CPU roots" "$3"
+		skip "record $be: process that exits before sampling ends" "$3"
+		return
+	fi
+	# A busy process shows up, and so do kernel frames (the idle task at
+	# least), with a CPU frame at the root on request. A second process
+	# starts and exits while sampling runs: its frames are still named
+	# (its maps were captured while it lived).
+	"$WL/burn" 3 &
 	bp=$!
-	"$SCORCH" record -q -a -d 1 --kernel --per-cpu -o "$TMPDIR/all.folded" 2>"$TMPDIR/all.err"
+	"$SCORCH" record -q --backend $be -a -d 2.5 -F 199 --kernel --per-cpu -o "$TMPDIR/all-$be.folded" \
+		2>"$TMPDIR/all.err" &
+	rp=$!
+	sleep 0.5
+	"$WL/spawn" 0.2
+	exited_first=0
+	kill -0 $rp 2>/dev/null && exited_first=1
+	wait $rp
 	kill $bp 2>/dev/null
 	wait $bp 2>/dev/null
-	if grep -q -E '^CPU [0-9]+;burn;.*main;burn_a' "$TMPDIR/all.folded" &&
-		grep -q '_\[k\]' "$TMPDIR/all.folded" &&
-		[ "$(grep -c -v '^CPU [0-9]*;' "$TMPDIR/all.folded")" = 0 ]; then
-		ok "record: system-wide with kernel frames and per-CPU roots"
+	if grep -q -E '^CPU [0-9]+;burn;.*main;burn_a' "$TMPDIR/all-$be.folded" &&
+		grep -q '_\[k\]' "$TMPDIR/all-$be.folded" &&
+		[ "$(grep -c -v '^CPU [0-9]*;' "$TMPDIR/all-$be.folded")" = 0 ]; then
+		ok "record $be: system-wide with kernel frames and per-CPU roots"
 	else
-		not_ok "record: system-wide with kernel frames and per-CPU roots" \
-			"$(head -3 "$TMPDIR/all.folded")" "$(cat "$TMPDIR/all.err")"
+		not_ok "record $be: system-wide with kernel frames and per-CPU roots" \
+			"$(head -3 "$TMPDIR/all-$be.folded")" "$(cat "$TMPDIR/all.err")"
 	fi
+	if [ "$exited_first" = 0 ]; then
+		skip "record $be: process that exits before sampling ends" "it outlasted sampling (busy machine)"
+	elif grep -q -E '^CPU [0-9]+;spawn;.*main;child_work;spin_for' "$TMPDIR/all-$be.folded" &&
+		grep -q -E '^CPU [0-9]+;spawn;.*thread_work;spin_for' "$TMPDIR/all-$be.folded"; then
+		ok "record $be: process that exits before sampling ends"
+	else
+		not_ok "record $be: process that exits before sampling ends" \
+			"$(grep spawn "$TMPDIR/all-$be.folded" | head -3)"
+	fi
+}
+system_wide perf "$perf_ok" "$perf_why"
+system_wide bpf "$bpf_ok" "$bpf_why"
+cp "$TMPDIR/all-perf.folded" "$TMPDIR/all.folded" 2>/dev/null
+
+if [ "$perf_ok" = 1 ]; then
 
 	# Flame chart: time order needs the perf backend's timestamps.
 	"$SCORCH" record -q --flamechart -o "$TMPDIR/chart.svg" -- "$WL/burn" 0.3 2>"$TMPDIR/chart.err"
@@ -206,7 +242,7 @@ if [ "$perf_ok" = 1 ]; then
 	expect_exit "record: no such pid" 1 "$SCORCH" record -q -p 2147483646 -d 0.1
 	expect_grep "record: no such pid message" 'no such process' "$TMPDIR/err"
 else
-	for n in system-wide flamechart folded-format sigint not-found not-found-message no-such-pid \
+	for n in flamechart folded-format sigint not-found not-found-message no-such-pid \
 		no-such-pid-message; do
 		skip "record: $n" "$perf_why"
 	done
