@@ -266,6 +266,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
+			for (int i = 0; i < g.nr_owned; i++)
+				free(g.owned[i]);
+			free(g.owned);
 			free(g.argv);
 			return 0;
 		case OPT_GRAPH: {
@@ -278,6 +281,10 @@ int cmd_report(int argc, char **argv)
 		}
 		default:
 			fputs(report_usage, stderr);
+			for (int i = 0; i < g.nr_owned; i++)
+				free(g.owned[i]);
+			free(g.owned);
+			free(g.argv);
 			return 2;
 		}
 	}
@@ -295,8 +302,11 @@ int cmd_report(int argc, char **argv)
 		warn("flame graph options apply to SVG output only (-o FILE.svg)");
 
 	struct input in;
-	if (input_load(&in, !strcmp(input, "-") ? NULL : input) < 0)
-		return 1;
+	int rc = 0;
+	if (input_load(&in, !strcmp(input, "-") ? NULL : input) < 0) {
+		rc = 1;
+		goto out_args;
+	}
 	struct profile p;
 	profile_init(&p);
 	struct report_stats st;
@@ -307,11 +317,13 @@ int cmd_report(int argc, char **argv)
 		script_out = out_open(output);
 		if (!script_out) {
 			input_release(&in);
-			return 1;
+			profile_release(&p);
+			rc = 1;
+			goto out_args;
 		}
 		o.script = script_out;
 	}
-	int rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
+	rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
 	if (script_out) {
 		if (rc)
 			out_abort(script_out);
@@ -340,6 +352,7 @@ int cmd_report(int argc, char **argv)
 	}
 	profile_release(&p);
 	input_release(&in);
+out_args:
 	for (int i = 0; i < g.nr_owned; i++)
 		free(g.owned[i]);
 	free(g.owned);

@@ -303,14 +303,18 @@ int perf_data_open(struct perf_data *pd, const char *path, const void *buf, size
 	pd->path = path ? path : "<stdin>";
 	pd->buf = buf;
 	pd->len = len;
+	int bad = 0;
 	if (len < PIPE_HEADER_SIZE)
-		return pd_damage(pd, len, "too short for a perf.data header (expected the \"PERFILE2\" magic)");
-	if (memcmp(buf, "PERFILE2", 8)) {
-		if (!memcmp(buf, "2ELIFREP", 8))
-			return error("%s: perf.data of the other byte order is not supported", pd->path);
-		if (!memcmp(buf, "PERFFILE", 8))
-			return error("%s: perf.data version 1 is not supported", pd->path);
-		return pd_damage(pd, 0, "not a perf.data file (expected the \"PERFILE2\" magic)");
+		bad = pd_damage(pd, len, "too short for a perf.data header (expected the \"PERFILE2\" magic)");
+	else if (!memcmp(buf, "2ELIFREP", 8))
+		bad = error("%s: perf.data of the other byte order is not supported", pd->path);
+	else if (!memcmp(buf, "PERFFILE", 8))
+		bad = error("%s: perf.data version 1 is not supported", pd->path);
+	else if (memcmp(buf, "PERFILE2", 8))
+		bad = pd_damage(pd, 0, "not a perf.data file (expected the \"PERFILE2\" magic)");
+	if (bad) {
+		perf_data_close(pd);
+		return -1;
 	}
 	uint64_t hsize = pd_u64(pd->buf + 8);
 	if (hsize == PIPE_HEADER_SIZE) {
