@@ -47,6 +47,7 @@ timed() { # label cmd...
 		echo "$secs" >>"$OUT/walls"
 		[ "$kb" -gt "$rss" ] && rss=$kb
 		cpu="$usr+$sys"
+		cpus=$(awk -v u="$usr" -v s="$sys" 'BEGIN { print u + s }')
 	done
 	med=$(sort -n "$OUT/walls" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
 }
@@ -64,6 +65,11 @@ for t in 1 2; do
 		"scorch collapse perf -j$t" "$s" "$rate" "$((rss / 1024))" "$cpu" \
 		"$(awk -v r="$rate" 'BEGIN { printf "%.0f", r / 23 }')" \
 		"$(awk -v r="$rate" 'BEGIN { printf "%.1f", r / 170 }')"
+	# Under load the wall time says more about the other jobs than about
+	# scorch: also give the CPU-time rate (what $t idle cores would do if
+	# the threads kept them busy).
+	printf '%-34s %8s s %7s MB/s  (user+sys of the last run, spread over %d cores)\n' \
+		"  cpu-time rate -j$t" "$cpus" "$(awk -v b="$bytes" -v c="$cpus" -v t="$t" 'BEGIN { printf "%.0f", b / (c / t) / 1e6 }')" "$t"
 done
 if cmp -s "$OUT/large.j1.folded" "$OUT/large.j2.folded"; then
 	echo "# output identical with 1 and 2 threads ($(wc -l <"$OUT/large.j1.folded") stacks)"
