@@ -1,0 +1,137 @@
+/* Symbol tables: perf's fix-ups, the replayed red-black tree, lookups. */
+#include "harness.h"
+#include "symbolize/demangle.h"
+#include "symbolize/symtab.h"
+
+#include <stdlib.h>
+
+#define NIL UINT32_MAX
+
+/* Black height of the subtree at n, or -1 when a rule is broken. */
+static int check_node(const struct symtab *t, uint32_t n, uint32_t parent, uint64_t lo, uint64_t hi)
+{
+	if (n == NIL)
+		return 1;
+	const struct rb_links *l = &t->rb[n];
+	if (l->parent != parent || l->start < lo || l->start > hi || l->start != t->v[n].start)
+		return -1;
+	if (!l->black && ((l->left != NIL && !t->rb[l->left].black) ||
+			  (l->right != NIL && !t->rb[l->right].black)))
+		return -1; /* red node with a red child */
+	int a = check_node(t, l->left, n, lo, l->start);
+	int b = check_node(t, l->right, n, l->start, hi);
+	if (a < 0 || b < 0 || a != b)
+		return -1;
+	return a + l->black;
+}
+
+static size_t count_nodes(const struct symtab *t, uint32_t n)
+{
+	return n == NIL ? 0 : 1 + count_nodes(t, t->rb[n].left) + count_nodes(t, t->rb[n].right);
+}
+
+TEST(symtab_tree_stays_a_red_black_tree)
+{
+	struct symtab t;
+	symtab_init(&t);
+	unsigned seed = 12345;
+	/* many duplicates (erased by the fix-up) and overlaps (tree lookups) */
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		uint64_t start = (seed >> 8) % 2000 * 16;
+		char name[32];
+		int n = snprintf(name, sizeof(name), "f%d", i);
+		symtab_add(&t, start, (seed >> 4) % 3 ? 8 : 40, (int)(seed % 3), name, (size_t)n, (size_t)n, 0);
+	}
+	symtab_finish(&t, false);
+	for (int i = 0; i < 200; i++) /* added after the fix-up, like PLT entries */
+		symtab_add(&t, 32000 + (uint64_t)i * 16, 0, SYM_BIND_GLOBAL, "p@plt", 5, 5, 0);
+	/* a lookup inside an overlap builds the exact tree */
+	uint64_t probe = 0;
+	for (size_t i = 0; i < t.nr && !probe; i++)
+		for (size_t j = i + 1; j < t.nr; j++)
+			if (!t.dead[i] && !t.dead[j] && t.v[i].start < t.v[j].start &&
+			    t.v[j].start < t.v[i].end) {
+				probe = t.v[j].start;
+				break;
+			}
+	REQUIRE(probe);
+	CHECK(symtab_find(&t, probe) != NULL);
+	REQUIRE(t.tree_built);
+	CHECK(t.rb[t.root].black);
+	CHECK(check_node(&t, t.root, NIL, 0, UINT64_MAX) > 0);
+	CHECK_EQ_U64(count_nodes(&t, t.root), t.nr - t.nr_erased);
+	CHECK_EQ_U64(t.live, t.nr - t.nr_erased);
+	symtab_release(&t);
+}
+
+TEST(symtab_lookups_match_a_linear_scan)
+{
+	struct symtab t;
+	symtab_init(&t);
+	/* non-overlapping symbols with gaps; zero sizes extend to the next */
+	for (int i = 0; i < 500; i++) {
+		uint64_t start = 1000 + (uint64_t)i * 100;
+		uint64_t size = i % 5 == 0 ? 0 : 60;
+		symtab_add(&t, start, size, SYM_BIND_GLOBAL, "f", 1, 1, 0);
+	}
+	symtab_finish(&t, false);
+	for (uint64_t a = 900; a < 1000 + 500 * 100 + 200; a += 7) {
+		const struct symbol *want = NULL;
+		for (size_t i = 0; i < t.nr; i++)
+			if (t.v[i].start <= a && a < t.v[i].end)
+				want = &t.v[i];
+		CHECK(symtab_find(&t, a) == want);
+	}
+	/* zero-sized symbols reach the next one; sized ones keep their size */
+	CHECK_EQ_U64(t.v[0].end, t.v[1].start);
+	CHECK_EQ_U64(t.v[1].end, t.v[1].start + 60);
+	CHECK(!t.tree_built); /* nothing overlaps: binary search only */
+	symtab_release(&t);
+}
+
+TEST(symtab_duplicates_keep_perfs_choice)
+{
+	struct symtab t;
+	symtab_init(&t);
+	/* same address: weak loses to global, then fewer '_' wins, then the
+	 * longer name, then the first one */
+	symtab_add(&t, 0x100, 16, SYM_BIND_WEAK, "weakling", 8, 8, 0);
+	symtab_add(&t, 0x100, 16, SYM_BIND_GLOBAL, "__libc_free", 11, 11, 2);
+	symtab_add(&t, 0x100, 16, SYM_BIND_GLOBAL, "free", 4, 4, 0);
+	symtab_add(&t, 0x100, 16, SYM_BIND_GLOBAL, "cfree", 5, 5, 0);
+	symtab_add(&t, 0x200, 16, SYM_BIND_GLOBAL, "aaa", 3, 3, 0);
+	symtab_add(&t, 0x200, 16, SYM_BIND_GLOBAL, "bbb", 3, 3, 0);
+	/* kallsyms-style zero sizes: the last of equal addresses survives */
+	symtab_add(&t, 0x300, 0, SYM_BIND_GLOBAL, "first", 5, 5, 0);
+	symtab_add(&t, 0x300, 0, SYM_BIND_GLOBAL, "second", 6, 6, 0);
+	symtab_add(&t, 0x400, 16, SYM_BIND_GLOBAL, "after", 5, 5, 0);
+	symtab_finish(&t, false);
+	struct symbol *s = symtab_find(&t, 0x104);
+	REQUIRE(s);
+	CHECK_STR(symtab_name(&t, s), "cfree");
+	s = symtab_find(&t, 0x200);
+	REQUIRE(s);
+	CHECK_STR(symtab_name(&t, s), "aaa");
+	s = symtab_find(&t, 0x3ff);
+	REQUIRE(s);
+	CHECK_STR(symtab_name(&t, s), "second");
+	CHECK(symtab_find(&t, 0x210) == NULL); /* gap after a sized symbol */
+	symtab_release(&t);
+}
+
+TEST(demangle_like_perf)
+{
+	char *d = demangle("_ZN4work6stage16shapesEi", 24);
+	if (!d) {
+		t_->skip = "no demangler (libbfd or libstdc++) found";
+		return;
+	}
+	/* perf prints C++ names without parameter lists */
+	CHECK_STR(d, "work::stage1::shapes");
+	free(d);
+	CHECK(demangle("main", 4) == NULL);
+	d = demangle("_ZdlPvm", 7);
+	CHECK_STR(d, "operator delete");
+	free(d);
+}
