@@ -109,10 +109,8 @@ struct perf_state {
 	size_t nr_fds, alloc_fds;
 	char *copy; /* a record that wraps around the ring */
 	size_t copy_alloc;
-	uint64_t lost;
 	bool user_only; /* fell back to user space (perf_event_paranoid) */
-	uint64_t *kips, *uips;
-	size_t alloc_kips, alloc_uips;
+	struct perf_parser parser;
 };
 
 /* The threads of a process, from /proc/PID/task. */
@@ -152,13 +150,12 @@ static void close_all(struct perf_state *st)
 	free(st->rings);
 	free(st->fds);
 	free(st->copy);
-	free(st->kips);
-	free(st->uips);
+	perf_parser_release(&st->parser);
 }
 
 /* ---- parsing records -------------------------------------------------- */
 
-static void handle_sample(struct perf_state *st, const char *p, const char *end)
+static void handle_sample(struct perf_parser *st, const char *p, const char *end)
 {
 	struct record_sample s = { 0 };
 	uint64_t v;
@@ -202,7 +199,7 @@ static void handle_sample(struct perf_state *st, const char *p, const char *end)
 	recorder_sample(st->r, &s);
 }
 
-static void handle_record(struct perf_state *st, const struct perf_event_header *h)
+static void handle_record(struct perf_parser *st, const struct perf_event_header *h)
 {
 	const char *p = (const char *)(h + 1);
 	const char *end = (const char *)h + h->size;
@@ -243,8 +240,7 @@ static void handle_record(struct perf_state *st, const struct perf_event_header 
 		if (end - p < 16)
 			break;
 		memcpy(u, p, 16); /* pid ppid tid ptid */
-		if (u[0] != u[1])
-			recorder_fork(st->r, u[1], u[0]);
+		recorder_fork(st->r, u[1], u[3], u[0], u[2]);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -300,10 +296,33 @@ static void drain(struct perf_state *st, struct ring *rg)
 			memcpy(st->copy + first, rg->data, hdr.size - first);
 			rec = (const void *)st->copy;
 		}
-		handle_record(st, rec);
+		handle_record(&st->parser, rec);
 		tail += hdr.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void perf_parser_release(struct perf_parser *ps)
+{
+	free(ps->kips);
+	free(ps->uips);
+}
+
+void perf_parse_records(struct perf_parser *ps, const void *data, size_t len)
+{
+	const char *p = data, *end = p + len;
+	while ((size_t)(end - p) >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size > (size_t)(end - p) || h.size % 8)
+			break;
+		/* Records sit 8-byte aligned in the ring; keep that here.
+		 * (h.size is 16 bits: 64 KiB holds any record.) */
+		uint64_t rec[65536 / 8];
+		memcpy(rec, p, h.size);
+		handle_record(ps, (const struct perf_event_header *)rec);
+		p += h.size;
+	}
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -454,6 +473,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 			struct record_stats *stats)
 {
 	struct perf_state st = { .opts = o, .r = r, .stats = stats };
+	st.parser.r = r;
 	bool cycles = false;
 	int ret = -1;
 
@@ -488,7 +508,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 			drain(&st, &st.rings[i]);
 		double now = record_now();
 		if (o->progress && now - last_progress >= 0.25) {
-			record_progress(o, now - start, recorder_samples(r), st.lost);
+			record_progress(o, now - start, recorder_samples(r), st.parser.lost);
 			last_progress = now;
 		}
 	}
@@ -500,7 +520,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	if (o->progress)
 		record_progress_end(o);
 	free(pfd);
-	stats->lost = st.lost;
+	stats->lost = st.parser.lost;
 	ret = 0;
 out:
 	close_all(&st);

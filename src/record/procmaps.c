@@ -81,7 +81,7 @@ bool procmaps_was_read(const struct procmaps *pm, uint32_t pid)
 void procmaps_read(struct procmaps *pm, uint32_t pid)
 {
 	struct proc_maps *pr = proc_get(pm, pid);
-	char path[64], *line = NULL;
+	char path[4200], *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 

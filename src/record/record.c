@@ -76,6 +76,25 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	hashmap_init(&r->by_hash);
 }
 
+struct recorder *recorder_new(const struct record_opts *opts, const char *proc_root)
+{
+	struct recorder *r = xmalloc(sizeof(*r));
+	recorder_init(r, opts);
+	if (proc_root)
+		r->maps.proc_root = proc_root;
+	return r;
+}
+
+static void recorder_release(struct recorder *r);
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	recorder_release(r);
+	free(r);
+}
+
 static void recorder_release(struct recorder *r)
 {
 	procmaps_release(&r->maps);
@@ -103,17 +122,34 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 		procmaps_exec(&r->maps, pid);
 }
 
+static void build_profile(struct recorder *r, struct profile *p, struct symbols *syms);
+
 uint64_t recorder_samples(const struct recorder *r)
 {
 	return r->samples;
 }
 
-void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t pid)
+void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid)
 {
-	/* The child starts with the parent's maps: know those first. */
+	/* A new thread or process starts with its creator's name... */
+	uint32_t id;
+	if (hashmap_get(&r->comm_by_tid, ptid, &id)) {
+		bool inserted;
+		*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
+	}
+	if (ppid == pid)
+		return;
+	/* ...and a new process with its parent's maps: know those first. */
 	if (ppid)
 		procmaps_read(&r->maps, ppid);
 	procmaps_fork(&r->maps, ppid, pid);
+}
+
+void recorder_build(struct recorder *r, struct profile *p)
+{
+	struct symbols *syms = symbols_new();
+	build_profile(r, p, syms);
+	symbols_free(syms);
 }
 
 void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
@@ -146,11 +182,11 @@ static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid)
 	uint32_t id;
 	if (hashmap_get(&r->comm_by_tid, tid, &id))
 		return id;
-	char path[64], buf[64] = "";
+	char path[4200], buf[64] = "";
 	if (!tid) {
 		strcpy(buf, "swapper");
 	} else {
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/comm", pid, tid);
+		snprintf(path, sizeof(path), "%s/%" PRIu32 "/task/%" PRIu32 "/comm", r->maps.proc_root, pid, tid);
 		FILE *f = fopen(path, "re");
 		if (f) {
 			if (!fgets(buf, sizeof(buf), f))

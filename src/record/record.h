@@ -95,7 +95,7 @@ struct record_sample {
 void recorder_sample(struct recorder *r, const struct record_sample *s);
 /* Process events: names, exec, fork and executable mappings. */
 void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec);
-void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t pid);
+void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid);
 void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *path);
 /* A pid seen for the first time: capture /proc/PID/maps while it lives. */
@@ -104,6 +104,25 @@ void recorder_seen(struct recorder *r, uint32_t pid);
 void recorder_refresh(struct recorder *r, uint32_t pid);
 bool recorder_knows(const struct recorder *r, uint32_t pid);
 uint64_t recorder_samples(const struct recorder *r);
+
+/* A recorder on its own (the run makes one; so do tests and fuzzers).
+ * proc_root replaces "/proc" for the maps and names it reads (NULL: /proc). */
+struct recorder *recorder_new(const struct record_opts *opts, const char *proc_root);
+void recorder_free(struct recorder *r);
+/* Symbolize what was collected into p (record_run does this at the end). */
+void recorder_build(struct recorder *r, struct profile *p);
+
+/* perf_event.c: the records of a perf ring buffer -> the recorder. */
+struct perf_parser {
+	struct recorder *r;
+	uint64_t lost;          /* from LOST and LOST_SAMPLES records */
+	uint64_t *kips, *uips;  /* one sample's callchain, split */
+	size_t alloc_kips, alloc_uips;
+};
+/* Parse len bytes of whole records (as the ring holds them, with the
+ * sample layout record_fill_attr asks for); stops at a malformed header. */
+void perf_parse_records(struct perf_parser *ps, const void *data, size_t len);
+void perf_parser_release(struct perf_parser *ps);
 
 /* The common loop state shared by both backends. */
 struct record_target {

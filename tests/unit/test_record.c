@@ -1,0 +1,190 @@
+/* record's collector fed with perf ring-buffer records: process names from
+ * COMM (and inherited on FORK), maps from MMAP2 (inherited on FORK, dropped
+ * on exec), callchains split at the context markers, aggregation, lost
+ * counts. Files that do not exist keep symbol lookup out of it: their
+ * frames are named [basename], as stackcollapse-perf names them. */
+#include "harness.h"
+
+#include "base/out.h"
+#include "profile/folded.h"
+#include "record/record.h"
+
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct buf {
+	unsigned char b[4096];
+	size_t n;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+static void u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+
+/* Start a record; end() pads to 8 bytes and fills in the size. */
+static size_t begin(struct buf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->n;
+	struct perf_event_header h = { type, misc, 0 };
+	put(b, &h, sizeof(h));
+	return at;
+}
+
+static void end(struct buf *b, size_t at)
+{
+	while ((b->n - at) % 8)
+		b->b[b->n++] = 0;
+	struct perf_event_header h;
+	memcpy(&h, b->b + at, sizeof(h));
+	h.size = (uint16_t)(b->n - at);
+	memcpy(b->b + at, &h, sizeof(h));
+}
+
+static void comm(struct buf *b, uint32_t pid, uint32_t tid, const char *name, bool exec)
+{
+	size_t at = begin(b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
+	u32(b, pid);
+	u32(b, tid);
+	put(b, name, strlen(name) + 1);
+	end(b, at);
+}
+
+static void mmap2(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff, const char *path)
+{
+	size_t at = begin(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	u32(b, pid);
+	u32(b, pid);
+	u64(b, addr);
+	u64(b, len);
+	u64(b, pgoff);
+	u32(b, 8), u32(b, 1), u64(b, 1234), u64(b, 0); /* maj min ino ino_generation */
+	u32(b, 5), u32(b, 2);                           /* prot flags */
+	put(b, path, strlen(path) + 1);
+	end(b, at);
+}
+
+static void sample(struct buf *b, uint32_t pid, uint32_t tid, uint32_t cpu, const uint64_t *chain, int n)
+{
+	size_t at = begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	u64(b, 0);          /* ip */
+	u32(b, pid);
+	u32(b, tid);
+	u64(b, 1000 + b->n); /* time */
+	u32(b, cpu);
+	u32(b, 0);
+	u64(b, 10101010);   /* period */
+	u64(b, (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		u64(b, chain[i]);
+	end(b, at);
+}
+
+static void fork_rec(struct buf *b, uint32_t pid, uint32_t ppid)
+{
+	size_t at = begin(b, PERF_RECORD_FORK, 0);
+	u32(b, pid), u32(b, ppid), u32(b, pid), u32(b, ppid);
+	u64(b, 1);
+	end(b, at);
+}
+
+static void lost(struct buf *b, uint64_t n)
+{
+	size_t at = begin(b, PERF_RECORD_LOST, 0);
+	u64(b, 1);
+	u64(b, n);
+	end(b, at);
+}
+
+static char *run(struct buf *b, const struct record_opts *opts, uint64_t *lost_out)
+{
+	struct recorder *r = recorder_new(opts, "/nonexistent-proc");
+	struct perf_parser ps = { .r = r };
+	perf_parse_records(&ps, b->b, b->n);
+	*lost_out = ps.lost;
+	perf_parser_release(&ps);
+	struct profile p;
+	profile_init(&p);
+	recorder_build(r, &p);
+	struct out *o = out_open_mem();
+	folded_write(&p, o);
+	size_t len;
+	char *s = out_mem_detach(o, &len); /* frees o */
+	profile_release(&p);
+	recorder_free(r);
+	return s;
+}
+
+#define USER ((uint64_t)PERF_CONTEXT_USER)
+
+static void session(struct buf *b)
+{
+	const uint64_t burn[] = { USER, 0x400010, 0x7f0000000100, 0x400020 };
+	const uint64_t child[] = { USER, 0x400030, 0x12345 };
+	const uint64_t other[] = { USER, 0x400030 };
+	comm(b, 100, 100, "burn", true);
+	mmap2(b, 100, 0x400000, 0x1000, 0, "/nonexistent/bin/burn");
+	mmap2(b, 100, 0x7f0000000000, 0x200000, 0x1000, "/nonexistent/lib/libc.so.6");
+	sample(b, 100, 100, 0, burn, 4);
+	fork_rec(b, 102, 100);
+	sample(b, 102, 102, 1, child, 3);
+	comm(b, 102, 102, "other thing", true);
+	mmap2(b, 102, 0x400000, 0x1000, 0, "/nonexistent/bin/other");
+	sample(b, 102, 102, 1, other, 2);
+	sample(b, 100, 100, 1, burn, 4);
+	lost(b, 3);
+}
+
+TEST(record_perf_records_to_folded)
+{
+	struct buf b = { .n = 0 };
+	struct record_opts opts = { .freq = 99 };
+	uint64_t nlost;
+	session(&b);
+	char *s = run(&b, &opts, &nlost);
+	CHECK_STR(s, "burn;[burn];[libc.so.6];[burn] 2\n"
+		     "burn;[unknown];[burn] 1\n"
+		     "other_thing;[other] 1\n");
+	CHECK_EQ_U64(nlost, 3);
+	free(s);
+}
+
+TEST(record_per_cpu_and_tid_roots)
+{
+	struct buf b = { .n = 0 };
+	struct record_opts opts = { .freq = 99, .per_cpu = true, .annotate_tid = true };
+	uint64_t nlost;
+	session(&b);
+	char *s = run(&b, &opts, &nlost);
+	CHECK_STR(s, "CPU 0;burn-100/100;[burn];[libc.so.6];[burn] 1\n"
+		     "CPU 1;burn-100/100;[burn];[libc.so.6];[burn] 1\n"
+		     "CPU 1;burn-102/102;[unknown];[burn] 1\n"
+		     "CPU 1;other_thing-102/102;[other] 1\n");
+	free(s);
+}
+
+TEST(record_malformed_records_stop_parsing)
+{
+	struct buf b = { .n = 0 };
+	struct record_opts opts = { .freq = 99 };
+	uint64_t nlost;
+	const uint64_t chain[] = { USER, 0x400010 };
+	comm(&b, 7, 7, "x", false);
+	sample(&b, 7, 7, 0, chain, 2);
+	/* A sample claiming more callchain entries than it holds is dropped. */
+	size_t at = b.n;
+	sample(&b, 7, 7, 0, chain, 2);
+	memcpy(b.b + at + 8 + 40, &(uint64_t){ 1000 }, 8);
+	/* A header with a size below its own: parsing stops there. */
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 4 };
+	put(&b, &h, sizeof(h));
+	sample(&b, 7, 7, 0, chain, 2);
+	char *s = run(&b, &opts, &nlost);
+	CHECK_STR(s, "x;[unknown] 1\n");
+	free(s);
+}
