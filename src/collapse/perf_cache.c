@@ -23,8 +23,10 @@ static uint64_t read64(const char *p)
  * computed while the end is still being searched for. */
 struct perf_fp_state perf_fp_begin(bool flag)
 {
-	return (struct perf_fp_state){ 0x243f6a8885a308d3ull ^ (flag ? 0x6a617661ull : 0),
-				       0x13198a2e03707344ull ^ (flag ? 1 : 0), 0 };
+	return (struct perf_fp_state){ { 0x243f6a8885a308d3ull ^ (flag ? 0x6a617661ull : 0),
+					 0x13198a2e03707344ull ^ (flag ? 1 : 0), 0x3707344a40938222ull,
+					 0x299f31d0082efa98ull },
+				       0 };
 }
 
 struct perf_fp perf_fp_end(struct perf_fp_state *st, const char *p, size_t n)
@@ -37,11 +39,13 @@ struct perf_fp perf_fp_end(struct perf_fp_state *st, const char *p, size_t n)
 		memcpy(&x, p, n);
 	}
 	size_t total = st->n + n;
-	uint64_t h1 = hash_mix(x ^ 0xbe5466cf34e90c6cull ^ st->h1, y ^ 0xc0ac29b7c97c50ddull ^ total);
-	uint64_t h2 = hash_mix(y ^ 0x3f84d5b5b5470917ull ^ st->h2,
+	uint64_t h1 = hash_mix(x ^ 0xbe5466cf34e90c6cull ^ st->h[0], y ^ 0xc0ac29b7c97c50ddull ^ total);
+	uint64_t h2 = hash_mix(y ^ 0x3f84d5b5b5470917ull ^ st->h[1],
 			       x ^ 0x9216d5d98979fb1bull ^ (total * 0x9e3779b97f4a7c15ull));
-	return (struct perf_fp){ hash_mix(h1, 0xd1310ba698dfb5acull) ^ h1,
-				 hash_mix(h2, 0x2ffd72dbd01adfb7ull) ^ h2 };
+	h1 = hash_mix(h1 ^ st->h[2], 0xd1310ba698dfb5acull) ^ h1;
+	h2 = hash_mix(h2 ^ st->h[3], 0x2ffd72dbd01adfb7ull) ^ h2;
+	return (struct perf_fp){ hash_mix(h1, 0xb8e1afed6a267e96ull) ^ h1,
+				 hash_mix(h2, 0xba7c9045f12c7f99ull) ^ h2 };
 }
 
 struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)

@@ -30,7 +30,8 @@ struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag);
 /* The same fingerprint computed in pieces: begin, any number of whole
  * 16-byte words, then the last 0..15 bytes. */
 struct perf_fp_state {
-	uint64_t h1, h2;
+	uint64_t h[4]; /* two lanes for even words, two for odd words: the
+			* multiply chains of consecutive words overlap */
 	size_t n;
 };
 
@@ -41,8 +42,9 @@ static inline void perf_fp_word(struct perf_fp_state *st, const char *p)
 	uint64_t x, y;
 	memcpy(&x, p, 8);
 	memcpy(&y, p + 8, 8);
-	st->h1 = hash_mix(x ^ 0xa4093822299f31d0ull, y ^ st->h1);
-	st->h2 = hash_mix(y ^ 0x082efa98ec4e6c89ull, x ^ st->h2 ^ 0x452821e638d01377ull);
+	uint64_t *l = st->h + 2 * ((st->n >> 4) & 1);
+	l[0] = hash_mix(x ^ 0xa4093822299f31d0ull, y ^ l[0]);
+	l[1] = hash_mix(y ^ 0x082efa98ec4e6c89ull, x ^ l[1] ^ 0x452821e638d01377ull);
 	st->n += 16;
 }
 
