@@ -205,7 +205,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 		case OPT_FLAMECHART: o->svg.flamechart = o->layout.flamechart = true; break;
 		case OPT_NEGATE: o->svg.negate = true; break;
 		case OPT_NOTES: o->svg.notes = a; break;
-		case OPT_FACTOR: r = parse_float("factor", a, &o->svg.factor, false); break;
+		case OPT_FACTOR: r = parse_float("factor", a, &o->svg.factor, true); break;
 		case OPT_TOTAL: r = parse_float("total", a, &o->total, false); break;
 		case OPT_NAMEATTR: o->nameattr_path = a; break;
 		case OPT_ENCODING: o->svg.encoding = a; break;

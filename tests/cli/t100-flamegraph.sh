@@ -204,3 +204,4 @@ if [ -f "$fgpx" ] && command -v gzip >/dev/null && "$SCORCH" collapse --list 2>/
 else
 	skip "flamegraph/perf script on stdin is collapsed and drawn" "no example, gzip or perf collapser"
 fi
+expect_exit "flamegraph/--factor=0 is a usage error (flamegraph.pl divides by zero)" 2 "$SCORCH" flamegraph --factor=0 "$fgt/small.folded"
