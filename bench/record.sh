@@ -109,8 +109,8 @@ for be in perf bpf; do
 		-o "$TMP/all-$be.svg" 2>"$TMP/err"
 	wait $dp
 	line=$(grep 'output written' "$TMP/err")
-	fin=$(echo "$line" | sed -n 's/.*output written \([0-9.]*\) s after.*/\1/p')
-	printf '%-6s finish %6s s  samples %-8s distinct stacks %-7s peak RSS %s KiB  svg %s bytes\n' "$be" "$fin" \
+	fin=$(echo "$line" | sed -n 's/.*output written \([0-9.]*\) s (\([0-9.]*\) s CPU).*/\1 s (\2 s CPU)/p')
+	printf '%-6s finish %s  samples %-6s distinct stacks %-6s peak RSS %s KiB  svg %s bytes\n' "$be" "$fin" \
 		"$(echo "$line" | sed -n 's/.*: \([0-9]*\) samples.*/\1/p')" \
 		"$(echo "$line" | sed -n 's/.* \([0-9]*\) distinct.*/\1/p')" "$(cat "$TMP/rss")" \
 		"$(wc -c <"$TMP/all-$be.svg")"

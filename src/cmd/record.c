@@ -403,7 +403,7 @@ int cmd_record(int argc, char **argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	int rc;
-	double t0 = record_now();
+	double t0 = record_now(), c0 = record_cpu_now();
 	if (ret) {
 		if (!svg)
 			out_abort(out);
@@ -414,7 +414,7 @@ int cmd_record(int argc, char **argv)
 		folded_write(&p, out);
 		rc = out_commit(out) ? 1 : 0;
 	}
-	double write_seconds = record_now() - t0;
+	double write_seconds = record_now() - t0, write_cpu = record_cpu_now() - c0;
 	graph_release(&g);
 	if (ret) {
 		profile_release(&p);
@@ -433,8 +433,8 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", %" PRIu64 " stacks lost to stack-map collisions", st.collisions);
 		if (st.map_full)
 			fprintf(stderr, ", %" PRIu64 " stacks lost to a full stack map", st.map_full);
-		fprintf(stderr, "; output written %.2f s after sampling ended\n",
-			st.finish_seconds + write_seconds);
+		fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",
+			st.finish_seconds + write_seconds, st.finish_cpu_seconds + write_cpu);
 	}
 	if (o.command && st.command_status > 0 && !o.quiet) {
 		if (WIFEXITED(st.command_status))

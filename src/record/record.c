@@ -59,6 +59,13 @@ struct recorder {
 	uint64_t samples;
 };
 
+double record_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 double record_now(void)
 {
 	struct timespec ts;
@@ -461,12 +468,13 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	if (ret == -2)
 		ret = record_perf_backend(opts, &r, &t, stats);
 	target_kill(&t);
-	double t0 = record_now();
+	double t0 = record_now(), c0 = record_cpu_now();
 	if (loading)
 		pthread_join(loader, NULL);
 	if (ret == 0) {
 		build_profile(&r, out, syms);
 		stats->finish_seconds = record_now() - t0;
+		stats->finish_cpu_seconds = record_cpu_now() - c0;
 		stats->samples = r.samples;
 		stats->unique = r.nr_stacks;
 	}

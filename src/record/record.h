@@ -63,6 +63,7 @@ struct record_stats {
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
 	double finish_seconds;/* end of sampling to profile built */
+	double finish_cpu_seconds; /* CPU time of that (all threads) */
 };
 
 /* Exit-code hints from record_run's failures. */
@@ -153,6 +154,7 @@ void record_progress(const struct record_opts *opts, double elapsed, uint64_t sa
 void record_progress_end(const struct record_opts *opts);
 
 double record_now(void);
+double record_cpu_now(void); /* CPU time of the process */
 /* Has sampling ended (stop flag, duration, command exit)? */
 bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
 			struct record_stats *stats);
