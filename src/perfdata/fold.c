@@ -673,13 +673,32 @@ static void sort_entries(struct folder *f)
 		else
 			last = f->ents[i].time;
 	}
-	size_t unsorted = 0;
-	for (size_t i = 1; i < f->nr; i++)
-		if (f->ents[i].time < f->ents[i - 1].time)
-			unsorted++;
-	f->st->sort_moves = unsorted;
-	if (unsorted)
-		qsort(f->ents, f->nr, sizeof(*f->ents), cmp_entry);
+	/* Records are nearly in order (per-CPU buffers interleave within a
+	 * round): keep the greedy non-decreasing run in place, sort only the
+	 * stragglers and merge them back, stably by (time, file order). */
+	struct entry *rest = NULL;
+	size_t nrest = 0, w = 0, rest_alloc = 0;
+	for (size_t i = 0; i < f->nr; i++) {
+		if (w && f->ents[i].time < f->ents[w - 1].time) {
+			VEC_GROW(rest, nrest + 1, rest_alloc);
+			rest[nrest++] = f->ents[i];
+		} else {
+			f->ents[w++] = f->ents[i];
+		}
+	}
+	f->st->sort_moves = nrest;
+	if (!nrest)
+		return;
+	qsort(rest, nrest, sizeof(*rest), cmp_entry);
+	/* merge from the back into the full array */
+	size_t i = w, j = nrest, k = f->nr;
+	while (j > 0) {
+		if (i > 0 && cmp_entry(&f->ents[i - 1], &rest[j - 1]) > 0)
+			f->ents[--k] = f->ents[--i];
+		else
+			f->ents[--k] = rest[--j];
+	}
+	free(rest);
 }
 
 static void replay_record(struct folder *f, const struct entry *e)

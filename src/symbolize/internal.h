@@ -57,7 +57,7 @@ struct lookup_slot {
 	uint8_t valid, have_map, ret;
 };
 
-enum { LOOKUP_SLOTS = 1 << 14 };
+enum { LOOKUP_SLOTS = 1 << 16 };
 
 struct symbolizer {
 	struct sym_options opts;
