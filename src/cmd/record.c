@@ -37,7 +37,8 @@ const char record_usage[] =
 	"sampling:\n"
 	"  -F, --freq HZ           samples per second per CPU (default 99)\n"
 	"  -d, --duration SECONDS  stop after this long (Ctrl-C also stops; the\n"
-	"                          output is written either way)\n"
+	"                          output is written either way; a command still\n"
+	"                          running then is sent SIGTERM)\n"
 	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where there is\n"
 	"                          a hardware PMU, else cpu-clock, with a notice)\n"
 	"      --user-only         user-space stacks only\n"
@@ -60,7 +61,13 @@ const char record_usage[] =
 	"  -h, --help              this text\n"
 	"\n"
 	"Stacks are counted in samples. Lost samples and stack-map collisions are\n"
-	"reported on stderr at the end.\n";
+	"reported on stderr at the end. Stacks are walked with frame pointers: code\n"
+	"built without them (most distribution libraries) loses callers. User\n"
+	"addresses are resolved against the mappings captured while each process\n"
+	"lived (/proc/PID/maps when first seen, then the kernel's mmap, comm and\n"
+	"fork records), so processes that exit early keep their names. The bpf\n"
+	"backend counts by pid: samples taken before a process's exec are resolved\n"
+	"against its new program (perf keeps them apart).\n";
 
 /* The one mutable global scorch allows: set by the SIGINT/SIGTERM handler. */
 static volatile sig_atomic_t record_stop;

@@ -1,7 +1,9 @@
 /* The eBPF backend: profile.bpf.c attached to one cpu-clock (or cycles)
  * event per CPU counts stacks in the kernel; user space only wakes up to
- * draw progress and to capture the maps of processes that appear in the
- * counts (so that they can be symbolized after they exit). At the end the
+ * draw progress and to capture the maps of processes while they live (so
+ * that they can be symbolized after they exit): /proc/PID/maps of pids new
+ * in the counts, and the mmap/comm/fork records of a sample-less perf side
+ * band (perf_sideband_*). At the end the
  * program is detached first, then the maps are read once. Built only with
  * libbpf (HAVE_LIBBPF). */
 #include "record/record.h"
@@ -201,6 +203,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		       struct record_stats *stats)
 {
 	struct bpf_state b = { 0 };
+	struct perf_sideband *sideband = NULL;
 	int ret = -1;
 
 	libbpf_set_print(quiet_libbpf);
@@ -253,6 +256,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 
 	if (open_events(&b, o, t, &stats->event))
 		goto out;
+	sideband = perf_sideband_open(o, r, t);
 	if (t->child > 0) {
 		int e = target_start(t, o->command[0]);
 		if (e) {
@@ -269,6 +273,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 		double now = record_now();
+		perf_sideband_drain(sideband);
 		if (now - last_scan >= 0.25) {
 			scan_pids(&b, r, false);
 			last_scan = now;
@@ -281,6 +286,8 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	}
 	/* Detach before reading: nothing changes the maps while we walk them. */
 	detach(&b);
+	perf_sideband_close(sideband);
+	sideband = NULL;
 	stats->seconds = record_now() - start;
 	if (o->progress)
 		record_progress_end(o);
@@ -292,6 +299,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	drain(&b, r);
 	ret = 0;
 out:
+	perf_sideband_close(sideband);
 	detach(&b);
 	free(b.fds);
 	free(b.links);

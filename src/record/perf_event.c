@@ -526,3 +526,70 @@ out:
 	close_all(&st);
 	return ret;
 }
+
+/* ---- side band for the BPF backend ------------------------------------- */
+
+/* One dummy software event per CPU (no samples) with the process-tracking
+ * records on: the BPF backend aggregates samples in the kernel but still
+ * learns every mapping, name and fork while the processes live, even those
+ * that exit between two of its scans. */
+struct perf_sideband {
+	struct perf_state st;
+};
+
+struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct recorder *r,
+					 const struct record_target *t)
+{
+	struct perf_sideband *sb = xcalloc(1, sizeof(*sb));
+	struct perf_state *st = &sb->st;
+	int ncpu = record_nr_cpus();
+	long page = sysconf(_SC_PAGESIZE);
+	enum { SIDEBAND_PAGES = 16 };
+
+	st->opts = o;
+	st->r = r;
+	st->parser.r = r;
+	st->rings = xcalloc((size_t)ncpu, sizeof(st->rings[0]));
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct perf_event_attr attr;
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_DUMMY;
+		attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 1;
+		attr.inherit = t->child > 0;
+		attr.enable_on_exec = t->child > 0;
+		attr.disabled = t->child > 0;
+		attr.watermark = 1;
+		attr.wakeup_watermark = (uint32_t)(SIDEBAND_PAGES * page / 2);
+		int fd = record_perf_open(&attr, t->child > 0 ? t->child : -1, cpu, -1, 0);
+		if (fd < 0)
+			continue; /* offline CPU, or not permitted: scans still work */
+		add_fd(st, fd);
+		size_t len = (size_t)(SIDEBAND_PAGES + 1) * (size_t)page;
+		void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (base == MAP_FAILED)
+			continue;
+		struct ring *rg = &st->rings[st->nr_rings++];
+		rg->fd = fd;
+		rg->base = base;
+		rg->size = (size_t)SIDEBAND_PAGES * (size_t)page;
+		rg->data = (char *)base + page;
+	}
+	return sb;
+}
+
+void perf_sideband_drain(struct perf_sideband *sb)
+{
+	for (int i = 0; i < sb->st.nr_rings; i++)
+		drain(&sb->st, &sb->st.rings[i]);
+}
+
+void perf_sideband_close(struct perf_sideband *sb)
+{
+	if (!sb)
+		return;
+	perf_sideband_drain(sb);
+	close_all(&sb->st);
+	free(sb);
+}

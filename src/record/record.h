@@ -140,6 +140,13 @@ int target_start(struct record_target *t, const char *name);
 bool target_exited(struct record_target *t, int *status);
 void target_kill(struct record_target *t);
 
+/* Process tracking without samples (the BPF backend's side band). */
+struct perf_sideband;
+struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct recorder *r,
+					 const struct record_target *t);
+void perf_sideband_drain(struct perf_sideband *sb);
+void perf_sideband_close(struct perf_sideband *sb); /* drains first */
+
 /* perf_event.c helpers shared with bpf.c. */
 struct perf_event_attr;
 void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *opts, bool cycles);
