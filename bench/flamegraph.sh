@@ -58,7 +58,7 @@ run() { # label args...
 			l, s, mbs, kb / 1024, mbs / 18, mbs / 90 }'
 	echo "#   (best of $RUNS by wall time; user+sys CPU of that run: $cpu s)"
 }
-run "flamegraph (default: 2 threads)"
-run "flamegraph --threads=1" --threads=1
+run "flamegraph (default)"
+run "flamegraph --threads=2" --threads=2
 run "flamegraph --reverse" --reverse
 echo "# SVG: $(stat -c %s "$OUT/graph.svg") bytes"
