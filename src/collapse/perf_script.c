@@ -673,6 +673,8 @@ static const char *try_fast(struct chunk *c, const char *p)
 	return next;
 }
 
+/* Pages behind p are not read again, except the few that messages point
+ * into (bad lines, event names): those are read back from the file. */
 static void drop_parsed(struct chunk *c, const char *p)
 {
 	if (!c->buf->mapped || p - c->drop_from < DROP_WINDOW)
@@ -706,6 +708,7 @@ static void *run_chunk(void *arg)
 		next_line(&cur, &line, &n);
 		process_line(c, line, n, &cur);
 		p = cur.p;
+		drop_parsed(c, p);
 	}
 	perf_blocks_flush(&c->blocks, c->p);
 	return NULL;
