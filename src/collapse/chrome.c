@@ -299,10 +299,23 @@ static int tev_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-struct open_b {
+/* A B or E event, matched per thread after sorting. */
+struct be_event {
 	double pid, tid, ts;
+	size_t seq;
 	sym_t name;
+	bool begin;
 };
+
+static int be_cmp(const void *a, const void *b)
+{
+	const struct be_event *x = a, *y = b;
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
 
 struct frame {
 	double stop, self;
@@ -317,9 +330,9 @@ static int parse_trace(struct profile *p, const struct json_doc *d, json_id even
 		return prof < 0 ? -1 : 0;
 
 	struct tev *ev = NULL;
-	size_t n = 0, alloc = 0, seq = 0, skipped = 0;
-	struct open_b *open = NULL;
-	size_t no = 0, oalloc = 0;
+	size_t n = 0, alloc = 0, seq = 0, skipped = 0, unended = 0;
+	struct be_event *be = NULL;
+	size_t nbe = 0, bealloc = 0;
 	for (json_id e = d->v[events].first; e; e = d->v[e].next, seq++) {
 		json_id ph = json_get(d, e, "ph");
 		if (!json_is(d, ph, JSON_STRING) || d->v[ph].len != 1)
@@ -336,38 +349,43 @@ static int parse_trace(struct profile *p, const struct json_doc *d, json_id even
 			skipped++;
 			continue;
 		}
-		if (kind == 'B') {
-			VEC_GROW(open, no + 1, oalloc);
-			open[no++] = (struct open_b){ pid, tid, ts,
-						      profile_sym(p, d->v[name].str, d->v[name].len) };
+		if (kind != 'X') {
+			sym_t sym = kind == 'B' ? profile_sym(p, d->v[name].str, d->v[name].len) : 0;
+			VEC_GROW(be, nbe + 1, bealloc);
+			be[nbe++] = (struct be_event){ pid, tid, ts, seq, sym, kind == 'B' };
 			continue;
 		}
-		sym_t sym;
-		if (kind == 'E') {
-			size_t k = no;
-			while (k > 0 && !(open[k - 1].pid == pid && open[k - 1].tid == tid))
-				k--;
-			if (!k) {
-				skipped++;
-				continue;
-			}
-			struct open_b b = open[k - 1];
-			memmove(open + k - 1, open + k, (no - k) * sizeof(*open));
-			no--;
-			sym = b.name;
-			dur = ts - b.ts;
-			ts = b.ts;
-		} else {
-			if (!json_number(d, json_get(d, e, "dur"), &dur))
-				continue; /* as the script: X without dur is skipped */
-			sym = profile_sym(p, d->v[name].str, d->v[name].len);
-		}
+		if (!json_number(d, json_get(d, e, "dur"), &dur))
+			continue; /* as the script: X without dur is skipped */
 		VEC_GROW(ev, n + 1, alloc);
-		ev[n++] = (struct tev){ pid, tid, ts, dur, sym, seq };
+		ev[n++] = (struct tev){ pid, tid, ts, dur, profile_sym(p, d->v[name].str, d->v[name].len), seq };
 	}
-	if (skipped || no)
+	/* B/E pairs: per thread in input order, an E ends the latest open B. */
+	if (nbe)
+		qsort(be, nbe, sizeof(*be), be_cmp);
+	size_t *open = NULL, no = 0, oalloc = 0;
+	for (size_t i = 0; i < nbe; i++) {
+		if (i && (be[i].pid != be[i - 1].pid || be[i].tid != be[i - 1].tid)) {
+			unended += no;
+			no = 0;
+		}
+		if (be[i].begin) {
+			VEC_GROW(open, no + 1, oalloc);
+			open[no++] = i;
+			continue;
+		}
+		if (!no) {
+			skipped++;
+			continue;
+		}
+		const struct be_event *b = &be[open[--no]];
+		VEC_GROW(ev, n + 1, alloc);
+		ev[n++] = (struct tev){ b->pid, b->tid, b->ts, be[i].ts - b->ts, b->name, b->seq };
+	}
+	unended += no;
+	if (skipped || unended)
 		warn("%s: skipped %zu trace events without pid/tid/ts/name or an unmatched E, "
-		     "%zu B events never ended", diag->name, skipped, no);
+		     "%zu B events never ended", diag->name, skipped, unended);
 	if (n)
 		qsort(ev, n, sizeof(*ev), tev_cmp);
 
@@ -393,6 +411,7 @@ static int parse_trace(struct profile *p, const struct json_doc *d, json_id even
 	}
 	free(st);
 	free(ev);
+	free(be);
 	free(open);
 	return 0;
 }

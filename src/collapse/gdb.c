@@ -71,26 +71,32 @@ static bool frame_function(const char *s, size_t n, const char **fn, size_t *fl)
 	return false;
 }
 
+/* The script's "$current" string is function;...;leaf, built by
+ * prepending. Kept here as a list, leaf first, for linear time: prepending
+ * to an empty string replaces it, so a list that reads as "" (nothing, or a
+ * single empty name) is replaced by the next function. */
 struct gdb_state {
 	struct profile *p;
-	struct cx_buf cur; /* the script's "$current": frames root first */
+	struct cx_stack cur;
+	sym_t empty;
 };
+
+static bool reads_empty(const struct gdb_state *st)
+{
+	return st->cur.n == 0 || (st->cur.n == 1 && st->cur.syms[0] == st->empty);
+}
+
+static void push_function(struct gdb_state *st, const char *fn, size_t fl)
+{
+	if (reads_empty(st))
+		st->cur.n = 0;
+	cx_stack_push(&st->cur, profile_sym(st->p, fn, fl));
+}
 
 static void save(struct gdb_state *st)
 {
-	if (!st->cur.n)
-		return;
-	node_t node = PROFILE_ROOT;
-	const char *s = st->cur.s, *end = st->cur.s + st->cur.n;
-	for (;;) {
-		const char *semi = memchr(s, ';', (size_t)(end - s));
-		const char *fe = semi ? semi : end;
-		node = profile_push_str(st->p, node, s, (size_t)(fe - s));
-		if (!semi)
-			break;
-		s = semi + 1;
-	}
-	profile_count(st->p, node, 1);
+	if (!reads_empty(st))
+		profile_count(st->p, cx_stack_commit_reversed(st->p, &st->cur), 1);
 	st->cur.n = 0;
 }
 
@@ -118,32 +124,21 @@ static int parse(struct profile *p, const struct collapse_source *src,
 		 const struct collapse_opts *opts)
 {
 	(void)opts;
-	struct gdb_state st = { .p = p };
+	struct gdb_state st = { .p = p, .empty = profile_sym(p, "", 0) };
 	struct lines it;
 	const char *line, *fn;
 	size_t len, fl;
-	struct cx_buf tmp = { 0 };
 	lines_init(&it, src->data, src->len);
 	while (lines_next(&it, &line, &len)) {
-		if (cx_starts(line, len, "Thread")) {
+		if (cx_starts(line, len, "Thread"))
 			st.cur.n = 0;
-		} else if (frame_function(line, len, &fn, &fl)) {
-			/* Prepend: the frame is the caller of what came before. */
-			tmp.n = 0;
-			cx_buf_add(&tmp, fn, fl);
-			if (st.cur.n) {
-				cx_buf_addc(&tmp, ';');
-				cx_buf_add(&tmp, st.cur.s, st.cur.n);
-			}
-			st.cur.n = 0;
-			cx_buf_add(&st.cur, tmp.s, tmp.n);
-		} else {
+		else if (frame_function(line, len, &fn, &fl))
+			push_function(&st, fn, fl); /* the caller of what came before */
+		else
 			save(&st);
-		}
 	}
 	save(&st);
-	cx_buf_release(&st.cur);
-	cx_buf_release(&tmp);
+	cx_stack_release(&st.cur);
 	return 0;
 }
 
