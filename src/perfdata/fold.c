@@ -28,7 +28,19 @@ struct entry {
 	uint8_t in_dbuf;
 };
 
+struct resolved {
+	const char *name, *dso;
+	uint64_t ip, offset;
+	uint64_t addr; /* as perf script prints it: dso-relative in a map */
+	bool inlined;  /* an inlined function: printed "NAME+0xOFF (inlined)" */
+};
+
 struct pname_entry;
+
+struct chain_entry {
+	uint64_t check; /* second, independent hash of the key */
+	node_t leaf;
+};
 
 struct folder {
 	const struct report_opts *o;
@@ -49,7 +61,12 @@ struct folder {
 	char *buf;
 	size_t buf_alloc;
 	uint64_t ips[MAX_FRAMES];
-	uint32_t fr[MAX_FRAMES * 4];
+	struct resolved res[MAX_FRAMES];
+	/* whole-callchain cache: same chain, thread name and address-space
+	 * version -> the same trie leaf */
+	struct hashmap chain_cache;
+	struct chain_entry *chains;
+	size_t nr_chains, chains_alloc;
 };
 
 /* ---- regex emulation ----------------------------------------------------- */
@@ -448,12 +465,6 @@ static void fold_frame(struct folder *f, const char *raw, const char *dso, const
 
 /* ---- samples ------------------------------------------------------------------ */
 
-struct resolved {
-	const char *name, *dso;
-	uint64_t ip, offset;
-	uint64_t addr; /* as perf script prints it: dso-relative in a map */
-	bool inlined;  /* an inlined function: printed "NAME+0xOFF (inlined)" */
-};
 
 /* perf script's default text for one sample (header, frames, blank line). */
 static void write_script(struct folder *f, const char *comm, const struct pd_sample *s,
@@ -473,41 +484,39 @@ static void write_script(struct folder *f, const char *comm, const struct pd_sam
 	out_putc(o, '\n');
 }
 
-static void fold_sample(struct folder *f, const struct pd_sample *s)
+/* Resolve a sample's frames, leaf first, as thread__resolve_callchain
+ * (and the DWARF unwinder with inline expansion) would; returns the count. */
+static size_t resolve_sample(struct folder *f, const struct pd_sample *s)
 {
 	const struct report_opts *o = f->o;
-	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
-	/* Resolve the callchain (leaf first) like thread__resolve_callchain. */
 	size_t nfr = 0;
 	int max_stack = o->max_stack > 0 ? o->max_stack : DEFAULT_MAX_STACK;
-	struct resolved *res = (struct resolved *)(void *)f->fr;
-	size_t res_cap = sizeof(f->fr) / sizeof(*res);
+	struct resolved *res = f->res;
+	size_t res_cap = MAX_FRAMES;
 	if (s->callchain) {
-		bool kernel = false, valid = true;
+		bool kernel = false, hv = false, valid = true;
 		int entries = 0;
 		for (uint64_t i = 0; i < s->nr_callchain && entries < max_stack; i++) {
 			uint64_t ip = pd_u64(s->callchain + 8 * i);
 			if (ip >= PD_CONTEXT_MAX) {
 				if (ip == PD_CONTEXT_KERNEL)
-					kernel = true;
+					kernel = true, hv = false;
 				else if (ip == PD_CONTEXT_USER)
-					kernel = false;
+					kernel = false, hv = false;
 				else if (ip == PD_CONTEXT_HV)
-					kernel = false; /* resolves to nothing below */
+					hv = true; /* perf has no maps for it */
 				else {
-					valid = false;
+					valid = false; /* perf drops the chain */
 					break;
-				}
-				if (ip == PD_CONTEXT_HV) {
-					/* hypervisor frames have no map */
 				}
 				continue;
 			}
 			entries++;
 			if (nfr >= res_cap)
 				break;
-			struct sym_frame fr;
-			sym_lookup(f->sym, s->pid, s->tid, ip, kernel, &fr);
+			struct sym_frame fr = { .dso = "[unknown]", .dso_addr = ip };
+			if (!hv)
+				sym_lookup(f->sym, s->pid, s->tid, ip, kernel, &fr);
 			res[nfr].name = fr.name;
 			res[nfr].dso = fr.dso;
 			res[nfr].ip = ip;
@@ -570,8 +579,19 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		}
 	}
 
-	if (o->script)
+	return nfr;
+}
+
+static void fold_sample(struct folder *f, const struct pd_sample *s)
+{
+	const struct report_opts *o = f->o;
+	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
+	size_t nfr = 0;
+	struct resolved *res = f->res;
+	if (o->script) {
+		nfr = resolve_sample(f, s);
 		write_script(f, comm, s, res, nfr);
+	}
 	/* event filter: the first event seen unless one was given */
 	const char *ev = s->attr->name;
 	if (!f->filter) {
@@ -590,6 +610,36 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	if (pname == UINT32_MAX)
 		return;
 	bool java = strncmp(strpool_str(&f->p->names, pname), "java", 4) == 0;
+	uint64_t period = s->period ? s->period : 1;
+	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
+		period = 1;
+
+	/* A callchain seen before for the same process name and the same
+	 * version of the thread's address space folds to the same leaf. Two
+	 * independent 64-bit hashes of the key make a false hit implausible. */
+	bool dwarf = s->regs && s->stack && s->stack_size;
+	bool cacheable = !o->script && s->callchain && !dwarf;
+	uint64_t h1 = 0, h2 = 0;
+	if (cacheable) {
+		uint64_t version = sym_space_version(f->sym, s->pid, s->tid);
+		uint64_t seed = hash_mix(version ^ 0x243f6a8885a308d3ull,
+					 ((uint64_t)pname << 32 | (uint32_t)s->nr_callchain) + 1) ^
+				(uint64_t)(uintptr_t)s->attr;
+		h1 = hash_bytes(s->callchain, (size_t)s->nr_callchain * 8) ^ hash_u64(seed);
+		h2 = seed * 0x9e3779b97f4a7c15ull + 1;
+		for (uint64_t i = 0; i < s->nr_callchain; i++) {
+			h2 ^= pd_u64(s->callchain + 8 * i);
+			h2 = (h2 << 29 | h2 >> 35) * 0xbf58476d1ce4e5b9ull;
+		}
+		uint32_t idx;
+		if (hashmap_get(&f->chain_cache, h1, &idx) && f->chains[idx].check == h2) {
+			profile_count(f->p, f->chains[idx].leaf, (double)period);
+			f->st->folded++;
+			return;
+		}
+	}
+	if (!o->script)
+		nfr = resolve_sample(f, s);
 
 	/* Fold root-first: comm, then frames from the outermost caller. */
 	node_t node = profile_push(f->p, PROFILE_ROOT, pname);
@@ -600,17 +650,17 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 					   : (uint64_t)(uintptr_t)res[i].dso * 4 + 1;
 		uint32_t first, count;
 		uint32_t packed;
-		bool cacheable = !(o->addrs && !res[i].name);
+		bool frame_cacheable = !(o->addrs && !res[i].name);
 		char pc[20] = "";
 		if (o->addrs && !res[i].name)
 			snprintf(pc, sizeof(pc), "%" PRIx64, res[i].addr);
-		if (cacheable && !java && hashmap_get(&f->frame_cache, key, &packed)) {
+		if (frame_cacheable && !java && hashmap_get(&f->frame_cache, key, &packed)) {
 			first = packed >> 4;
 			count = packed & 15;
 		} else {
 			fold_frame(f, res[i].name ? res[i].name : "[unknown]", res[i].dso, pc, java, &first,
 				   &count);
-			if (cacheable && !java && count < 16 && first < (1u << 28)) {
+			if (frame_cacheable && !java && count < 16 && first < (1u << 28)) {
 				bool ins;
 				*hashmap_upsert(&f->frame_cache, key, first << 4 | count, &ins) =
 					first << 4 | count;
@@ -619,9 +669,13 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 		for (uint32_t k = 0; k < count; k++)
 			node = profile_push(f->p, node, f->seq_syms[first + k]);
 	}
-	uint64_t period = s->period ? s->period : 1;
-	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
-		period = 1;
+	if (cacheable) {
+		VEC_GROW(f->chains, f->nr_chains + 1, f->chains_alloc);
+		f->chains[f->nr_chains] = (struct chain_entry){ h2, node };
+		bool ins;
+		*hashmap_upsert(&f->chain_cache, h1, (uint32_t)f->nr_chains, &ins) = (uint32_t)f->nr_chains;
+		f->nr_chains++;
+	}
 	profile_count(f->p, node, (double)period);
 	f->st->folded++;
 }
@@ -653,14 +707,6 @@ static int collect(const struct pd_record *r, void *arg)
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 static void sort_entries(struct folder *f)
 {
 	/* perf queues records with a timestamp and delivers them in time order;
@@ -673,32 +719,42 @@ static void sort_entries(struct folder *f)
 		else
 			last = f->ents[i].time;
 	}
-	/* Records are nearly in order (per-CPU buffers interleave within a
-	 * round): keep the greedy non-decreasing run in place, sort only the
-	 * stragglers and merge them back, stably by (time, file order). */
-	struct entry *rest = NULL;
-	size_t nrest = 0, w = 0, rest_alloc = 0;
+	/* perf delivers records in time order (its ordered-events queue);
+	 * equal times keep file order. A stable LSD radix sort on the time
+	 * (bytes that never differ skipped) does it in a few linear passes:
+	 * with per-CPU buffers interleaved, half the records of a system-wide
+	 * capture can be out of order, too many for a comparison sort. */
+	size_t out_of_order = 0;
+	uint64_t all_or = 0, all_and = UINT64_MAX;
 	for (size_t i = 0; i < f->nr; i++) {
-		if (w && f->ents[i].time < f->ents[w - 1].time) {
-			VEC_GROW(rest, nrest + 1, rest_alloc);
-			rest[nrest++] = f->ents[i];
-		} else {
-			f->ents[w++] = f->ents[i];
-		}
+		if (i && f->ents[i].time < f->ents[i - 1].time)
+			out_of_order++;
+		all_or |= f->ents[i].time;
+		all_and &= f->ents[i].time;
 	}
-	f->st->sort_moves = nrest;
-	if (!nrest)
+	f->st->sort_moves = out_of_order;
+	if (!out_of_order)
 		return;
-	qsort(rest, nrest, sizeof(*rest), cmp_entry);
-	/* merge from the back into the full array */
-	size_t i = w, j = nrest, k = f->nr;
-	while (j > 0) {
-		if (i > 0 && cmp_entry(&f->ents[i - 1], &rest[j - 1]) > 0)
-			f->ents[--k] = f->ents[--i];
-		else
-			f->ents[--k] = rest[--j];
+	uint64_t differ = all_or ^ all_and;
+	struct entry *tmp = xmalloc(f->nr * sizeof(*tmp));
+	struct entry *src = f->ents, *dst = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!(differ >> shift & 0xff))
+			continue;
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < f->nr; i++)
+			count[(src[i].time >> shift & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < f->nr; i++)
+			dst[count[src[i].time >> shift & 0xff]++] = src[i];
+		struct entry *t = src;
+		src = dst;
+		dst = t;
 	}
-	free(rest);
+	if (src != f->ents)
+		memcpy(f->ents, src, f->nr * sizeof(*src));
+	free(tmp);
 }
 
 static void replay_record(struct folder *f, const struct entry *e)
@@ -794,6 +850,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	struct folder f = { .o = o, .pd = &pd, .p = p, .st = st, .filter = o->event_filter };
 	hashmap_init(&f.frame_cache);
 	hashmap_init(&f.pname_cache);
+	hashmap_init(&f.chain_cache);
 	int ret = perf_data_walk(&pd, collect, &f);
 	if (ret < 0) {
 		st->damaged = true;
@@ -815,6 +872,8 @@ out:
 	symbolizer_free(f.sym);
 	hashmap_release(&f.frame_cache);
 	hashmap_release(&f.pname_cache);
+	hashmap_release(&f.chain_cache);
+	free(f.chains);
 	free(f.ents);
 	free(f.seq_syms);
 	free(f.pnames);

@@ -527,6 +527,12 @@ static void load_kernel(struct symbolizer *s, struct dso *d)
 
 /* ---- lookup -------------------------------------------------------------------- */
 
+uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid)
+{
+	uint32_t as = s->threads[findnew_thread(s, pid, tid)].as;
+	return hash_mix(((uint64_t)as << 32 | s->spaces[as].gen) + 1, (uint64_t)s->kgen * 2 + 1);
+}
+
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
 {
 	return s->threads[findnew_thread(s, pid, tid)].as;

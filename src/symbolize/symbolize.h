@@ -96,6 +96,11 @@ struct sym_frame {
 int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 	       bool is_kernel, struct sym_frame *f);
 
+/* A value that changes whenever lookups for this thread could give other
+ * answers (its address space changed, the kernel map moved): callers may
+ * cache results derived from lookups under it. */
+uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid);
+
 /* Inline frames at ip (innermost first, not including the function that
  * sym_lookup names): calls fn(name, arg) for each, returns how many. Needs
  * DWARF (.debug_info) for the dso; 0 without elfutils. */
