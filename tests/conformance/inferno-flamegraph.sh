@@ -53,7 +53,11 @@ PY
 			case "$a" in tests/*) set -- "$@" "$infc/$a" ;; *) set -- "$@" "$a" ;; esac
 		done
 		for f in $inf_inputs; do set -- "$@" "$infc/$f"; done
-		"$SCORCH" flamegraph --dump-frames --minwidth=0.01% "$@" >"$TMPDIR/inf.tsv" 2>"$TMPDIR/inf.err"
+		# --cp cases run where the case's palette.map is ./palette.map.
+		rm -rf "$TMPDIR/infcwd" && mkdir -p "$TMPDIR/infcwd"
+		inf_map=$(dirname "$infc/$inf_expect")/palette.map
+		case " $inf_args " in *" --cp "*) cp "$inf_map" "$TMPDIR/infcwd/palette.map" ;; esac
+		(cd "$TMPDIR/infcwd" && "$SCORCH" flamegraph --dump-frames --minwidth=0.01% "$@" >"$TMPDIR/inf.tsv" 2>"$TMPDIR/inf.err")
 		our_pairs "$TMPDIR/inf.tsv" "$inf_mode" >"$TMPDIR/inf.ours"
 		inf_pairs "$infc/$inf_expect" "$inf_mode" >"$TMPDIR/inf.theirs"
 		test_cmp "inferno-flamegraph/$inf_name ($inf_mode)" "$TMPDIR/inf.theirs" "$TMPDIR/inf.ours"
@@ -71,6 +75,8 @@ narrow-blocks|fills|--hash|tests/data/flamegraph/narrow-blocks/narrow-blocks.txt
 grey-frames|fills|--hash|tests/data/flamegraph/grey-frames/grey-frames.txt|tests/data/flamegraph/grey-frames/grey-frames.svg
 flamechart|fills|--flamechart --hash|tests/data/flamegraph/flamechart/flames.txt|tests/data/flamegraph/flamechart/flame.svg
 nameattr|fills|--hash --nameattr tests/data/flamegraph/nameattr/nameattr.txt|flamegraph/test/results/perf-cycles-instructions-01-collapsed-all.txt|tests/data/flamegraph/nameattr/nameattr.svg
+palette-map|fills|--hash --cp|flamegraph/test/results/perf-vertx-stacks-01-collapsed-all.txt|tests/data/flamegraph/palette-map/consistent-palette.svg
+example-perf-stacks|fills|--cp|tests/data/collapse-perf/results/example-perf-stacks-collapsed.txt|tests/data/flamegraph/example-perf-stacks/example-perf-stacks.svg
 differential|titles||tests/data/flamegraph/differential/perf-cycles-instructions-01-collapsed-all-diff.txt|tests/data/flamegraph/differential/diff.svg
 differential-negated|titles|--negate|tests/data/flamegraph/differential/perf-cycles-instructions-01-collapsed-all-diff.txt|tests/data/flamegraph/differential/diff-negated.svg
 CASES
