@@ -95,7 +95,7 @@ static void put_commified(struct out *o, const char *digits)
 static void put_title(struct out *o, const struct profile *p, const struct layout *l,
 		      const struct frame *f, const struct svg_opts *s)
 {
-	char num[64];
+	char num[512]; /* %.0f of any double fits */
 	double samples = (f->etime - f->stime) * s->factor;
 	snprintf(num, sizeof(num), "%.0f", samples);
 	if (f->node == PROFILE_ROOT) {
