@@ -17,7 +17,7 @@ elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; th
 	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
 fi
 
-live_names="fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg"
+live_names="fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg jit"
 if [ -n "$live_why" ]; then
 	for n in $live_names; do skip "report live: $n" "$live_why"; done
 else
@@ -86,5 +86,27 @@ else
 		ok "report live: svg"
 	else
 		not_ok "report live: svg" "$(head -3 "$L/err")"
+	fi
+
+	# JIT code named in /tmp/perf-PID.map (x86-64 workload)
+	J=$BUILD/workloads/report_jit
+	if [ "$(uname -m)" != x86_64 ] || [ ! -x "$J" ]; then
+		skip "report live: jit" "needs x86-64 and $J"
+	else
+		perf record -q -g -F 999 -o "$L/jit.data" -- "$J" "$secs" >/dev/null 2>&1
+		bad=""
+		for opt in "" --jit --all; do
+			perf_folded "$L/jit.data" $opt >"$L/jit.perf"
+			"$SCORCH" report -q $opt "$L/jit.data" >"$L/jit.ours"
+			cmp -s "$L/jit.perf" "$L/jit.ours" || bad="$bad ${opt:-default}"
+		done
+		if [ -z "$bad" ] && grep -q 'jitted_spin_\[j\]' "$L/jit.ours"; then
+			ok "report live: jit (/tmp/perf-PID.map symbols, --jit and --all identical)"
+		else
+			not_ok "report live: jit (differs:$bad)" "$(head -3 "$L/jit.ours")"
+		fi
+		for m in $(perf script -i "$L/jit.data" -F pid 2>/dev/null | sort -u); do
+			rm -f "/tmp/perf-$m.map"
+		done
 	fi
 fi
