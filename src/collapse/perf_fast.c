@@ -1,0 +1,397 @@
+/* The fast path of the perf script collapser and the chunk loop: a sample
+ * whose frame block was seen before is counted from the caches of
+ * perf_cache.h without parsing its lines (see perf_script.c). */
+#include "collapse/perf_chunk.h"
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* The first "\n\n" at or after p (p[0] and p[1] both newlines), or NULL. */
+const char *perf_find_blank(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+	while (end - p >= 17) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_and_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(b, nl)));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	for (; end - p >= 2; p++)
+		if (p[0] == '\n' && p[1] == '\n')
+			return p;
+	return NULL;
+}
+
+/* The process node of the current sample: consecutive samples of one
+ * thread share it, so the previous answer is checked first. */
+static node_t current_pnode(struct perf_chunk *c)
+{
+	struct perf_slice pn = perf_part(&c->pname, 0);
+	if (c->have_last_pname && pn.n == c->last_pname_len && !memcmp(pn.s, c->last_pname, pn.n))
+		return c->last_pnode;
+	node_t node = perf_pname_node(c, pn.s, pn.n);
+	VEC_GROW(c->last_pname, pn.n + 1, c->last_pname_alloc);
+	memcpy(c->last_pname, pn.s, pn.n);
+	c->last_pname_len = pn.n;
+	c->last_pnode = node;
+	c->have_last_pname = true;
+	return node;
+}
+
+static node_t leaf_for(struct perf_chunk *c, node_t pnode, uint32_t seq)
+{
+	uint64_t key = (uint64_t)pnode << 32 | seq;
+	uint32_t v;
+	if (hashmap_get(&c->leaves, key, &v))
+		return v;
+	uint32_t n;
+	const sym_t *syms = perf_seq(&c->seqs, seq, &n);
+	node_t node = pnode;
+	for (uint32_t i = 0; i < n; i++)
+		node = profile_push(c->p, node, syms[i]);
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&c->leaves, key, node, &inserted);
+	*slot = node;
+	return node;
+}
+
+/* Count the sample (period c->period, process c->pname) on block b. */
+static void count_on_block(struct perf_chunk *c, struct perf_block *b)
+{
+	node_t pnode = current_pnode(c);
+	if (b->leaf != PERF_NONE && b->pnode == pnode) {
+		b->acc += c->period;
+		return;
+	}
+	if (b->leaf != PERF_NONE)
+		profile_count(c->p, b->leaf, b->acc);
+	b->pnode = pnode;
+	b->leaf = leaf_for(c, pnode, b->seq);
+	b->acc = c->period;
+}
+
+/* The frames of one frame line, from the line cache or parsed. Returns
+ * false when the line is not a frame line. The cache key is what the
+ * frames depend on: the symbol without its +0x offset, the module, the
+ * Java flag, and with --addrs the address; so the many lines that differ
+ * only in address and offset share one entry. */
+static bool line_syms(struct perf_chunk *c, const char *line, size_t n)
+{
+	struct perf_frame_line fr;
+	if (!perf_match_frame_line(line, n, &fr))
+		return false;
+	size_t rn = perf_strip_offset(fr.rawfunc.s, fr.rawfunc.n);
+	struct perf_fp a = c->cfg->tidy.addrs
+				   ? perf_fingerprint(fr.pc.s, (size_t)(fr.module.s + fr.module.n - fr.pc.s), c->java)
+				   : perf_fingerprint(fr.rawfunc.s, rn, c->java);
+	struct perf_fp m = perf_fingerprint(fr.module.s, fr.module.n, false);
+	struct perf_fp fp = { hash_mix(a.key ^ 0x9e3779b97f4a7c15ull, m.key ^ a.check),
+			      hash_mix(a.check ^ 0xc2b2ae3d27d4eb4full, m.check ^ a.key) };
+	const sym_t *syms;
+	uint32_t ns;
+	if (perf_lines_get(&c->lines, fp, &syms, &ns)) {
+		VEC_GROW(c->lsyms, c->nlsyms + ns, c->lsyms_alloc);
+		if (ns)
+			memcpy(c->lsyms + c->nlsyms, syms, ns * sizeof(*syms));
+		c->nlsyms += ns;
+		return true;
+	}
+	struct perf_tidy_opts t = c->cfg->tidy;
+	t.java = c->java;
+	struct perf_parts *sp = &c->scratch;
+	sp->len = sp->nr = 0;
+	size_t mark = c->nsyms;
+	if (perf_frame_names(&fr, &t, sp)) {
+		for (size_t i = 0; i < sp->nr; i++) {
+			struct perf_slice part = perf_part(sp, i);
+			perf_push_split(c, part.s, part.n);
+		}
+	}
+	uint32_t got = (uint32_t)(c->nsyms - mark);
+	perf_lines_add(&c->lines, fp, got ? c->syms + mark : NULL, got);
+	VEC_GROW(c->lsyms, c->nlsyms + got, c->lsyms_alloc);
+	if (got)
+		memcpy(c->lsyms + c->nlsyms, c->syms + mark, got * sizeof(*c->syms));
+	c->nlsyms += got;
+	c->nsyms = mark;
+	return true;
+}
+
+/* Fold a block of frame lines (and comments) into a frame sequence, root
+ * first: lines in reverse order, each line's frames in written order.
+ * Returns PERF_NONE when some line is neither, leaving it to the general
+ * path. */
+static uint32_t fold_block(struct perf_chunk *c, const char *bs, const char *be)
+{
+	c->nlsyms = 0;
+	c->nlstarts = 0;
+	c->nsyms = 0;
+	struct perf_cursor cur = { bs, be };
+	const char *line;
+	size_t n;
+	while (perf_next_line(&cur, &line, &n)) {
+		if (n && line[0] == '#')
+			continue;
+		VEC_GROW(c->lstarts, c->nlstarts + 1, c->lstarts_alloc);
+		c->lstarts[c->nlstarts++] = (uint32_t)c->nlsyms;
+		if (!line_syms(c, line, n))
+			return PERF_NONE;
+	}
+	c->nsyms = 0;
+	VEC_GROW(c->syms, c->nlsyms, c->syms_alloc);
+	for (size_t l = c->nlstarts; l-- > 0;) {
+		size_t from = c->lstarts[l];
+		size_t to = l + 1 < c->nlstarts ? c->lstarts[l + 1] : c->nlsyms;
+		if (to > from)
+			memcpy(c->syms + c->nsyms, c->lsyms + from, (to - from) * sizeof(*c->syms));
+		c->nsyms += to - from;
+	}
+	return perf_seqs_intern(&c->seqs, c->syms, (uint32_t)c->nsyms);
+}
+
+/* Find the blank line ending the block after the event line that ends at
+ * nl (the first "\n\n" at or after nl) and fingerprint the block on the
+ * way, in one pass over its bytes. */
+static const char *blank_and_fp(struct perf_chunk *c, const char *nl, bool java, struct perf_fp *fp)
+{
+	const char *end = c->end;
+	if (c->bscan_valid && nl >= c->bscan_from && (!c->bscan_res || c->bscan_res >= nl)) {
+		/* Answer known (or known absent) from an earlier scan. */
+		const char *b = c->bscan_res;
+		if (b)
+			*fp = perf_fingerprint(nl + 1, (size_t)(b + 1 - (nl + 1)), java);
+		return b;
+	}
+	const char *bs = nl + 1, *p = bs, *found = NULL;
+	struct perf_fp_state st = perf_fp_begin(java);
+	if (bs < end && *bs == '\n') {
+		found = nl;
+	} else {
+#ifdef __SSE2__
+		const __m128i lf = _mm_set1_epi8('\n');
+		while (end - p >= 17) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+			unsigned m = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(b, lf)));
+			if (m) {
+				found = p + __builtin_ctz(m);
+				break;
+			}
+			perf_fp_word(&st, p);
+			p += 16;
+		}
+#endif
+		if (!found) {
+			for (const char *q = p; end - q >= 2; q++)
+				if (q[0] == '\n' && q[1] == '\n') {
+					found = q;
+					break;
+				}
+		}
+	}
+	c->bscan_from = nl;
+	c->bscan_res = found;
+	c->bscan_valid = true;
+	if (!found)
+		return NULL;
+	/* The block is [bs, found + 1): words from p on, then the tail. */
+	const char *be = found + 1;
+	while (be - p >= 16) {
+		perf_fp_word(&st, p);
+		p += 16;
+	}
+	*fp = perf_fp_end(&st, p, (size_t)(be - p));
+	return found;
+}
+
+/* Locate the sample starting at p: event line end, blank line, block
+ * fingerprint. False when p does not start a complete sample. */
+static bool scan_sample(struct perf_chunk *c, const char *p, struct perf_sample_scan *s)
+{
+	const char *end = c->end;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	s->ok = false;
+	if (!nl || nl == p || p[0] == '#')
+		return false;
+	/* The process name starts with "java" exactly when the line does
+	 * (a comm is at least the bytes before the first blank). */
+	s->java = nl - p >= 4 && !memcmp(p, "java", 4);
+	s->blank = blank_and_fp(c, nl, s->java, &s->fp);
+	if (!s->blank || (size_t)(s->blank - nl) > UINT32_MAX)
+		return false;
+	s->nl = nl;
+	s->ok = true;
+	return true;
+}
+
+/* At a sample start (empty state): fold "event line, frames, blank line"
+ * from the caches when possible. Returns where to continue, or NULL to
+ * take the general path for this line. */
+static const char *try_fast(struct perf_chunk *c, const char *p)
+{
+	struct perf_sample_scan s;
+	if (c->peek_at == p)
+		s = c->peek;
+	else
+		scan_sample(c, p, &s);
+	c->peek_at = NULL;
+	if (!s.ok)
+		return NULL;
+	const char *nl = s.nl;
+	struct perf_event_line ev;
+	if (!perf_match_event_line(p, (size_t)(nl - p), &ev))
+		return NULL;
+	const char *bs = nl + 1, *be = s.blank + 1, *next = s.blank + 2;
+	size_t bn = (size_t)(be - bs);
+	bool java = s.java;
+	struct perf_fp fp = s.fp;
+	const struct perf_filter *f = c->cfg->filter;
+	bool dropped = ev.has_event && f->set &&
+		       !(ev.event.n == f->len && !memcmp(ev.event.s, f->name, f->len));
+	/* Look ahead one sample and start fetching its slot. */
+	if (next < c->end && scan_sample(c, next, &c->peek)) {
+		c->peek_at = next;
+		perf_blocks_prefetch(&c->blocks, c->peek.fp);
+	}
+	struct perf_block *b = perf_blocks_find(&c->blocks, fp, (uint32_t)bn, java);
+	if (b && dropped) {
+		if (!c->dropped) {
+			c->dropped = ev.event.s;
+			c->dropped_len = ev.event.n;
+		}
+		return next;
+	}
+	if (!dropped) {
+		perf_start_sample(c, &ev);
+		c->have_pname = false;
+		if (!b || b->seq == PERF_NONE) {
+			uint32_t seq = fold_block(c, bs, be);
+			if (seq != PERF_NONE) {
+				if (!b)
+					b = perf_blocks_add(&c->blocks, fp, (uint32_t)bn, java);
+				if (!b) {
+					/* Table full: count without caching the block. */
+					profile_count(c->p, leaf_for(c, current_pnode(c), seq), c->period);
+					return next;
+				}
+				b->seq = seq;
+			}
+		}
+		if (b && b->seq != PERF_NONE) {
+			count_on_block(c, b);
+			return next;
+		}
+	}
+	/* A filtered sample whose block is new, or a block with other lines
+	 * than frames: the general path, line by line. A filtered block of
+	 * only frame lines is remembered so that its next filtered copy is
+	 * skipped at once. */
+	c->rec_simple = true;
+	perf_process_line(c, p, (size_t)(nl - p), NULL);
+	c->rec_simple = true;
+	perf_process_range(c, bs, next);
+	if (dropped && !b && c->rec_simple && !c->failed)
+		perf_blocks_add(&c->blocks, fp, (uint32_t)bn, java);
+	return next;
+}
+
+/* Pages behind p are not read again, except the few that messages point
+ * into (bad lines, event names): those are read back from the file. */
+static void drop_parsed(struct perf_chunk *c, const char *p)
+{
+	if (!c->buf->mapped || p - c->drop_from < DROP_WINDOW)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)c->drop_from + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	uintptr_t to = (uintptr_t)p & ~((uintptr_t)pg - 1);
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	c->drop_from = p;
+}
+
+void *perf_run_chunk(void *arg)
+{
+	struct perf_chunk *c = arg;
+	const char *p = c->begin;
+	struct perf_cursor cur = { p, c->end };
+	c->drop_from = p;
+	while (p < c->end && !c->failed) {
+		if (c->cfg->fast && !c->have_pname) {
+			const char *q = try_fast(c, p);
+			if (q) {
+				p = q;
+				drop_parsed(c, p);
+				continue;
+			}
+		}
+		cur.p = p;
+		const char *line;
+		size_t n;
+		if (!perf_next_line(&cur, &line, &n))
+			break;
+		perf_process_line(c, line, n, &cur);
+		p = cur.p;
+		drop_parsed(c, p);
+	}
+	perf_blocks_flush(&c->blocks, c->p);
+	return NULL;
+}
+
+void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, const struct perf_buf *b,
+		       const char *begin, const char *end, struct profile *p)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->buf = b;
+	c->begin = begin;
+	c->end = end;
+	if (p) {
+		c->p = p;
+	} else {
+		c->p = xmalloc(sizeof(*c->p));
+		profile_init(c->p);
+		c->own_profile = true;
+	}
+	perf_blocks_init(&c->blocks);
+	perf_lines_init(&c->lines);
+	perf_seqs_init(&c->seqs);
+	hashmap_init(&c->pnames);
+	hashmap_init(&c->leaves);
+}
+
+void perf_chunk_release(struct perf_chunk *c)
+{
+	if (c->own_profile) {
+		profile_release(c->p);
+		free(c->p);
+	}
+	perf_parts_release(&c->pname);
+	perf_parts_release(&c->frames);
+	perf_parts_release(&c->scratch);
+	free(c->groups);
+	perf_blocks_release(&c->blocks);
+	perf_lines_release(&c->lines);
+	perf_seqs_release(&c->seqs);
+	hashmap_release(&c->pnames);
+	hashmap_release(&c->leaves);
+	free(c->last_pname);
+	free(c->lsyms);
+	free(c->lstarts);
+	free(c->syms);
+}
+

@@ -1,0 +1,219 @@
+/* The line-by-line state machine of stackcollapse-perf.pl (flamegraph-pl.md
+ * 3.2): event lines start a sample, frame lines are prepended to its stack,
+ * a blank line emits "pname;stack" += period. Used for everything the fast
+ * path (perf_fast.c) does not take: first sight of unusual blocks,
+ * --srcline, --inline. */
+#include "collapse/perf_chunk.h"
+
+#include "base/alloc.h"
+#ifdef HAVE_ELFUTILS
+#include "symbolize/inline.h"
+#endif
+
+#include <string.h>
+
+static void clear_sample(struct perf_chunk *c)
+{
+	c->have_pname = false;
+	c->in_dropped = false;
+	c->orphan_seen = false;
+	c->frames.len = 0;
+	c->frames.nr = 0;
+	c->ngroups = 0;
+}
+
+void perf_push_split(struct perf_chunk *c, const char *s, size_t n)
+{
+	/* The script joins frames with ';' into one key; a name holding ';'
+	 * (a process name, --inline or --srcline text) is several levels. */
+	for (;;) {
+		const char *semi = memchr(s, ';', n);
+		size_t k = semi ? (size_t)(semi - s) : n;
+		VEC_GROW(c->syms, c->nsyms + 1, c->syms_alloc);
+		c->syms[c->nsyms++] = profile_sym(c->p, s, k);
+		if (!semi)
+			return;
+		s = semi + 1;
+		n -= k + 1;
+	}
+}
+
+node_t perf_pname_node(struct perf_chunk *c, const char *s, size_t n)
+{
+	sym_t sym = profile_sym(c->p, s, n);
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&c->pnames, sym, 0, &inserted);
+	if (!inserted)
+		return *slot;
+	node_t node = PROFILE_ROOT;
+	if (!memchr(s, ';', n)) {
+		node = profile_push(c->p, node, sym);
+	} else {
+		size_t mark = c->nsyms;
+		perf_push_split(c, s, n);
+		for (size_t i = mark; i < c->nsyms; i++)
+			node = profile_push(c->p, node, c->syms[i]);
+		c->nsyms = mark;
+	}
+	slot = hashmap_upsert(&c->pnames, sym, node, &inserted);
+	*slot = node;
+	return node;
+}
+
+static void emit(struct perf_chunk *c)
+{
+	c->nsyms = 0;
+	for (size_t g = c->ngroups; g-- > 0;) {
+		size_t last = g + 1 < c->ngroups ? c->groups[g + 1] : c->frames.nr;
+		for (size_t k = c->groups[g]; k < last; k++) {
+			struct perf_slice part = perf_part(&c->frames, k);
+			perf_push_split(c, part.s, part.n);
+		}
+	}
+	struct perf_slice pn = perf_part(&c->pname, 0);
+	node_t pnode = perf_pname_node(c, pn.s, pn.n);
+	node_t node = pnode;
+	for (size_t i = 0; i < c->nsyms; i++)
+		node = profile_push(c->p, node, c->syms[i]);
+	profile_count(c->p, node, c->period);
+}
+
+static void report_bad(struct perf_chunk *c, const char *line, size_t n, bool orphan)
+{
+	if (c->bad < MAX_REPORTED) {
+		c->bad_orphan[c->bad] = orphan;
+		c->bad_at[c->bad] = line;
+		c->bad_len[c->bad] = n;
+	}
+	c->bad++;
+	c->rec_simple = false;
+	if (c->cfg->opts->strict)
+		c->failed = true;
+}
+
+static bool filter_drops(struct perf_chunk *c, const struct perf_event_line *ev)
+{
+	struct perf_filter *f = c->cfg->filter;
+	if (!ev->has_event)
+		return false;
+	if (!f->set) {
+		/* Sequential mode only: the first event seen becomes the filter. */
+		f->name = ev->event.s;
+		f->len = ev->event.n;
+		f->set = true;
+		f->defaulted = true;
+		return false;
+	}
+	if (ev->event.n == f->len && !memcmp(ev->event.s, f->name, f->len))
+		return false;
+	if (!c->dropped) {
+		c->dropped = ev->event.s;
+		c->dropped_len = ev->event.n;
+	}
+	return true;
+}
+
+void perf_start_sample(struct perf_chunk *c, const struct perf_event_line *ev)
+{
+	c->period = perf_period(ev);
+	c->pname.len = 0;
+	c->pname.nr = 0;
+	perf_pname(ev, c->cfg->pid, c->cfg->tid, &c->pname);
+	c->java = c->pname.len >= 4 && !memcmp(c->pname.buf, "java", 4);
+	c->have_pname = true;
+}
+
+static void frame_line(struct perf_chunk *c, const struct perf_frame_line *fr, struct perf_cursor *cur)
+{
+	const struct collapse_opts *o = c->cfg->opts;
+	size_t first = c->frames.nr;
+#ifdef HAVE_ELFUTILS
+	if (o->inline_frames && perf_inline_applies(fr->module.s, fr->module.n)) {
+		const char *r = inline_resolve(c->cfg->resolver, fr->pc.s, fr->pc.n, fr->rawfunc.s,
+					       fr->rawfunc.n, fr->module.s, fr->module.n);
+		if (r && *r && strcmp(r, "??") && strcmp(r, "??:??:0")) {
+			perf_parts_push(&c->frames, r, strlen(r));
+			goto added;
+		}
+	}
+#endif
+	struct perf_tidy_opts t = c->cfg->tidy;
+	t.java = c->java;
+	if (!o->srcline) {
+		if (!perf_frame_names(fr, &t, &c->frames))
+			return;
+	} else {
+		/* Each part reads the next input line as its source line, up
+		 * to the first part that was an [unknown] symbol. */
+		struct perf_parts *sp = &c->scratch;
+		sp->len = sp->nr = 0;
+		if (!perf_frame_names(fr, &t, sp))
+			return;
+		for (size_t i = 0; i < sp->nr; i++) {
+			struct perf_slice part = perf_part(sp, i);
+			perf_parts_push(&c->frames, part.s, part.n);
+			if (i < sp->first_unknown) {
+				const char *sl = "";
+				size_t sn = 0;
+				if (cur)
+					perf_next_line(cur, &sl, &sn);
+				perf_append_srcline(&c->frames, sl, sn);
+			}
+		}
+	}
+#ifdef HAVE_ELFUTILS
+added:
+#endif
+	if (c->frames.nr == first)
+		return;
+	/* The line's parts go in front of the stack: record the group. */
+	VEC_GROW(c->groups, c->ngroups + 1, c->groups_alloc);
+	c->groups[c->ngroups++] = first;
+}
+
+void perf_process_line(struct perf_chunk *c, const char *line, size_t n, struct perf_cursor *cur)
+{
+	if (n && line[0] == '#')
+		return;
+	if (n == 0) {
+		if (c->have_pname)
+			emit(c);
+		clear_sample(c);
+		return;
+	}
+	struct perf_event_line ev;
+	if (perf_match_event_line(line, n, &ev)) {
+		c->rec_simple = false;
+		if (filter_drops(c, &ev)) {
+			c->in_dropped = true;
+			return;
+		}
+		perf_start_sample(c, &ev);
+		return;
+	}
+	struct perf_frame_line fr;
+	if (perf_match_frame_line(line, n, &fr)) {
+		if (!c->have_pname) {
+			/* The script skips it silently. Frames of a filtered
+			 * event are expected; others have lost their event line
+			 * (report the first of each run). */
+			if (!c->in_dropped && !c->orphan_seen) {
+				c->orphan_seen = true;
+				report_bad(c, line, n, true);
+			}
+			return;
+		}
+		frame_line(c, &fr, cur);
+		return;
+	}
+	report_bad(c, line, n, false);
+}
+
+void perf_process_range(struct perf_chunk *c, const char *from, const char *to)
+{
+	struct perf_cursor cur = { from, to };
+	const char *line;
+	size_t n;
+	while (!c->failed && perf_next_line(&cur, &line, &n))
+		perf_process_line(c, line, n, &cur);
+}
