@@ -65,6 +65,14 @@ else
 	skip "cli/collapse detects perf in xz" "no xz"
 fi
 
+if command -v zstd >/dev/null 2>&1 && grep -q 'zstd=y' "$BUILD/features" 2>/dev/null; then
+	zstd -q -c "$c2/b.txt" >"$c2/b.txt.zst"
+	"$SCORCH" collapse "$c2/b.txt.zst" >"$c2/out" 2>/dev/null
+	test_cmp "cli/collapse detects perf in zstd" "$c2/b.want" "$c2/out"
+else
+	skip "cli/collapse detects perf in zstd" "no zstd tool or no libzstd in this build"
+fi
+
 # -o: written on success, untouched on failure.
 expect_exit "cli/collapse -o exits 0" 0 "$SCORCH" collapse perf -o "$c2/o.folded" "$c2/b.txt"
 test_cmp "cli/collapse -o writes the file" "$c2/b.want" "$c2/o.folded"
@@ -76,7 +84,7 @@ printf 'precious\n' >"$c2/keep.want"
 test_cmp "cli/collapse -o is untouched on failure" "$c2/keep.want" "$c2/keep.folded"
 expect_exit "cli/collapse missing input keeps -o" 1 "$SCORCH" collapse perf -o "$c2/keep.folded" "$c2/missing.txt"
 test_cmp "cli/collapse -o is untouched when an input is missing" "$c2/keep.want" "$c2/keep.folded"
-if ls "$c2" | grep -v -e '\.txt' -e '\.want' -e '\.folded$' -e '^out$' -e '^err$' -e '\.gz$' -e '\.xz$' | grep -q .; then
+if ls "$c2" | grep -v -e '\.txt' -e '\.want' -e '\.folded$' -e '^out$' -e '^err$' -e '\.gz$' -e '\.xz$' -e '\.zst$' | grep -q .; then
 	not_ok "cli/collapse leaves no temporary files" "$(ls "$c2")"
 else
 	ok "cli/collapse leaves no temporary files"
