@@ -44,6 +44,8 @@ const char report_usage[] =
 	"      --kallsyms FILE     kernel symbols from FILE\n"
 	"      --symfs DIR         look for every DSO under DIR\n"
 	"      --no-demangle       keep mangled C++/Rust names\n"
+	"      --inline            stackcollapse-perf.pl --inline: each frame of a file-backed\n"
+	"                          module becomes addr2line -i -f -s -C's function chain\n"
 	"      --no-inline         no inlined frames for DWARF-unwound stacks (perf script\n"
 	"                          adds them, through addr2line, as scorch does by default)\n"
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
@@ -73,6 +75,7 @@ enum {
 	OPT_SYMFS,
 	OPT_NO_DEMANGLE,
 	OPT_NO_INLINE,
+	OPT_INLINE,
 	OPT_STATS,
 	OPT_SCRIPT,
 	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
@@ -94,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "script", no_argument, NULL, OPT_SCRIPT },
@@ -251,6 +255,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			o.no_inline = true;
+			break;
+		case OPT_INLINE:
+			o.inline_addr2line = true;
 			break;
 		case 'k':
 			o.keep_going = true;

@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/hash.h"
+#include "symbolize/a2l.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,13 @@ struct resolved {
 };
 
 struct pname_entry;
+
+/* stackcollapse-perf.pl --inline: addr2line results per (module, pc) */
+struct inl_entry {
+	const char *dso;
+	uint64_t pc;
+	uint32_t first, count; /* into seq_syms; count 0: use the frame */
+};
 
 struct chain_entry {
 	uint64_t check; /* second, independent hash of the key */
@@ -67,6 +75,15 @@ struct folder {
 	struct hashmap chain_cache;
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
+	/* --inline */
+	struct hashmap a2l_by_dso; /* dso pointer -> index into a2ls */
+	struct a2l **a2ls;
+	size_t nr_a2ls, a2ls_alloc;
+	struct hashmap inl_cache;  /* hash of (dso, pc) -> index into inls */
+	struct inl_entry *inls;
+	size_t nr_inls, inls_alloc;
+	char **inl_names;          /* one query's names, innermost first */
+	size_t nr_inl_names, inl_names_alloc;
 };
 
 /* ---- regex emulation ----------------------------------------------------- */
@@ -484,6 +501,77 @@ static void write_script(struct folder *f, const char *comm, const struct pd_sam
 	out_putc(o, '\n');
 }
 
+/* Modules stackcollapse-perf.pl --inline leaves alone:
+ * perf-\d+.map, kernel\., \[[^\]]+\] anywhere in the module. */
+static bool inline_excluded(const char *m)
+{
+	size_t n = strlen(m);
+	if (contains(m, n, "kernel."))
+		return true;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (m[i] == '[' && m[i + 1] != ']' && memchr(m + i + 1, ']', n - i - 1))
+			return true;
+	for (size_t i = 0; i + 5 <= n; i++) {
+		if (memcmp(m + i, "perf-", 5))
+			continue;
+		size_t j = i + 5, d = j;
+		while (j < n && is_digit(m[j]))
+			j++;
+		if (j > d && j < n && n - j >= 4 && !memcmp(m + j + 1, "map", 3))
+			return true; /* the regex's '.' matches any character */
+	}
+	return false;
+}
+
+static void collect_inl_name(const char *name, void *arg)
+{
+	struct folder *f = arg;
+	VEC_GROW(f->inl_names, f->nr_inl_names + 1, f->inl_names_alloc);
+	f->inl_names[f->nr_inl_names++] = xstrdup(name);
+}
+
+/* The frames addr2line -i -f -s -C gives for pc in module, outermost
+ * first, as folded symbols; false when the script would keep the frame. */
+static bool inline_frames(struct folder *f, const char *dso, uint64_t pc, uint32_t *first,
+			  uint32_t *count)
+{
+	uint64_t key = hash_mix((uint64_t)(uintptr_t)dso ^ 0x5851f42d4c957f2dull, pc + 1);
+	uint32_t idx;
+	if (hashmap_get(&f->inl_cache, key, &idx) && f->inls[idx].dso == dso && f->inls[idx].pc == pc) {
+		*first = f->inls[idx].first;
+		*count = f->inls[idx].count;
+		return *count > 0;
+	}
+	uint32_t ai;
+	bool ins;
+	uint32_t *slot = hashmap_upsert(&f->a2l_by_dso, (uint64_t)(uintptr_t)dso, (uint32_t)f->nr_a2ls, &ins);
+	if (ins) {
+		VEC_GROW(f->a2ls, f->nr_a2ls + 1, f->a2ls_alloc);
+		f->a2ls[f->nr_a2ls++] = a2l_open(dso, true);
+	}
+	ai = *slot;
+	f->nr_inl_names = 0;
+	int n = f->a2ls[ai] ? a2l_query(f->a2ls[ai], pc, collect_inl_name, f) : 0;
+	*first = (uint32_t)f->nr_seq_syms;
+	*count = 0;
+	/* the script's test: a result that is empty, "??" or "??:??:0" keeps
+	 * the frame */
+	bool use = n > 0 && !(n == 1 && !strcmp(f->inl_names[0], "??"));
+	for (size_t i = f->nr_inl_names; use && i-- > 0;) {
+		VEC_GROW(f->seq_syms, f->nr_seq_syms + 1, f->seq_syms_alloc);
+		f->seq_syms[f->nr_seq_syms++] = profile_sym(f->p, f->inl_names[i], strlen(f->inl_names[i]));
+		(*count)++;
+	}
+	for (size_t i = 0; i < f->nr_inl_names; i++)
+		free(f->inl_names[i]);
+	f->nr_inl_names = 0;
+	VEC_GROW(f->inls, f->nr_inls + 1, f->inls_alloc);
+	f->inls[f->nr_inls] = (struct inl_entry){ dso, pc, *first, *count };
+	*hashmap_upsert(&f->inl_cache, key, (uint32_t)f->nr_inls, &ins) = (uint32_t)f->nr_inls;
+	f->nr_inls++;
+	return *count > 0;
+}
+
 /* Resolve a sample's frames, leaf first, as thread__resolve_callchain
  * (and the DWARF unwinder with inline expansion) would; returns the count. */
 static size_t resolve_sample(struct folder *f, const struct pd_sample *s)
@@ -618,7 +706,7 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	 * version of the thread's address space folds to the same leaf. Two
 	 * independent 64-bit hashes of the key make a false hit implausible. */
 	bool dwarf = s->regs && s->stack && s->stack_size;
-	bool cacheable = !o->script && s->callchain && !dwarf;
+	bool cacheable = !o->script && s->callchain && !dwarf && !o->inline_addr2line;
 	uint64_t h1 = 0, h2 = 0;
 	if (cacheable) {
 		uint64_t version = sym_space_version(f->sym, s->pid, s->tid);
@@ -650,6 +738,12 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 					   : (uint64_t)(uintptr_t)res[i].dso * 4 + 1;
 		uint32_t first, count;
 		uint32_t packed;
+		if (o->inline_addr2line && !inline_excluded(res[i].dso) &&
+		    inline_frames(f, res[i].dso, res[i].addr, &first, &count)) {
+			for (uint32_t k = 0; k < count; k++)
+				node = profile_push(f->p, node, f->seq_syms[first + k]);
+			continue;
+		}
 		bool frame_cacheable = !(o->addrs && !res[i].name);
 		char pc[20] = "";
 		if (o->addrs && !res[i].name)
@@ -851,6 +945,8 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	hashmap_init(&f.frame_cache);
 	hashmap_init(&f.pname_cache);
 	hashmap_init(&f.chain_cache);
+	hashmap_init(&f.a2l_by_dso);
+	hashmap_init(&f.inl_cache);
 	int ret = perf_data_walk(&pd, collect, &f);
 	if (ret < 0) {
 		st->damaged = true;
@@ -874,6 +970,13 @@ out:
 	hashmap_release(&f.pname_cache);
 	hashmap_release(&f.chain_cache);
 	free(f.chains);
+	for (size_t i = 0; i < f.nr_a2ls; i++)
+		a2l_close(f.a2ls[i]);
+	free(f.a2ls);
+	hashmap_release(&f.a2l_by_dso);
+	hashmap_release(&f.inl_cache);
+	free(f.inls);
+	free(f.inl_names);
 	free(f.ents);
 	free(f.seq_syms);
 	free(f.pnames);

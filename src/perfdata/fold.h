@@ -21,6 +21,8 @@ struct report_opts {
 	const char *event_filter; /* NULL: the first event seen */
 	bool keep_going;          /* on damage: keep what was read before it */
 	bool no_inline;           /* no inline frames for DWARF-unwound frames */
+	bool inline_addr2line;    /* stackcollapse-perf.pl --inline: addr2line -i -f -s -C
+				     per frame of a file-backed module */
 	bool quiet;               /* no "Filtering for events" note */
 	int max_stack;            /* 0: 127 like perf script */
 	struct out *script;       /* also write perf script's default text here */

@@ -26,7 +26,7 @@ struct a2l {
 	size_t line_alloc;
 };
 
-struct a2l *a2l_open(const char *path)
+struct a2l *a2l_open(const char *path, bool demangle)
 {
 	int to[2], from[2];
 	if (pipe2(to, O_CLOEXEC))
@@ -41,7 +41,11 @@ struct a2l *a2l_open(const char *path)
 	posix_spawn_file_actions_adddup2(&fa, to[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, from[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	char *argv[] = { "addr2line", "-e", (char *)path, "-i", "-f", NULL };
+	char *argv[] = { "addr2line", "-e", (char *)path, "-i", "-f", NULL, NULL, NULL };
+	if (demangle) {
+		argv[5] = "-s";
+		argv[6] = "-C";
+	}
 	pid_t pid;
 	int rc = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);

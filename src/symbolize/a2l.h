@@ -8,13 +8,15 @@
 #ifndef SCORCH_SYMBOLIZE_A2L_H
 #define SCORCH_SYMBOLIZE_A2L_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct a2l;
 
-/* Start addr2line on path; NULL when it cannot run. */
-struct a2l *a2l_open(const char *path);
+/* Start addr2line on path (with -C -s too when `demangle`, as
+ * stackcollapse-perf.pl --inline runs it); NULL when it cannot run. */
+struct a2l *a2l_open(const char *path, bool demangle);
 void a2l_close(struct a2l *a);
 /* The function names of the records for addr, innermost first: calls
  * fn(name, arg) for each; returns how many, 0 when addr2line knows nothing,

@@ -665,7 +665,7 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 			d->a2l_tried = true;
 			const char *path = d->symsrc_path ? d->symsrc_path : d->name;
 			if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10))
-				d->a2l = a2l_open(path);
+				d->a2l = a2l_open(path, false);
 		}
 		size_t first = s->nr_chain_items;
 		struct chain_build b = { s, f.name, s->opts.no_demangle };
@@ -686,13 +686,20 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	return (int)s->chain_len[idx];
 }
 
-#ifndef HAVE_ELFUTILS
 int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 		void (*fn)(const char *name, void *arg), void *arg)
 {
-	(void)s, (void)pid, (void)tid, (void)ip, (void)fn, (void)arg;
-	return 0;
+	const struct sym_inline *chain;
+	int n = sym_inline_chain(s, pid, tid, ip, &chain), count = 0;
+	for (int i = 0; i < n; i++)
+		if (chain[i].inlined) {
+			fn(chain[i].name, arg);
+			count++;
+		}
+	return count;
 }
+
+#ifndef HAVE_ELFUTILS
 
 int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct sym_user_regs *regs,
 		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)

@@ -102,8 +102,8 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid);
 
 /* Inline frames at ip (innermost first, not including the function that
- * sym_lookup names): calls fn(name, arg) for each, returns how many. Needs
- * DWARF (.debug_info) for the dso; 0 without elfutils. */
+ * sym_lookup names): calls fn(name, arg) for each, returns how many. Uses
+ * the same addr2line chain as sym_inline_chain; 0 without debug info. */
 int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 		void (*fn)(const char *name, void *arg), void *arg);
 

@@ -254,10 +254,3 @@ int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct
 	dwfl_getthread_frames(c->dwfl, tid > 0 ? tid : 1, frame_callback, c);
 	return c->n;
 }
-
-int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
-		void (*fn)(const char *name, void *arg), void *arg)
-{
-	(void)s, (void)pid, (void)tid, (void)ip, (void)fn, (void)arg;
-	return 0;
-}

@@ -17,7 +17,7 @@ elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; th
 	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
 fi
 
-live_names="fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg jit"
+live_names="inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg jit"
 if [ -n "$live_why" ]; then
 	for n in $live_names; do skip "report live: $n" "$live_why"; done
 else
@@ -50,6 +50,17 @@ else
 	else
 		not_ok "report live: dwarf ($pct% of perf's weight on identical stacks, want >= 99)" \
 			"$(diff "$L/dw.perf" "$L/dw.ours" | head -10)"
+	fi
+
+	# --inline (stackcollapse-perf.pl's addr2line expansion) rewrites
+	# frames but never drops or adds weight
+	"$SCORCH" report -q --inline "$L/dw.data" >"$L/dw.inline"
+	tw=$(awk '{ t += $NF } END { print t + 0 }' "$L/dw.ours")
+	ti=$(awk '{ t += $NF } END { print t + 0 }' "$L/dw.inline")
+	if [ -s "$L/dw.inline" ] && [ "$tw" = "$ti" ]; then
+		ok "report live: --inline keeps the total weight ($ti)"
+	else
+		not_ok "report live: --inline keeps the total weight ($ti vs $tw)"
 	fi
 
 	# pipe mode, from a file and from stdin
