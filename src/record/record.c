@@ -215,7 +215,8 @@ static bool same_stack(const struct recorder *r, const struct rstack *s, const s
 {
 	return s->pid == k->pid && s->tid == k->tid && s->cpu == k->cpu && s->comm == k->comm &&
 	       s->nr_user == k->nr_user && s->nr_kernel == k->nr_kernel && s->flags == k->flags &&
-	       !memcmp(r->frames + s->frames, frames, (k->nr_user + k->nr_kernel) * sizeof(uint64_t));
+	       (!(k->nr_user + k->nr_kernel) ||
+		!memcmp(r->frames + s->frames, frames, (k->nr_user + k->nr_kernel) * sizeof(uint64_t)));
 }
 
 void recorder_sample(struct recorder *r, const struct record_sample *smp)
@@ -247,7 +248,7 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 		r->scratch[nr_user + i] = i && a ? a - 1 : a;
 	}
 
-	uint64_t h = hash_bytes(r->scratch, n * sizeof(uint64_t));
+	uint64_t h = n ? hash_bytes(r->scratch, n * sizeof(uint64_t)) : 0;
 	h = hash_mix(h ^ ((uint64_t)k.pid << 32 | k.tid), hash_u64((uint64_t)k.cpu << 32 | k.comm) ^ k.flags);
 	k.hash = h;
 	uint32_t idx = UINT32_MAX;
@@ -255,8 +256,10 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 		bool inserted;
 		uint32_t *slot = hashmap_upsert(&r->by_hash, probe, r->nr_stacks, &inserted);
 		if (inserted) {
-			VEC_GROW(r->frames, r->nr_frames + n, r->alloc_frames);
-			memcpy(r->frames + r->nr_frames, r->scratch, n * sizeof(uint64_t));
+			if (n) { /* an empty stack (no frames at all) has no storage */
+				VEC_GROW(r->frames, r->nr_frames + n, r->alloc_frames);
+				memcpy(r->frames + r->nr_frames, r->scratch, n * sizeof(uint64_t));
+			}
 			k.frames = r->nr_frames;
 			r->nr_frames += n;
 			VEC_GROW(r->stacks, r->nr_stacks + 1, r->alloc_stacks);
@@ -389,7 +392,7 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		n += snprintf(root + n, sizeof(root) - n, "-%" PRIu32, s->pid);
 	node = profile_push_str(p, node, root, (size_t)n);
 
-	const uint64_t *f = b->r->frames + s->frames;
+	const uint64_t *f = s->nr_user + s->nr_kernel ? b->r->frames + s->frames : NULL;
 	if (s->flags & STACK_USER_MISSING)
 		node = profile_push_str(p, node, "[Missed User Stack]", 19);
 	for (uint32_t i = s->nr_user; i-- > 0;)

@@ -176,6 +176,7 @@ TEST(record_malformed_records_stop_parsing)
 	const uint64_t chain[] = { USER, 0x400010 };
 	comm(&b, 7, 7, "x", false);
 	sample(&b, 7, 7, 0, chain, 2);
+	sample(&b, 7, 7, 0, chain, 0); /* no callchain at all: the name alone */
 	/* A sample claiming more callchain entries than it holds is dropped. */
 	size_t at = b.n;
 	sample(&b, 7, 7, 0, chain, 2);
@@ -185,6 +186,6 @@ TEST(record_malformed_records_stop_parsing)
 	put(&b, &h, sizeof(h));
 	sample(&b, 7, 7, 0, chain, 2);
 	char *s = run(&b, &opts, &nlost);
-	CHECK_STR(s, "x;[unknown] 1\n");
+	CHECK_STR(s, "x 1\nx;[unknown] 1\n");
 	free(s);
 }
