@@ -13,7 +13,10 @@
 #   4. shared/bench/corpus/refs: real captures of this machine kind, every
 #      recorded variant (under $SCORCH_SANITIZED only the small captures);
 #   5. output identical for 1, 2, 3 and 7 threads on captures and test inputs;
-#   6. detection: `scorch collapse FILE` (no format name) gives exactly the
+#   6. fast path against state machine: the same input with a line "!"
+#      after every line (ignored by the script, but it sends every sample
+#      through the line-by-line path) folds to the same output;
+#   7. detection: `scorch collapse FILE` (no format name) gives exactly the
 #      output of `scorch collapse perf FILE` for every perf input above
 #      (all header variants: with and without pid, cpu, period; # headers).
 # Sourced by tests/conformance/run (lib.sh loaded).
@@ -293,6 +296,32 @@ cp_threads() {
 	done
 }
 
+cp_general_path() {
+	corpus=$SHARED/bench/corpus
+	for f in "$cp_fg/test/perf-vertx-stacks-01.txt" "$cp_fg/test/perf-cycles-instructions-01.txt" \
+		"$corpus/c-kernel.perf.txt.xz"; do
+		name="conformance/fast-vs-general/$(basename "$f")"
+		case "$f" in
+		*.xz) xz -dc "$f" >"$cp_tmp/g.txt" ;;
+		*) cp "$f" "$cp_tmp/g.txt" ;;
+		esac
+		awk '{ print; print "!" }' "$cp_tmp/g.txt" >"$cp_tmp/g-bang.txt"
+		"$SCORCH" collapse perf --all "$cp_tmp/g.txt" >"$cp_tmp/g1" 2>/dev/null
+		"$SCORCH" collapse perf --all "$cp_tmp/g-bang.txt" >"$cp_tmp/g2" 2>"$cp_tmp/gerr"
+		if [ ! -s "$cp_tmp/g1" ]; then
+			not_ok "$name" "no output"
+		elif ! grep -q 'unrecognized perf script lines skipped' "$cp_tmp/gerr"; then
+			not_ok "$name" "the ! lines were not reported"
+		elif cmp -s "$cp_tmp/g1" "$cp_tmp/g2"; then
+			ok "$name"
+		else
+			not_ok "$name" "outputs differ"
+			diff "$cp_tmp/g1" "$cp_tmp/g2" | head -4 | sed 's/^/#   /'
+		fi
+	done
+	rm -f "$cp_tmp/g.txt" "$cp_tmp/g-bang.txt"
+}
+
 cp_detect() {
 	corpus=$SHARED/bench/corpus
 	set -- "$cp_fg"/test/*.txt "$cp_fg/example-perf-stacks.txt.gz" \
@@ -325,5 +354,6 @@ else
 	cp_inferno_manifest
 	cp_bench_refs
 	cp_threads
+	cp_general_path
 	cp_detect
 fi
