@@ -46,6 +46,9 @@ const char record_usage[] =
 	"      --backend B         bpf (in-kernel aggregation; the default where it\n"
 	"                          loads: root or CAP_BPF+CAP_PERFMON) or perf (ring\n"
 	"                          buffers; what bpf falls back to, with a notice)\n"
+	"      --stack-map-size N  bpf: stack-trace map entries (16384, about 1 KiB\n"
+	"                          of kernel memory each); a stack whose hash bucket\n"
+	"                          is taken is lost, and counted\n"
 	"\n"
 	"output:\n"
 	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
@@ -87,6 +90,7 @@ enum {
 	OPT_KERNEL,
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
+	OPT_STACK_MAP_SIZE,
 	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
@@ -108,6 +112,7 @@ static const struct option long_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	/* Every option of `scorch flamegraph` (its names and arity; their
 	 * meaning stays in cmd/flamegraph.c, which renders the SVG). The
 	 * record tests check this list against `scorch flamegraph --help`. */
@@ -355,6 +360,14 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
+		case OPT_STACK_MAP_SIZE: {
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || errno || v < 64 || v > (1ul << 22))
+				die_usage("--stack-map-size: 64..4194304 entries, not '%s'", optarg);
+			o.stack_map_size = (unsigned)v;
+			break;
+		}
 		default:
 			fputs(record_usage, stderr);
 			graph_release(&g);
@@ -437,7 +450,8 @@ int cmd_record(int argc, char **argv)
 		if (st.lost)
 			fprintf(stderr, ", %" PRIu64 " lost", st.lost);
 		if (st.collisions)
-			fprintf(stderr, ", %" PRIu64 " stacks lost to stack-map collisions", st.collisions);
+			fprintf(stderr, ", %" PRIu64 " stacks lost to stack-map collisions (see --stack-map-size)",
+				st.collisions);
 		if (st.map_full)
 			fprintf(stderr, ", %" PRIu64 " stacks lost to a full stack map", st.map_full);
 		fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",

@@ -220,6 +220,8 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	b.skel->rodata->filter_pid = t->child <= 0 && o->nr_pids > 0;
 	b.skel->rodata->filter_tid = t->child <= 0 && !o->nr_pids && o->nr_tids > 0;
 	b.skel->rodata->include_idle = 1;
+	if (o->stack_map_size)
+		bpf_map__set_max_entries(b.skel->maps.stacks, o->stack_map_size);
 	if (profile_bpf__load(b.skel)) {
 		int e = errno;
 		profile_bpf__destroy(b.skel);

@@ -47,6 +47,7 @@ struct record_opts {
 	bool annotate_pid, annotate_tid, annotate_kernel;
 	enum record_backend backend;
 	enum record_event event;
+	unsigned stack_map_size; /* bpf: stack-trace map entries, 0 = default */
 	bool progress;        /* elapsed/remaining/samples/lost on stderr */
 	bool quiet;           /* no notices */
 	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
