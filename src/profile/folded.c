@@ -116,6 +116,52 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 	return node;
 }
 
+/* Is the stack text s[0..n) (split as push_stack splits it) the path from
+ * the root to leaf? Compared from the leaf up, by the names' lengths. */
+static bool path_matches(void *ctx, node_t leaf, const char *s, size_t n)
+{
+	const struct profile *p = ctx;
+	while (n && s[n - 1] == ';')
+		n--; /* trailing empty frames are dropped */
+	if (!n)
+		return leaf == PROFILE_ROOT;
+	for (node_t node = leaf; node != PROFILE_ROOT; node = p->nodes[node].parent) {
+		const struct strpool_entry *e = &p->names.entries[p->nodes[node].name];
+		if (e->len > n || memcmp(s + n - e->len, e->str, e->len))
+			return false;
+		n -= e->len;
+		if (p->nodes[node].parent == PROFILE_ROOT)
+			return n == 0;
+		if (!n || s[n - 1] != ';')
+			return false;
+		n--;
+	}
+	return false;
+}
+
+/* The same for --reverse: the first frame of the text is the leaf. */
+static bool path_matches_reversed(void *ctx, node_t leaf, const char *s, size_t n)
+{
+	const struct profile *p = ctx;
+	while (n && s[n - 1] == ';')
+		n--;
+	if (!n)
+		return leaf == PROFILE_ROOT;
+	size_t at = 0;
+	for (node_t node = leaf; node != PROFILE_ROOT; node = p->nodes[node].parent) {
+		const struct strpool_entry *e = &p->names.entries[p->nodes[node].name];
+		if (e->len > n - at || memcmp(s + at, e->str, e->len))
+			return false;
+		at += e->len;
+		if (p->nodes[node].parent == PROFILE_ROOT)
+			return at == n;
+		if (at == n || s[at] != ';')
+			return false;
+		at++;
+	}
+	return false;
+}
+
 void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines)
 {
 	if (lines->differential)
@@ -127,13 +173,18 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 		const struct folded_pending *q = lines->v + at;
 		for (size_t i = 0; i < n; i++)
 			stackcache_prefetch(&r->cache, q[i].hash);
-		for (size_t i = 0; i < n; i++)
-			stackcache_probe(&r->cache, q[i].hash);
 		for (size_t i = 0; i < n; i++) {
-			node_t node = stackcache_get(&r->cache, q[i].hash, q[i].line, q[i].len);
+			node_t leaf = stackcache_peek(&r->cache, q[i].hash);
+			if (leaf < r->p->nr)
+				__builtin_prefetch(&r->p->nodes[leaf]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			node_t node = stackcache_get(&r->cache, q[i].hash, q[i].line, q[i].len,
+						     r->opts.reverse ? path_matches_reversed : path_matches,
+						     r->p);
 			if (node == UINT32_MAX) {
 				node = push_stack(r, q[i].line, q[i].len);
-				stackcache_put(&r->cache, q[i].hash, q[i].line, q[i].len, node);
+				stackcache_put(&r->cache, q[i].hash, q[i].len, node);
 			}
 			profile_add(r->p, node, q[i].c0, q[i].c1);
 		}
