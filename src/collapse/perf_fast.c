@@ -91,6 +91,12 @@ static void count_on_block(struct perf_chunk *c, struct perf_block *b)
  * only in address and offset share one entry. */
 static bool line_syms(struct perf_chunk *c, const char *line, size_t n)
 {
+	/* The script tries the event-line regex first: a line that starts
+	 * with a non-blank byte and has " DIGITS " after its first two bytes
+	 * is an event line, even when it also looks like a frame. */
+	struct perf_event_line ev;
+	if (n && !perf_is_space(line[0]) && perf_match_event_line(line, n, &ev))
+		return false;
 	struct perf_frame_line fr;
 	if (!perf_match_frame_line(line, n, &fr))
 		return false;
