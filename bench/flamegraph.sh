@@ -5,8 +5,8 @@
 # distinct root frames (1.1M distinct stacks) and repeated until FG_BENCH_MB.
 # The machine is shared: the load average is printed, and user+sys CPU
 # time next to wall time (wall = CPU on an idle machine).
-# Prints MB/s, peak RSS, and the ratios to the issue's anchor figures
-# (flamegraph.pl ~18 MB/s, inferno ~90 MB/s on this machine).
+# Prints MB/s by wall and by CPU time, peak RSS, and the ratios to the
+# issue's anchor figures (flamegraph.pl ~18 MB/s, inferno ~90 MB/s here).
 #   bench/flamegraph.sh            build the input if absent, 3 runs
 #   FG_BENCH_MB=256 RUNS=1 bench/flamegraph.sh
 set -eu
@@ -52,11 +52,11 @@ run() { # label args...
 			best=$secs best_kb=$kb cpu=$(awk "BEGIN{print $usr + $sys}")
 		fi
 	done
-	awk -v b="$bytes" -v s="$best" -v kb="$best_kb" -v l="$label" 'BEGIN {
-		mbs = b / 1e6 / s
-		printf "%-28s %6.2f s  %8.1f MB/s  peak %5d MiB  x%.0f flamegraph.pl (18 MB/s)  x%.1f inferno (90 MB/s)\n",
-			l, s, mbs, kb / 1024, mbs / 18, mbs / 90 }'
-	echo "#   (best of $RUNS by wall time; user+sys CPU of that run: $cpu s)"
+	awk -v b="$bytes" -v s="$best" -v kb="$best_kb" -v l="$label" -v c="$cpu" 'BEGIN {
+		mbs = b / 1e6 / s; cmbs = b / 1e6 / c
+		printf "%-26s wall %5.2f s %6.1f MB/s (x%.0f flamegraph.pl, x%.1f inferno) | cpu %5.2f s %6.1f MB/s (x%.0f, x%.1f) | peak %d MiB\n",
+			l, s, mbs, mbs / 18, mbs / 90, c, cmbs, cmbs / 18, cmbs / 90, kb / 1024 }'
+	echo "#   (best of $RUNS by wall time; cpu = user+sys of that run; with one thread, the wall time on an idle core)"
 }
 run "flamegraph (default)"
 run "flamegraph --threads=2" --threads=2
