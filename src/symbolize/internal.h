@@ -66,6 +66,8 @@ struct symbolizer {
 	struct thread *threads;
 	size_t nr_threads, threads_alloc;
 	struct hashmap tid_map; /* (uint32)tid -> thread index */
+	int32_t last_pid, last_tid; /* one-entry memo of findnew_thread */
+	uint32_t last_thread;       /* UINT32_MAX: empty */
 	struct addrspace *spaces;
 	size_t nr_spaces, spaces_alloc;
 	struct dso *dsos;

@@ -46,6 +46,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *opts)
 		}
 	}
 	s->kernel_dso = UINT32_MAX;
+	s->last_thread = UINT32_MAX;
 	s->cache = xcalloc(LOOKUP_SLOTS, sizeof(*s->cache));
 	/* perf registers the idle task as "swapper" (pid 0, tid 0). */
 	sym_comm(s, 0, 0, "swapper", 7, false);
@@ -130,6 +131,8 @@ static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid);
 
 static uint32_t findnew_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 {
+	if (s->last_thread != UINT32_MAX && s->last_tid == tid && s->last_pid == pid)
+		return s->last_thread;
 	uint32_t idx = find_thread(s, tid);
 	if (idx != UINT32_MAX) {
 		struct thread *th = &s->threads[idx];
@@ -141,6 +144,9 @@ static uint32_t findnew_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 				s->threads[idx].as = s->threads[leader].as;
 			}
 		}
+		s->last_pid = pid;
+		s->last_tid = tid;
+		s->last_thread = idx;
 		return idx;
 	}
 	return create_thread(s, pid, tid);
@@ -157,6 +163,7 @@ static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 		uint32_t leader = findnew_thread(s, pid, pid);
 		as = s->threads[leader].as;
 	}
+	s->last_thread = UINT32_MAX; /* the tid may now map elsewhere */
 	VEC_GROW(s->threads, s->nr_threads + 1, s->threads_alloc);
 	uint32_t idx = (uint32_t)s->nr_threads++;
 	struct thread *th = &s->threads[idx];
