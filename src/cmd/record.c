@@ -363,8 +363,8 @@ int cmd_record(int argc, char **argv)
 		case OPT_STACK_MAP_SIZE: {
 			errno = 0;
 			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || errno || v < 64 || v > (1ul << 22))
-				die_usage("--stack-map-size: 64..4194304 entries, not '%s'", optarg);
+			if (*end || end == optarg || errno || !v || v > (1ul << 22))
+				die_usage("--stack-map-size: 1..4194304 entries, not '%s'", optarg);
 			o.stack_map_size = (unsigned)v;
 			break;
 		}
@@ -449,11 +449,13 @@ int cmd_record(int argc, char **argv)
 			st.backend, st.event ? st.event : "?", o.freq, st.samples, st.seconds, st.unique);
 		if (st.lost)
 			fprintf(stderr, ", %" PRIu64 " lost", st.lost);
+		if (st.spilled)
+			fprintf(stderr, ", %" PRIu64 " sent whole after stack-map collisions", st.spilled);
 		if (st.collisions)
-			fprintf(stderr, ", %" PRIu64 " stacks lost to stack-map collisions (see --stack-map-size)",
+			fprintf(stderr, ", %" PRIu64 " with a stack lost to stack-map collisions (see --stack-map-size)",
 				st.collisions);
 		if (st.map_full)
-			fprintf(stderr, ", %" PRIu64 " stacks lost to a full stack map", st.map_full);
+			fprintf(stderr, ", %" PRIu64 " with a stack lost to a full stack map", st.map_full);
 		fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",
 			st.finish_seconds + write_seconds, st.finish_cpu_seconds + write_cpu);
 	}

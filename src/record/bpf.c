@@ -140,6 +140,46 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 	return 0;
 }
 
+struct spill_ctx {
+	struct recorder *r;
+	uint64_t lost;
+};
+
+/* A sample the program sent whole after a stack-map collision. */
+static void on_spill(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct spill_ctx *sc = ctx;
+	struct profile_spill sp;
+	(void)cpu;
+	if (size < sizeof(sp))
+		return;
+	memcpy(&sp, data, sizeof(sp));
+	char comm[PROFILE_COMM_LEN + 1];
+	memcpy(comm, sp.comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = 0;
+	struct record_sample s = { 0 };
+	s.pid = sp.pid;
+	s.tid = sp.tid;
+	s.cpu = sp.cpu;
+	s.weight = 1;
+	s.comm = sp.pid || sp.tid ? comm : "swapper";
+	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
+	memcpy(user, sp.user, sizeof(user));
+	memcpy(kernel, sp.kernel, sizeof(kernel));
+	s.user = user;
+	s.nr_user = sp.nr_user < PROFILE_MAX_DEPTH ? sp.nr_user : PROFILE_MAX_DEPTH;
+	s.kernel = kernel;
+	s.nr_kernel = sp.nr_kernel < PROFILE_MAX_DEPTH ? sp.nr_kernel : PROFILE_MAX_DEPTH;
+	recorder_sample(sc->r, &s);
+}
+
+static void on_spill_lost(void *ctx, int cpu, __u64 n)
+{
+	struct spill_ctx *sc = ctx;
+	(void)cpu;
+	sc->lost += n;
+}
+
 static uint32_t stack_depth(const uint64_t *ips)
 {
 	uint32_t n = 0;
@@ -148,7 +188,7 @@ static uint32_t stack_depth(const uint64_t *ips)
 	return n;
 }
 
-static void drain(struct bpf_state *b, struct recorder *r)
+static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats)
 {
 	int counts = bpf_map__fd(b->skel->maps.counts);
 	int stacks = bpf_map__fd(b->skel->maps.stacks);
@@ -171,6 +211,10 @@ static void drain(struct bpf_state *b, struct recorder *r)
 		s.cpu = key.cpu;
 		s.weight = count;
 		s.comm = key.pid || key.tid ? comm : "swapper";
+		if (key.user_stack == -EEXIST || key.kernel_stack == -EEXIST)
+			stats->collisions += count;
+		if (key.user_stack == -ENOMEM || key.kernel_stack == -ENOMEM)
+			stats->map_full += count;
 		if (key.kernel_stack >= 0) {
 			uint32_t id = (uint32_t)key.kernel_stack;
 			memset(kernel, 0, sizeof(kernel));
@@ -204,6 +248,8 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 {
 	struct bpf_state b = { 0 };
 	struct perf_sideband *sideband = NULL;
+	struct perf_buffer *spill_buf = NULL;
+	struct spill_ctx spills = { r, 0 };
 	int ret = -1;
 
 	libbpf_set_print(quiet_libbpf);
@@ -259,6 +305,11 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (open_events(&b, o, t, &stats->event))
 		goto out;
 	sideband = perf_sideband_open(o, r, t);
+	spill_buf = perf_buffer__new(bpf_map__fd(b.skel->maps.spills), 64, on_spill, on_spill_lost, &spills, NULL);
+	if (!spill_buf) {
+		error("cannot open the BPF backend's perf buffer: %s", strerror(errno));
+		goto out;
+	}
 	if (t->child > 0) {
 		int e = target_start(t, o->command[0]);
 		if (e) {
@@ -276,6 +327,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		nanosleep(&ts, NULL);
 		double now = record_now();
 		perf_sideband_drain(sideband);
+		perf_buffer__consume(spill_buf);
 		if (now - last_scan >= 0.25) {
 			scan_pids(&b, r, false);
 			last_scan = now;
@@ -296,11 +348,13 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	/* Maps of processes still alive, again: libraries loaded late. */
 	scan_pids(&b, r, true);
 	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
-	stats->collisions = stat_sum(&b, PROFILE_STAT_USER_EEXIST) + stat_sum(&b, PROFILE_STAT_KERNEL_EEXIST);
-	stats->map_full = stat_sum(&b, PROFILE_STAT_USER_ENOMEM) + stat_sum(&b, PROFILE_STAT_KERNEL_ENOMEM);
-	drain(&b, r);
+	perf_buffer__consume(spill_buf);
+	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
+	drain(&b, r, stats);
+	stats->lost += spills.lost;
 	ret = 0;
 out:
+	perf_buffer__free(spill_buf);
 	perf_sideband_close(sideband);
 	detach(&b);
 	free(b.fds);

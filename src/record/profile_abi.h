@@ -25,14 +25,31 @@ struct profile_key {
 
 #define PROFILE_NO_STACK (-1000)
 
+/* A sample whose stack could not be stored in the stack map (hash bucket
+ * taken by another stack): the program sends it whole, stacks included,
+ * through a perf event array instead of counting it, so nothing is lost.
+ * nr_* are frame counts (bpf_get_stack's byte counts / 8; 0 when absent). */
+struct profile_spill {
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u32 nr_user;
+	__u32 nr_kernel;
+	char comm[PROFILE_COMM_LEN];
+	__u32 pad;
+	__u64 user[PROFILE_MAX_DEPTH];
+	__u64 kernel[PROFILE_MAX_DEPTH];
+};
+
 /* Indices of the per-CPU statistics array. */
 enum profile_stat {
 	PROFILE_STAT_SAMPLES,       /* program runs that were counted */
-	PROFILE_STAT_USER_EEXIST,   /* user stack lost to a stack-map collision */
+	PROFILE_STAT_USER_EEXIST,   /* user stack collided (then spilled, or lost) */
 	PROFILE_STAT_USER_ENOMEM,   /* user stack lost: stack map full */
-	PROFILE_STAT_KERNEL_EEXIST, /* kernel stack lost to a collision */
+	PROFILE_STAT_KERNEL_EEXIST, /* kernel stack collided (then spilled, or lost) */
 	PROFILE_STAT_KERNEL_ENOMEM, /* kernel stack lost: stack map full */
 	PROFILE_STAT_COUNTS_FULL,   /* sample dropped: counts hash full */
+	PROFILE_STAT_SPILLED,       /* sent whole after a collision */
 	PROFILE_STAT_NR
 };
 

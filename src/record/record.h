@@ -58,8 +58,9 @@ struct record_stats {
 	const char *event;    /* "cpu-clock" or "cycles" */
 	uint64_t samples;     /* samples that reached the profile */
 	uint64_t lost;        /* samples the kernel dropped (ring full, map full) */
-	uint64_t collisions;  /* stacks lost to stack-map hash collisions */
+	uint64_t collisions;  /* samples whose stack was lost to a collision */
 	uint64_t map_full;    /* stacks lost because the stack map was full */
+	uint64_t spilled;     /* bpf: collided samples sent whole (not lost) */
 	uint64_t unique;      /* distinct raw stacks */
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
