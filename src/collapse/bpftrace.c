@@ -19,8 +19,9 @@
  * Differences from the Perl script, which only knows one stack per key:
  * the "," lines that separate the stacks of a multi-stack key are not
  * frames, an entry whose first stack is empty ("@[, ") is read rather than
- * dropped, named maps (@name[...]) are read too, and equal stacks are
- * summed and sorted like every collapser's output. */
+ * dropped, named maps (@name[...]) are read too, an entry left open when
+ * the next one starts is reported rather than swallowing it, and equal
+ * stacks are summed and sorted like every collapser's output. */
 #include "collapse/common.h"
 
 #include "base/lines.h"
@@ -108,6 +109,16 @@ static int parse(struct profile *p, const struct collapse_source *src,
 	while (lines_next(&it, &line, &len)) {
 		size_t kl;
 		uint64_t count;
+		if (open && map_open(line, len)) {
+			/* A new entry while one is open: the open one never got its
+			 * "]: COUNT" (the script would read on, taking this line as a
+			 * frame). */
+			ret = cx_bad(&d, open_line, "map entry not closed by ']: COUNT' before line %zu",
+				     it.lineno);
+			if (ret)
+				break;
+			open = false;
+		}
 		if (!open) {
 			size_t at = map_open(line, len);
 			if (!at)
