@@ -285,7 +285,8 @@ static void write_header(struct out *o, const struct svg_opts *s, double height)
 		    "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
 	out_printf(o, "<svg version=\"1.1\" width=\"%d\" height=\"", s->width);
 	put_num(o, height);
-	out_printf(o, "\" onload=\"init(evt)\" viewBox=\"0 0 %d ", s->width);
+	/* Without the script there is no init() to call. */
+	out_printf(o, "\"%s viewBox=\"0 0 %d ", s->no_js ? "" : " onload=\"init(evt)\"", s->width);
 	put_num(o, height);
 	out_puts(o, "\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
