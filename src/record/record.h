@@ -156,7 +156,6 @@ int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 /* Explain a perf_event_open failure (errno) with the fix; returns -1. */
 int record_perf_error(int err, const char *what);
 int record_nr_cpus(void);
-bool record_cpu_online(int cpu);
 
 /* Progress line on stderr (progress.c). */
 void record_progress(const struct record_opts *opts, double elapsed, uint64_t samples, uint64_t lost);
