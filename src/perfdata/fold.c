@@ -72,6 +72,7 @@ struct folder {
 	struct resolved res[MAX_FRAMES];
 	/* whole-callchain cache: same chain, thread name and address-space
 	 * version -> the same trie leaf */
+	int name_width; /* longest event name */
 	struct hashmap chain_cache;
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
@@ -204,7 +205,7 @@ static size_t header_line(struct folder *f, const char *comm, const struct pd_sa
 {
 	size_t k = header_prefix(f, comm, s->pid, s->tid);
 	const char *ev = s->attr->name;
-	grow_buf(f, k + strlen(ev) + 128);
+	grow_buf(f, k + strlen(ev) + (size_t)f->name_width + 128);
 	char *b = f->buf;
 	if (s->attr->sample_type & PD_SAMPLE_CPU)
 		k += (size_t)sprintf(b + k, "[%03" PRIu32 "] ", s->cpu);
@@ -213,7 +214,8 @@ static size_t header_line(struct folder *f, const char *comm, const struct pd_sa
 				     s->time % 1000000000 / 1000);
 	if (s->attr->sample_type & PD_SAMPLE_PERIOD)
 		k += (size_t)sprintf(b + k, "%10" PRIu64 " ", s->period);
-	k += (size_t)sprintf(b + k, "%s: ", ev);
+	/* perf pads event names to the longest one in the file */
+	k += (size_t)sprintf(b + k, "%*s: ", f->name_width, ev);
 	return k;
 }
 
@@ -957,6 +959,11 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	}
 	ret = 0;
 	f.sym = symbolizer_new(&o->sym);
+	for (size_t i = 0; i < pd.nr_attrs; i++) {
+		int l = (int)strlen(pd.attrs[i].name);
+		if (l > f.name_width)
+			f.name_width = l;
+	}
 	for (size_t i = 0; i < pd.nr_build_ids; i++)
 		sym_add_build_id(f.sym, pd.build_ids[i].filename, pd.build_ids[i].id, pd.build_ids[i].id_len);
 	sort_entries(&f);

@@ -17,7 +17,7 @@ elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; th
 	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
 fi
 
-live_names="inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg jit"
+live_names="dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg jit"
 if [ -n "$live_why" ]; then
 	for n in $live_names; do skip "report live: $n" "$live_why"; done
 else
@@ -51,6 +51,11 @@ else
 		not_ok "report live: dwarf ($pct% of perf's weight on identical stacks, want >= 99)" \
 			"$(diff "$L/dw.perf" "$L/dw.ours" | head -10)"
 	fi
+
+	# --script: perf script's own text, unwinding and inline frames included
+	perf script -i "$L/dw.data" >"$L/dw.txt" 2>/dev/null
+	"$SCORCH" report -q --script "$L/dw.data" >"$L/dw.script"
+	test_cmp "report live: dwarf --script (byte-identical to perf script)" "$L/dw.txt" "$L/dw.script"
 
 	# --inline (stackcollapse-perf.pl's addr2line expansion) rewrites
 	# frames but never drops or adds weight

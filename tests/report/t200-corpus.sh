@@ -55,6 +55,13 @@ else
 		else
 			not_ok "report corpus: $c" "$bad"
 		fi
+		# --script reproduces perf script's text itself
+		HOME=$H "$SCORCH" report -q --script "$K/$c.data" >"$K/$c.script" 2>"$K/err"
+		if cmp -s "$K/$c.txt" "$K/$c.script"; then
+			ok "report corpus: $c --script byte-identical to perf script"
+		else
+			not_ok "report corpus: $c --script" "$(diff "$K/$c.txt" "$K/$c.script" | head -6)"
+		fi
 	done
 
 	# DWARF capture against the shipped text (perf script here takes ~10 s)
