@@ -48,8 +48,8 @@ TEST(symtab_tree_stays_a_red_black_tree)
 		symtab_add(&t, 32000 + (uint64_t)i * 16, 0, SYM_BIND_GLOBAL, "p@plt", 5, 5, 0);
 	/* a lookup inside an overlap builds the exact tree */
 	uint64_t probe = 0;
-	for (size_t i = 0; i < t.nr && !probe; i++)
-		for (size_t j = i + 1; j < t.nr; j++)
+	for (size_t i = 0; i < t.nr_at_finish && !probe; i++)
+		for (size_t j = i + 1; j < t.nr_at_finish; j++)
 			if (!t.dead[i] && !t.dead[j] && t.v[i].start < t.v[j].start &&
 			    t.v[j].start < t.v[i].end) {
 				probe = t.v[j].start;
