@@ -220,25 +220,73 @@ static void write_events(const struct profile *p, struct out *o)
 	free(buf);
 }
 
+/* A new empty temporary file in $TMPDIR (or /tmp); its path in path[]. */
+static int temp_file(char *path, size_t cap)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, cap, "%s/scorch-record-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		snprintf(path, cap, "/tmp/scorch-record-XXXXXX");
+		fd = mkstemp(path);
+	}
+	if (fd < 0)
+		return error("cannot create a temporary file: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* `scorch flamegraph OPTIONS -o output input` (getopt may permute the
+ * vector it is given, so each run gets a fresh copy). */
+static int run_flamegraph(const struct graph *g, const char *output, const char *input)
+{
+	char **argv = xreallocarray(NULL, (size_t)g->argc + 4, sizeof(char *));
+	int argc = 0;
+	for (int i = 0; i < g->argc; i++)
+		argv[argc++] = g->argv[i];
+	argv[argc++] = "-o";
+	argv[argc++] = (char *)output;
+	argv[argc++] = (char *)input;
+	argv[argc] = NULL;
+	int ret = cmd_flamegraph(argc, argv);
+	free(argv);
+	return ret;
+}
+
+/* Before sampling: render a one-frame profile with the flame graph options,
+ * so that a bad value fails now rather than after the recording. Skipped
+ * with --cp, which would update ./palette.map. */
+static int check_graph_options(const struct graph *g)
+{
+	for (int i = 1; i < g->argc; i++)
+		if (!strcmp(g->argv[i], "--cp"))
+			return 0;
+	char in[4200], out[4200];
+	if (temp_file(in, sizeof(in)))
+		return -1;
+	if (temp_file(out, sizeof(out))) {
+		unlink(in);
+		return -1;
+	}
+	FILE *f = fopen(in, "w");
+	int ret = -1;
+	if (f) {
+		fputs("check 1\n", f);
+		ret = fclose(f) ? -1 : run_flamegraph(g, out, in);
+	}
+	unlink(in);
+	unlink(out);
+	return ret;
+}
+
 /* Render through `scorch flamegraph` itself, so every one of its options
  * means exactly what it means there: the profile goes to a temporary
  * folded file (a few ms even for a large profile) that it reads. */
-static int write_svg(const struct profile *p, const char *output, struct graph *g)
+static int write_svg(const struct profile *p, const char *output, const struct graph *g)
 {
-	char tmp[] = "/tmp/scorch-record-XXXXXX";
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/scorch-record-XXXXXX", dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		memcpy(path, tmp, sizeof(tmp));
-		fd = mkstemp(path);
-	}
-	if (fd < 0) {
-		error("cannot create a temporary file: %s", strerror(errno));
+	char path[4200];
+	if (temp_file(path, sizeof(path)))
 		return 1;
-	}
-	close(fd);
 	struct out *o = out_open(path);
 	if (!o) {
 		unlink(path);
@@ -252,10 +300,7 @@ static int write_svg(const struct profile *p, const char *output, struct graph *
 		unlink(path);
 		return 1;
 	}
-	graph_arg(g, "-o");
-	graph_arg(g, (char *)output);
-	graph_arg(g, path);
-	int ret = cmd_flamegraph(g->argc, g->argv);
+	int ret = run_flamegraph(g, output, path);
 	unlink(path);
 	return ret;
 }
@@ -402,9 +447,20 @@ int cmd_record(int argc, char **argv)
 		graph_arg(&g, "flamegraph");
 	/* Open the output first: a bad path fails before minutes of sampling
 	 * (for an SVG this only checks that it can be created). */
+	if (svg && check_graph_options(&g)) {
+		error("flame graph options rejected (see above); nothing recorded");
+		graph_release(&g);
+		free(o.pids);
+		free(o.tids);
+		return 2;
+	}
 	struct out *out = out_open(output);
-	if (!out)
+	if (!out) {
+		graph_release(&g);
+		free(o.pids);
+		free(o.tids);
 		return 1;
+	}
 	if (svg)
 		out_abort(out);
 
