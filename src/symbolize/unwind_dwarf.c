@@ -43,14 +43,8 @@ struct unwind_ctx {
 struct unwinder {
 	struct unwind_ctx **ctx; /* by address space index */
 	size_t nr;
-};
-
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-	.section_address = dwfl_offline_section_address,
+	char *debuginfo_path;    /* NULL: libdw's default search path */
+	Dwfl_Callbacks callbacks; /* modules are reported with dwfl_report_elf */
 };
 
 /* ---- thread callbacks ---------------------------------------------------- */
@@ -183,6 +177,9 @@ static struct unwind_ctx *get_ctx(struct symbolizer *s, uint32_t as)
 	struct unwinder *u = s->unwinder;
 	if (!u) {
 		u = s->unwinder = xcalloc(1, sizeof(*u));
+		u->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+		u->callbacks.debuginfo_path = &u->debuginfo_path;
+		u->callbacks.section_address = dwfl_offline_section_address;
 	}
 	if (as >= u->nr) {
 		u->ctx = xreallocarray(u->ctx, as + 1, sizeof(*u->ctx));
@@ -199,7 +196,7 @@ static struct unwind_ctx *get_ctx(struct symbolizer *s, uint32_t as)
 		c->s = s;
 		c->as = as;
 		c->gen = s->spaces[as].gen;
-		c->dwfl = dwfl_begin(&offline_callbacks);
+		c->dwfl = dwfl_begin(&u->callbacks);
 	}
 	return c;
 }
