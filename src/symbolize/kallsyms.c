@@ -32,8 +32,6 @@ static int parse_hex(const char **p, const char *end, uint64_t *v)
 	}
 	if (!n || n > 16)
 		return -1;
-	if (n > 2 && n <= 16 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
-		return -1; /* not produced by these files */
 	*p = s;
 	*v = x;
 	return 0;

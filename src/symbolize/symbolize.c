@@ -90,10 +90,9 @@ void sym_add_build_id(struct symbolizer *s, const char *path, const uint8_t *id,
 		return;
 	uint32_t key = strpool_intern(&s->strs, path, strlen(path));
 	bool ins;
-	uint32_t *v = hashmap_upsert(&s->build_id_map, key, (uint32_t)s->nr_bids, &ins);
+	hashmap_upsert(&s->build_id_map, key, (uint32_t)s->nr_bids, &ins);
 	if (!ins)
 		return; /* first one wins */
-	(void)v;
 	VEC_GROW(s->bids, s->nr_bids + 1, s->bids_alloc);
 	memcpy(s->bids[s->nr_bids].id, id, id_len > 20 ? 20 : id_len);
 	s->bids[s->nr_bids].len = (uint8_t)(id_len > 20 ? 20 : id_len);
