@@ -25,6 +25,8 @@ struct dso {
 	void *image;        /* in-memory copy (vdso), owned */
 	size_t image_len;
 	void *unwind;       /* per-dso unwinder state (unwind_dwarf.c) */
+	uint32_t maj, min;  /* the file's identity (MMAP2), all 0 when unknown */
+	uint64_t ino, ino_generation;
 };
 
 struct map {
@@ -72,7 +74,8 @@ struct symbolizer {
 	size_t nr_spaces, spaces_alloc;
 	struct dso *dsos;
 	size_t nr_dsos, dsos_alloc;
-	struct hashmap dso_map;      /* interned name -> dso index */
+	struct hashmap dso_map;      /* interned name -> first dso of that name */
+	struct hashmap dso_id_map;   /* hash of (name, dev, inode) -> dso index */
 	struct hashmap build_id_map; /* interned path -> index into bids */
 	struct { uint8_t id[20]; uint8_t len; } *bids;
 	size_t nr_bids, bids_alloc;

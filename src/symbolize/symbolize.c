@@ -33,6 +33,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *opts)
 	strpool_init(&s->strs);
 	hashmap_init(&s->tid_map);
 	hashmap_init(&s->dso_map);
+	hashmap_init(&s->dso_id_map);
 	hashmap_init(&s->build_id_map);
 	if (s->opts.debug_home) {
 		s->debug_home = xstrdup(s->opts.debug_home);
@@ -79,6 +80,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_home);
 	hashmap_release(&s->tid_map);
 	hashmap_release(&s->dso_map);
+	hashmap_release(&s->dso_id_map);
 	hashmap_release(&s->build_id_map);
 	strpool_release(&s->strs);
 	free(s);
@@ -225,13 +227,8 @@ const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid)
 
 /* ---- DSOs ------------------------------------------------------------------ */
 
-static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kind kind)
+static uint32_t new_dso(struct symbolizer *s, uint32_t key, enum dso_kind kind, bool header_id)
 {
-	uint32_t key = strpool_intern(&s->strs, name, strlen(name));
-	bool ins;
-	uint32_t *v = hashmap_upsert(&s->dso_map, key, (uint32_t)s->nr_dsos, &ins);
-	if (!ins)
-		return *v;
 	VEC_GROW(s->dsos, s->nr_dsos + 1, s->dsos_alloc);
 	struct dso *d = &s->dsos[s->nr_dsos];
 	memset(d, 0, sizeof(*d));
@@ -239,8 +236,55 @@ static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kin
 	d->kind = kind;
 	symtab_init(&d->syms);
 	hashmap_init(&d->inline_cache);
-	d->build_id_len = (uint8_t)lookup_build_id(s, name, d->build_id);
+	if (header_id)
+		d->build_id_len = (uint8_t)lookup_build_id(s, d->name, d->build_id);
 	return (uint32_t)s->nr_dsos++;
+}
+
+static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kind kind)
+{
+	uint32_t key = strpool_intern(&s->strs, name, strlen(name));
+	bool ins;
+	uint32_t *v = hashmap_upsert(&s->dso_map, key, (uint32_t)s->nr_dsos, &ins);
+	if (!ins)
+		return *v;
+	return new_dso(s, key, kind, true);
+}
+
+/* perf tells DSOs apart by path and file identity (dev, inode, inode
+ * generation; a generation of 0, as in MMAP2 records synthesized from
+ * /proc at record start, matches any). The DSO that carries the header's
+ * build-id for a path has no identity until a kernel MMAP2 gives it one;
+ * a file with another identity at that path (a binary rebuilt during the
+ * capture) is a DSO of its own, without the recorded build-id, read as it
+ * is on disk. This reproduces what perf script prints for such captures. */
+static uint32_t findnew_dso_id(struct symbolizer *s, const char *name, const struct sym_mmap *m)
+{
+	uint32_t first = findnew_dso(s, name, DSO_FILE);
+	if (!m->maj && !m->min && !m->ino && !m->ino_generation)
+		return first;
+	uint32_t key = strpool_find(&s->strs, name, strlen(name));
+	uint64_t idkey = hash_mix(((uint64_t)key << 32 | m->maj) + 1, hash_u64(m->ino ^ ((uint64_t)m->min << 48)));
+	uint32_t idx;
+	if (hashmap_get(&s->dso_id_map, idkey, &idx)) {
+		struct dso *d = &s->dsos[idx];
+		if (d->maj == m->maj && d->min == m->min && d->ino == m->ino &&
+		    (!d->ino_generation || !m->ino_generation || d->ino_generation == m->ino_generation))
+			return idx;
+	}
+	struct dso *f = &s->dsos[first];
+	bool f_empty = !f->maj && !f->min && !f->ino && !f->ino_generation;
+	if (f_empty && !m->ino_generation)
+		return first; /* synthesized: matches, gives no identity */
+	idx = f_empty ? first : new_dso(s, key, DSO_FILE, false);
+	struct dso *d = &s->dsos[idx];
+	d->maj = m->maj;
+	d->min = m->min;
+	d->ino = m->ino;
+	d->ino_generation = m->ino_generation;
+	bool ins;
+	*hashmap_upsert(&s->dso_id_map, idkey, idx, &ins) = idx;
+	return idx;
 }
 
 /* The vdso of this process: perf script uses its own, checked by build-id. */
@@ -439,7 +483,7 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 	} else if (anon || no_dso) {
 		map.dso = findnew_dso(s, fn, DSO_NOSYMS);
 	} else {
-		map.dso = findnew_dso(s, fn, DSO_FILE);
+		map.dso = findnew_dso_id(s, fn, m);
 		if (m->build_id_len && !s->dsos[map.dso].build_id_len) {
 			size_t l = m->build_id_len > 20 ? 20 : m->build_id_len;
 			memcpy(s->dsos[map.dso].build_id, m->build_id, l);
