@@ -185,6 +185,10 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 	elf_getshdrstrndx(elf, &shstrndx);
 	size_t n = sh.sh_size / sh.sh_entsize;
 	int added = 0;
+	size_t nsec = 0;
+	if (elf_getshdrnum(elf, &nsec))
+		nsec = 0;
+	uint8_t *sec_kind = xcalloc(nsec ? nsec : 1, 1);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
 		if (!gelf_getsym(d, (int)i, &s) || !s.st_name)
@@ -198,17 +202,22 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 			     s.st_size == 0;
 		if (!func && !label)
 			continue;
-		if (s.st_shndx >= SHN_LORESERVE)
+		if (s.st_shndx >= SHN_LORESERVE || s.st_shndx >= nsec)
 			continue;
-		Elf_Scn *sec = elf_getscn(elf, s.st_shndx);
-		GElf_Shdr ssh;
-		if (!sec || !gelf_getshdr(sec, &ssh))
-			continue;
-		if (label) {
-			const char *secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-			if (!secname || (!strstr(secname, "text") && !strstr(secname, "data")))
-				continue;
+		/* per section, once: 0 unknown, 1 missing, 2 exists, 3 exists and
+		 * is a text or data section (where labels count) */
+		if (!sec_kind[s.st_shndx]) {
+			Elf_Scn *sec = elf_getscn(elf, s.st_shndx);
+			GElf_Shdr ssh;
+			sec_kind[s.st_shndx] = 1;
+			if (sec && gelf_getshdr(sec, &ssh)) {
+				const char *secname = elf_strptr(elf, shstrndx, ssh.sh_name);
+				sec_kind[s.st_shndx] =
+					secname && (strstr(secname, "text") || strstr(secname, "data")) ? 3 : 2;
+			}
 		}
+		if (sec_kind[s.st_shndx] == 1 || (label && sec_kind[s.st_shndx] != 3))
+			continue;
 		const char *raw = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!raw)
 			continue;
@@ -218,6 +227,7 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 		add_symbol(t, start, s.st_size, elf_bind(s.st_info), raw, demangle_names);
 		added++;
 	}
+	free(sec_kind);
 	return added;
 }
 
