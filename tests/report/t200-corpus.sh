@@ -24,7 +24,7 @@ fi
 
 corpus_names="a-fp-mt c-kernel f1-cpuclock-F997 f2-two-events"
 if [ -n "$corpus_why" ]; then
-	for n in $corpus_names e-cxx-dwarf b-sys-gcc refs; do skip "report corpus: $n" "$corpus_why"; done
+	for n in $corpus_names script-pid e-cxx-dwarf b-sys-gcc refs; do skip "report corpus: $n" "$corpus_why"; done
 else
 	H=$K/home
 	kid=6ecd6ec21ec69416e50a8aa6737e500901ddb47a
@@ -63,6 +63,17 @@ else
 			not_ok "report corpus: $c --script" "$(diff "$K/$c.txt" "$K/$c.script" | head -6)"
 		fi
 	done
+
+	# --script-pid: folding as perf script -F +pid prints ("comm pid/tid")
+	xz -dc "$C/a-fp-mt.data.xz" >"$K/a.data"
+	HOME=$H perf script -F +pid -i "$K/a.data" 2>/dev/null | "$SCORCH" collapse perf --tid >"$K/a.pid.perf" 2>/dev/null
+	HOME=$H "$SCORCH" report -q --script-pid --tid "$K/a.data" >"$K/a.pid.ours"
+	if [ -s "$K/a.pid.perf" ]; then
+		test_cmp "report corpus: a-fp-mt --script-pid --tid (as perf script -F +pid | collapse perf --tid)" \
+			"$K/a.pid.perf" "$K/a.pid.ours"
+	else
+		not_ok "report corpus: a-fp-mt --script-pid" "perf script -F +pid gave nothing"
+	fi
 
 	# DWARF capture against the shipped text (perf script here takes ~10 s)
 	if [ -n "${SCORCH_SANITIZED:-}" ]; then
