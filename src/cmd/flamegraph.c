@@ -2,6 +2,7 @@
  * names and meanings (long options, single-dash and unique prefixes as
  * Getopt::Long); input is folded stacks, or any format collapse detects. */
 #include "cmd/cmd.h"
+#include "cmd/graph_forward.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -79,7 +80,8 @@ enum {
 	OPT_DUMP_FRAMES, OPT_FORMAT, OPT_THREADS,
 };
 
-static const struct option long_options[] = {
+/* Also the options record and report forward (cmd/graph_forward.c). */
+const struct option flamegraph_long_options[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
@@ -181,7 +183,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 	optind = 1;
 	opterr = 1;
 	int c;
-	while ((c = getopt_long_only(argc, argv, "o:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "o:h", flamegraph_long_options, NULL)) != -1) {
 		const char *a = optarg;
 		int r = 0;
 		switch (c) {

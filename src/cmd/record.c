@@ -1,5 +1,6 @@
 /* scorch record: sample stacks and write folded stacks or a flame graph. */
 #include "cmd/cmd.h"
+#include "cmd/graph_forward.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -94,7 +95,8 @@ enum {
 	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
-static const struct option long_opts[] = {
+/* Followed by every `scorch flamegraph` option (cmd/graph_forward.h). */
+static const struct option own_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pids", required_argument, NULL, 'p' },
 	{ "tids", required_argument, NULL, 't' },
@@ -113,68 +115,8 @@ static const struct option long_opts[] = {
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
-	/* Every option of `scorch flamegraph` (its names and arity; their
-	 * meaning stays in cmd/flamegraph.c, which renders the SVG). The
-	 * record tests check this list against `scorch flamegraph --help`. */
-	{ "title", required_argument, NULL, OPT_GRAPH },
-	{ "subtitle", required_argument, NULL, OPT_GRAPH },
-	{ "width", required_argument, NULL, OPT_GRAPH },
-	{ "height", required_argument, NULL, OPT_GRAPH },
-	{ "minwidth", required_argument, NULL, OPT_GRAPH },
-	{ "fonttype", required_argument, NULL, OPT_GRAPH },
-	{ "fontsize", required_argument, NULL, OPT_GRAPH },
-	{ "fontwidth", required_argument, NULL, OPT_GRAPH },
-	{ "countname", required_argument, NULL, OPT_GRAPH },
-	{ "nametype", required_argument, NULL, OPT_GRAPH },
-	{ "colors", required_argument, NULL, OPT_GRAPH },
-	{ "bgcolors", required_argument, NULL, OPT_GRAPH },
-	{ "hash", no_argument, NULL, OPT_GRAPH },
-	{ "random", no_argument, NULL, OPT_GRAPH },
-	{ "cp", no_argument, NULL, OPT_GRAPH },
-	{ "reverse", no_argument, NULL, OPT_GRAPH },
-	{ "inverted", no_argument, NULL, OPT_GRAPH },
-	{ "flamechart", no_argument, NULL, OPT_GRAPH },
-	{ "negate", no_argument, NULL, OPT_GRAPH },
-	{ "notes", required_argument, NULL, OPT_GRAPH },
-	{ "factor", required_argument, NULL, OPT_GRAPH },
-	{ "total", required_argument, NULL, OPT_GRAPH },
-	{ "nameattr", required_argument, NULL, OPT_GRAPH },
-	{ "encoding", required_argument, NULL, OPT_GRAPH },
-	{ "include", required_argument, NULL, OPT_GRAPH },
-	{ "exclude", required_argument, NULL, OPT_GRAPH },
-	{ "search-color", required_argument, NULL, OPT_GRAPH },
-	{ "truncate-text-right", no_argument, NULL, OPT_GRAPH },
-	{ "truncate-text-left", no_argument, NULL, OPT_GRAPH },
-	{ "no-js", no_argument, NULL, OPT_GRAPH },
-	{ "no-javascript", no_argument, NULL, OPT_GRAPH },
-	{ "threads", required_argument, NULL, OPT_GRAPH },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* Arguments for cmd_flamegraph: "flamegraph", forwarded options, then
- * "-o FILE INPUT". */
-struct graph {
-	char **argv;
-	int argc, alloc;
-	char **owned; /* the forwarded options (argv may be permuted) */
-	int nr_owned, alloc_owned;
-	bool flamechart;
-};
-
-static void graph_arg(struct graph *g, char *arg)
-{
-	VEC_GROW(g->argv, (size_t)g->argc + 2, g->alloc);
-	g->argv[g->argc++] = arg;
-	g->argv[g->argc] = NULL;
-}
-
-static void graph_release(struct graph *g)
-{
-	for (int i = 0; i < g->nr_owned; i++)
-		free(g->owned[i]);
-	free(g->owned);
-	free(g->argv);
-}
 
 static void parse_ids(const char *arg, const char *what, pid_t **ids, size_t *nr)
 {
@@ -200,115 +142,12 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Folded lines in sample order for a flame chart: adjacent equal stacks
- * are merged (a flame chart merges them anyway). */
-static void write_events(const struct profile *p, struct out *o)
-{
-	char *buf = NULL;
-	size_t alloc = 0;
-	for (size_t i = 0; i < p->events_nr;) {
-		node_t leaf = p->events[i].leaf;
-		double n = 0;
-		for (; i < p->events_nr && p->events[i].leaf == leaf; i++)
-			n += p->events[i].count[0];
-		size_t len = profile_path(p, leaf, &buf, &alloc);
-		out_write(o, buf, len);
-		out_putc(o, ' ');
-		folded_write_count(o, n);
-		out_putc(o, '\n');
-	}
-	free(buf);
-}
-
-/* A new empty temporary file in $TMPDIR (or /tmp); its path in path[]. */
-static int temp_file(char *path, size_t cap)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(path, cap, "%s/scorch-record-XXXXXX", dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		snprintf(path, cap, "/tmp/scorch-record-XXXXXX");
-		fd = mkstemp(path);
-	}
-	if (fd < 0)
-		return error("cannot create a temporary file: %s", strerror(errno));
-	close(fd);
-	return 0;
-}
-
-/* `scorch flamegraph OPTIONS -o output input` (getopt may permute the
- * vector it is given, so each run gets a fresh copy). */
-static int run_flamegraph(const struct graph *g, const char *output, const char *input)
-{
-	char **argv = xreallocarray(NULL, (size_t)g->argc + 4, sizeof(char *));
-	int argc = 0;
-	for (int i = 0; i < g->argc; i++)
-		argv[argc++] = g->argv[i];
-	argv[argc++] = "-o";
-	argv[argc++] = (char *)output;
-	argv[argc++] = (char *)input;
-	argv[argc] = NULL;
-	int ret = cmd_flamegraph(argc, argv);
-	free(argv);
-	return ret;
-}
-
-/* Before sampling: render a one-frame profile with the flame graph options,
- * so that a bad value fails now rather than after the recording. Skipped
- * with --cp, which would update ./palette.map. */
-static int check_graph_options(const struct graph *g)
-{
-	for (int i = 1; i < g->argc; i++)
-		if (!strcmp(g->argv[i], "--cp"))
-			return 0;
-	char in[4200], out[4200];
-	if (temp_file(in, sizeof(in)))
-		return -1;
-	if (temp_file(out, sizeof(out))) {
-		unlink(in);
-		return -1;
-	}
-	FILE *f = fopen(in, "w");
-	int ret = -1;
-	if (f) {
-		fputs("check 1\n", f);
-		ret = fclose(f) ? -1 : run_flamegraph(g, out, in);
-	}
-	unlink(in);
-	unlink(out);
-	return ret;
-}
-
-/* Render through `scorch flamegraph` itself, so every one of its options
- * means exactly what it means there: the profile goes to a temporary
- * folded file (a few ms even for a large profile) that it reads. */
-static int write_svg(const struct profile *p, const char *output, const struct graph *g)
-{
-	char path[4200];
-	if (temp_file(path, sizeof(path)))
-		return 1;
-	struct out *o = out_open(path);
-	if (!o) {
-		unlink(path);
-		return 1;
-	}
-	if (g->flamechart)
-		write_events(p, o);
-	else
-		folded_write(p, o);
-	if (out_commit(o)) {
-		unlink(path);
-		return 1;
-	}
-	int ret = run_flamegraph(g, output, path);
-	unlink(path);
-	return ret;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq = 99, .backend = RECORD_BACKEND_AUTO, .event = RECORD_EVENT_AUTO };
-	struct graph g = { 0 };
+	struct graph_forward g;
+	graph_forward_init(&g);
+	struct option *long_opts = graph_forward_options(own_opts, OPT_GRAPH, NULL);
 	const char *output = NULL;
 	int opt_index;
 	bool no_progress = false;
@@ -356,7 +195,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
-			graph_release(&g);
+			free(long_opts);
+			graph_forward_release(&g);
 			free(o.pids);
 			free(o.tids);
 			return 0;
@@ -386,22 +226,11 @@ int cmd_record(int argc, char **argv)
 		case OPT_PER_CPU:
 			o.per_cpu = true;
 			break;
-		case OPT_GRAPH: {
-			const char *name = long_opts[opt_index].name;
-			if (!g.argc)
-				graph_arg(&g, "flamegraph");
-			if (!strcmp(name, "flamechart")) {
-				g.flamechart = true;
+		case OPT_GRAPH:
+			graph_forward_add(&g, long_opts[opt_index].name, optarg);
+			if (g.flamechart)
 				o.keep_order = true;
-			}
-			size_t n = strlen(name) + (optarg ? strlen(optarg) + 1 : 0) + 3;
-			char *arg = xmalloc(n);
-			snprintf(arg, n, "--%s%s%s", name, optarg ? "=" : "", optarg ? optarg : "");
-			graph_arg(&g, arg);
-			VEC_GROW(g.owned, (size_t)g.nr_owned + 1, g.alloc_owned);
-			g.owned[g.nr_owned++] = arg;
 			break;
-		}
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
@@ -415,12 +244,14 @@ int cmd_record(int argc, char **argv)
 		}
 		default:
 			fputs(record_usage, stderr);
-			graph_release(&g);
+			free(long_opts);
+			graph_forward_release(&g);
 			free(o.pids);
 			free(o.tids);
 			return 2;
 		}
 	}
+	free(long_opts);
 	if (optind < argc)
 		o.command = argv + optind;
 	if (o.user_only && o.kernel_only)
@@ -441,22 +272,20 @@ int cmd_record(int argc, char **argv)
 	o.stop = &record_stop;
 
 	bool svg = output && ends_with(output, ".svg");
-	if (g.argc && !svg && !o.quiet)
+	if (graph_forward_any(&g) && !svg && !o.quiet)
 		warn("flame graph options apply to SVG output only (-o FILE.svg)");
-	if (!g.argc)
-		graph_arg(&g, "flamegraph");
 	/* Open the output first: a bad path fails before minutes of sampling
 	 * (for an SVG this only checks that it can be created). */
-	if (svg && check_graph_options(&g)) {
+	if (svg && graph_forward_check(&g, "record")) {
 		error("flame graph options rejected (see above); nothing recorded");
-		graph_release(&g);
+		graph_forward_release(&g);
 		free(o.pids);
 		free(o.tids);
 		return 2;
 	}
 	struct out *out = out_open(output);
 	if (!out) {
-		graph_release(&g);
+		graph_forward_release(&g);
 		free(o.pids);
 		free(o.tids);
 		return 1;
@@ -485,13 +314,13 @@ int cmd_record(int argc, char **argv)
 			out_abort(out);
 		rc = ret == RECORD_NOT_FOUND ? 127 : ret == -126 ? 126 : 1;
 	} else if (svg) {
-		rc = write_svg(&p, output, &g);
+		rc = graph_forward_svg(&g, &p, output, "record");
 	} else {
 		folded_write(&p, out);
 		rc = out_commit(out) ? 1 : 0;
 	}
 	double write_seconds = record_now() - t0, write_cpu = record_cpu_now() - c0;
-	graph_release(&g);
+	graph_forward_release(&g);
 	if (ret) {
 		profile_release(&p);
 		free(o.pids);

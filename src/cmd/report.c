@@ -1,6 +1,7 @@
 /* scorch report: perf.data -> folded stacks (or an SVG flame graph),
  * without running perf. */
 #include "cmd/cmd.h"
+#include "cmd/graph_forward.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -81,7 +82,9 @@ enum {
 	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
-static const struct option long_opts[] = {
+/* Followed by every `scorch flamegraph` option (cmd/graph_forward.h)
+ * except --flamechart: the folded profile keeps no sample order. */
+static const struct option own_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", no_argument, NULL, OPT_PID },
@@ -103,59 +106,8 @@ static const struct option long_opts[] = {
 	{ "script", no_argument, NULL, OPT_SCRIPT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
-	/* every option of `scorch flamegraph`, forwarded for SVG output */
-	{ "title", required_argument, NULL, OPT_GRAPH },
-	{ "subtitle", required_argument, NULL, OPT_GRAPH },
-	{ "width", required_argument, NULL, OPT_GRAPH },
-	{ "height", required_argument, NULL, OPT_GRAPH },
-	{ "minwidth", required_argument, NULL, OPT_GRAPH },
-	{ "fonttype", required_argument, NULL, OPT_GRAPH },
-	{ "fontsize", required_argument, NULL, OPT_GRAPH },
-	{ "fontwidth", required_argument, NULL, OPT_GRAPH },
-	{ "countname", required_argument, NULL, OPT_GRAPH },
-	{ "nametype", required_argument, NULL, OPT_GRAPH },
-	{ "colors", required_argument, NULL, OPT_GRAPH },
-	{ "bgcolors", required_argument, NULL, OPT_GRAPH },
-	{ "hash", no_argument, NULL, OPT_GRAPH },
-	{ "random", no_argument, NULL, OPT_GRAPH },
-	{ "cp", no_argument, NULL, OPT_GRAPH },
-	{ "reverse", no_argument, NULL, OPT_GRAPH },
-	{ "inverted", no_argument, NULL, OPT_GRAPH },
-	{ "negate", no_argument, NULL, OPT_GRAPH },
-	{ "notes", required_argument, NULL, OPT_GRAPH },
-	{ "factor", required_argument, NULL, OPT_GRAPH },
-	{ "total", required_argument, NULL, OPT_GRAPH },
-	{ "nameattr", required_argument, NULL, OPT_GRAPH },
-	{ "encoding", required_argument, NULL, OPT_GRAPH },
-	{ "include", required_argument, NULL, OPT_GRAPH },
-	{ "exclude", required_argument, NULL, OPT_GRAPH },
-	{ "search-color", required_argument, NULL, OPT_GRAPH },
-	{ "truncate-text-right", no_argument, NULL, OPT_GRAPH },
-	{ "truncate-text-left", no_argument, NULL, OPT_GRAPH },
-	{ "no-js", no_argument, NULL, OPT_GRAPH },
-	{ "no-javascript", no_argument, NULL, OPT_GRAPH },
 	{ NULL, 0, NULL, 0 },
 };
-
-struct graph_args {
-	char **argv;
-	int argc, alloc;
-	char **owned;
-	int nr_owned, alloc_owned;
-};
-
-static void graph_push(struct graph_args *g, char *arg)
-{
-	VEC_GROW(g->argv, (size_t)g->argc + 2, g->alloc);
-	g->argv[g->argc++] = arg;
-	g->argv[g->argc] = NULL;
-}
-
-static char *graph_own(struct graph_args *g, const char *s)
-{
-	VEC_GROW(g->owned, (size_t)g->nr_owned + 1, g->alloc_owned);
-	return g->owned[g->nr_owned++] = xstrdup(s);
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -163,44 +115,15 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* The SVG through `scorch flamegraph` itself (its options mean exactly
- * what they mean there), from a temporary folded file. */
-static int write_svg(const struct profile *p, const char *output, struct graph_args *g)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/scorch-report-XXXXXX", dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		error("cannot create a temporary file in %s: %s", dir && *dir ? dir : "/tmp", strerror(errno));
-		return 1;
-	}
-	close(fd);
-	struct out *o = out_open(path);
-	if (!o) {
-		unlink(path);
-		return 1;
-	}
-	folded_write(p, o);
-	if (out_commit(o)) {
-		unlink(path);
-		return 1;
-	}
-	graph_push(g, "-o");
-	graph_push(g, (char *)output);
-	graph_push(g, path);
-	int ret = cmd_flamegraph(g->argc, g->argv);
-	unlink(path);
-	return ret;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
 	const char *input = NULL, *output = NULL;
 	bool stats = false, script = false;
-	struct graph_args g = { 0 };
-	graph_push(&g, "flamegraph");
+	struct graph_forward g;
+	graph_forward_init(&g);
+	static const char *const not_forwarded[] = { "flamechart", NULL };
+	struct option *long_opts = graph_forward_options(own_opts, OPT_GRAPH, not_forwarded);
 	int c, idx;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:kqh", long_opts, &idx)) != -1) {
@@ -273,28 +196,20 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
-			for (int i = 0; i < g.nr_owned; i++)
-				free(g.owned[i]);
-			free(g.owned);
-			free(g.argv);
+			free(long_opts);
+			graph_forward_release(&g);
 			return 0;
-		case OPT_GRAPH: {
-			char opt[128];
-			snprintf(opt, sizeof(opt), "--%s", long_opts[idx].name);
-			graph_push(&g, graph_own(&g, opt));
-			if (long_opts[idx].has_arg)
-				graph_push(&g, graph_own(&g, optarg));
+		case OPT_GRAPH:
+			graph_forward_add(&g, long_opts[idx].name, optarg);
 			break;
-		}
 		default:
 			fputs(report_usage, stderr);
-			for (int i = 0; i < g.nr_owned; i++)
-				free(g.owned[i]);
-			free(g.owned);
-			free(g.argv);
+			free(long_opts);
+			graph_forward_release(&g);
 			return 2;
 		}
 	}
+	free(long_opts);
 	if (optind < argc) {
 		if (input)
 			die_usage("report: give the input once (-i or FILE)");
@@ -305,7 +220,7 @@ int cmd_report(int argc, char **argv)
 	if (!input)
 		input = "perf.data";
 	bool svg = output && ends_with(output, ".svg");
-	if (g.argc > 1 && !svg && !o.quiet)
+	if (graph_forward_any(&g) && !svg && !o.quiet)
 		warn("flame graph options apply to SVG output only (-o FILE.svg)");
 
 	struct input in;
@@ -346,7 +261,7 @@ int cmd_report(int argc, char **argv)
 			st.sort_moves);
 	if (!rc && !script) {
 		if (svg) {
-			rc = write_svg(&p, output, &g);
+			rc = graph_forward_svg(&g, &p, output, "report");
 		} else {
 			struct out *out = out_open(output);
 			if (!out) {
@@ -360,9 +275,6 @@ int cmd_report(int argc, char **argv)
 	profile_release(&p);
 	input_release(&in);
 out_args:
-	for (int i = 0; i < g.nr_owned; i++)
-		free(g.owned[i]);
-	free(g.owned);
-	free(g.argv);
+	graph_forward_release(&g);
 	return rc;
 }
