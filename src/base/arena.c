@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct arena_block {

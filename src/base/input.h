@@ -23,7 +23,7 @@ void input_from_memory(struct input *in, const char *name, const char *data, siz
 void input_release(struct input *in);
 
 /* Decompress a buffer that starts with a gzip, xz or zstd magic. Returns 1 if
- * it was compressed and *out/*out_len now hold the bytes (malloc'd), 0 if not
+ * it was compressed and *out and *out_len now hold the bytes (malloc'd), 0 if not
  * compressed, -1 on error (printed, naming `name`). */
 int input_decompress(const char *name, const char *data, size_t len, char **out, size_t *out_len);
 
