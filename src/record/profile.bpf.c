@@ -152,34 +152,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	} else if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST)) {
 		/* Lost a race with another CPU inserting the same key: retry
 		 * the lookup; otherwise the hash is full. */
-		if (spill && (key.user_stack == -EEXIST || key.kernel_stack == -EEXIST)) {
-		/* The stack map's bucket is taken by another stack: send this
-		 * sample whole rather than lose its stack. */
-		__u32 zero = 0;
-		struct profile_spill *sp = bpf_map_lookup_elem(&spill_buf, &zero);
-		if (sp) {
-			long n;
-			sp->pid = key.pid;
-			sp->tid = key.tid;
-			sp->cpu = key.cpu;
-			__builtin_memcpy(sp->comm, key.comm, sizeof(sp->comm));
-			sp->nr_user = sp->nr_kernel = 0;
-			if (want_user) {
-				n = bpf_get_stack(ctx, sp->user, sizeof(sp->user), BPF_F_USER_STACK);
-				sp->nr_user = n > 0 ? (__u32)n / 8 : 0;
-			}
-			if (want_kernel) {
-				n = bpf_get_stack(ctx, sp->kernel, sizeof(sp->kernel), 0);
-				sp->nr_kernel = n > 0 ? (__u32)n / 8 : 0;
-			}
-			if (!bpf_perf_event_output(ctx, &spills, BPF_F_CURRENT_CPU, sp, sizeof(*sp))) {
-				stat_inc(PROFILE_STAT_SPILLED);
-				return 0;
-			}
-		}
-	}
-
-	count = bpf_map_lookup_elem(&counts, &key);
+		count = bpf_map_lookup_elem(&counts, &key);
 		if (count)
 			__sync_fetch_and_add(count, 1);
 		else
