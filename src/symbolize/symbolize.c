@@ -594,6 +594,18 @@ const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, u
 	return space_find(&s->spaces[s->threads[t].as], ip);
 }
 
+/* The symbol of address a in d: its name and the offset into it; 1 when
+ * none covers a. */
+static int frame_symbol(struct sym_frame *f, struct dso *d, uint64_t a)
+{
+	struct symbol *sy = symtab_find(&d->syms, a);
+	if (!sy)
+		return 1;
+	f->name = symtab_name(&d->syms, sy);
+	f->offset = a - sy->start;
+	return 0;
+}
+
 static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel,
 			   struct sym_frame *f)
 {
@@ -619,12 +631,7 @@ static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool 
 		f->dso = d->name;
 		f->have_map = true;
 		uint64_t a = ip + (uint64_t)s->kdelta;
-		struct symbol *sy = symtab_find(&d->syms, a);
-		if (!sy)
-			return 1;
-		f->name = symtab_name(&d->syms, sy);
-		f->offset = a - sy->start;
-		return 0;
+		return frame_symbol(f, d, a);
 	}
 	const struct map *m = space_find(&s->spaces[as], ip);
 	if (!m)
@@ -635,12 +642,7 @@ static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool 
 	f->dso = d->name;
 	f->dso_addr = a;
 	f->have_map = true;
-	struct symbol *sy = symtab_find(&d->syms, a);
-	if (!sy)
-		return 1;
-	f->name = symtab_name(&d->syms, sy);
-	f->offset = a - sy->start;
-	return 0;
+	return frame_symbol(f, d, a);
 }
 
 int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,
