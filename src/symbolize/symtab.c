@@ -44,10 +44,10 @@ static inline bool is_black(const struct symtab *t, uint32_t n)
 static void change_child(struct symtab *t, uint32_t old, uint32_t new, uint32_t parent)
 {
 	if (parent != NIL) {
-		if (t->rb[parent].left == old)
-			t->rb[parent].left = new;
+		if (t->rb[parent].child[0] == old)
+			t->rb[parent].child[0] = new;
 		else
-			t->rb[parent].right = new;
+			t->rb[parent].child[1] = new;
 	} else {
 		t->root = new;
 	}
@@ -82,61 +82,34 @@ static void insert_color(struct symtab *t, uint32_t node)
 		if (t->rb[parent].black)
 			break;
 		gparent = t->rb[parent].parent;
-		tmp = t->rb[gparent].right;
-		if (parent != tmp) { /* parent is the left child */
-			if (tmp != NIL && !t->rb[tmp].black) {
-				set_pc(t, tmp, gparent, 1);
-				set_pc(t, parent, gparent, 1);
-				node = gparent;
-				parent = t->rb[node].parent;
-				set_pc(t, node, parent, 0);
-				continue;
-			}
-			tmp = t->rb[parent].right;
-			if (node == tmp) {
-				tmp = t->rb[node].left;
-				t->rb[parent].right = tmp;
-				t->rb[node].left = parent;
-				if (tmp != NIL)
-					set_pc(t, tmp, parent, 1);
-				set_pc(t, parent, node, 0);
-				parent = node;
-				tmp = t->rb[node].right;
-			}
-			t->rb[gparent].left = tmp;
-			t->rb[parent].right = gparent;
-			if (tmp != NIL)
-				set_pc(t, tmp, gparent, 1);
-			rotate_set_parents(t, gparent, parent, 0);
-			break;
-		} else {
-			tmp = t->rb[gparent].left;
-			if (tmp != NIL && !t->rb[tmp].black) {
-				set_pc(t, tmp, gparent, 1);
-				set_pc(t, parent, gparent, 1);
-				node = gparent;
-				parent = t->rb[node].parent;
-				set_pc(t, node, parent, 0);
-				continue;
-			}
-			tmp = t->rb[parent].left;
-			if (node == tmp) {
-				tmp = t->rb[node].right;
-				t->rb[parent].left = tmp;
-				t->rb[node].right = parent;
-				if (tmp != NIL)
-					set_pc(t, tmp, parent, 1);
-				set_pc(t, parent, node, 0);
-				parent = node;
-				tmp = t->rb[node].left;
-			}
-			t->rb[gparent].right = tmp;
-			t->rb[parent].left = gparent;
-			if (tmp != NIL)
-				set_pc(t, tmp, gparent, 1);
-			rotate_set_parents(t, gparent, parent, 0);
-			break;
+		/* d: the side parent hangs on; the other side is the mirror image */
+		unsigned d = t->rb[gparent].child[1] == parent;
+		tmp = t->rb[gparent].child[!d];
+		if (tmp != NIL && !t->rb[tmp].black) {
+			set_pc(t, tmp, gparent, 1);
+			set_pc(t, parent, gparent, 1);
+			node = gparent;
+			parent = t->rb[node].parent;
+			set_pc(t, node, parent, 0);
+			continue;
 		}
+		tmp = t->rb[parent].child[!d];
+		if (node == tmp) {
+			tmp = t->rb[node].child[d];
+			t->rb[parent].child[!d] = tmp;
+			t->rb[node].child[d] = parent;
+			if (tmp != NIL)
+				set_pc(t, tmp, parent, 1);
+			set_pc(t, parent, node, 0);
+			parent = node;
+			tmp = t->rb[node].child[!d];
+		}
+		t->rb[gparent].child[d] = tmp;
+		t->rb[parent].child[!d] = gparent;
+		if (tmp != NIL)
+			set_pc(t, tmp, gparent, 1);
+		rotate_set_parents(t, gparent, parent, 0);
+		break;
 	}
 }
 
@@ -144,19 +117,17 @@ static void tree_insert(struct symtab *t, uint32_t n)
 {
 	uint64_t key = t->v[n].start;
 	uint32_t parent = NIL, cur = t->root;
-	bool left = false;
+	unsigned d = 0; /* 0: left, 1: right */
 	while (cur != NIL) {
 		parent = cur;
-		left = key < t->rb[cur].start;
-		cur = left ? t->rb[cur].left : t->rb[cur].right;
+		d = !(key < t->rb[cur].start);
+		cur = t->rb[cur].child[d];
 	}
-	t->rb[n] = (struct rb_links){ key, t->v[n].end, parent, NIL, NIL, 0 };
+	t->rb[n] = (struct rb_links){ key, t->v[n].end, parent, { NIL, NIL }, 0 };
 	if (parent == NIL)
 		t->root = n;
-	else if (left)
-		t->rb[parent].left = n;
 	else
-		t->rb[parent].right = n;
+		t->rb[parent].child[d] = n;
 	insert_color(t, n);
 	t->live++;
 }
@@ -165,97 +136,55 @@ static void erase_color(struct symtab *t, uint32_t parent)
 {
 	uint32_t node = NIL, sibling, tmp1, tmp2;
 	for (;;) {
-		sibling = t->rb[parent].right;
-		if (node != sibling) { /* node is the left child */
-			if (!is_black(t, sibling)) {
-				tmp1 = t->rb[sibling].left;
-				t->rb[parent].right = tmp1;
-				t->rb[sibling].left = parent;
-				set_pc(t, tmp1, parent, 1);
-				rotate_set_parents(t, parent, sibling, 0);
-				sibling = tmp1;
-			}
-			tmp1 = t->rb[sibling].right;
-			if (is_black(t, tmp1)) {
-				tmp2 = t->rb[sibling].left;
-				if (is_black(t, tmp2)) {
-					set_pc(t, sibling, parent, 0);
-					if (!t->rb[parent].black) {
-						t->rb[parent].black = 1;
-					} else {
-						node = parent;
-						parent = t->rb[node].parent;
-						if (parent != NIL)
-							continue;
-					}
-					break;
-				}
-				tmp1 = t->rb[tmp2].right;
-				t->rb[sibling].left = tmp1;
-				t->rb[tmp2].right = sibling;
-				t->rb[parent].right = tmp2;
-				if (tmp1 != NIL)
-					set_pc(t, tmp1, sibling, 1);
-				tmp1 = sibling;
-				sibling = tmp2;
-			}
-			tmp2 = t->rb[sibling].left;
-			t->rb[parent].right = tmp2;
-			t->rb[sibling].left = parent;
-			set_pc(t, tmp1, sibling, 1);
-			if (tmp2 != NIL)
-				t->rb[tmp2].parent = parent;
-			rotate_set_parents(t, parent, sibling, 1);
-			break;
-		} else {
-			sibling = t->rb[parent].left;
-			if (!is_black(t, sibling)) {
-				tmp1 = t->rb[sibling].right;
-				t->rb[parent].left = tmp1;
-				t->rb[sibling].right = parent;
-				set_pc(t, tmp1, parent, 1);
-				rotate_set_parents(t, parent, sibling, 0);
-				sibling = tmp1;
-			}
-			tmp1 = t->rb[sibling].left;
-			if (is_black(t, tmp1)) {
-				tmp2 = t->rb[sibling].right;
-				if (is_black(t, tmp2)) {
-					set_pc(t, sibling, parent, 0);
-					if (!t->rb[parent].black) {
-						t->rb[parent].black = 1;
-					} else {
-						node = parent;
-						parent = t->rb[node].parent;
-						if (parent != NIL)
-							continue;
-					}
-					break;
-				}
-				tmp1 = t->rb[tmp2].left;
-				t->rb[sibling].right = tmp1;
-				t->rb[tmp2].left = sibling;
-				t->rb[parent].left = tmp2;
-				if (tmp1 != NIL)
-					set_pc(t, tmp1, sibling, 1);
-				tmp1 = sibling;
-				sibling = tmp2;
-			}
-			tmp2 = t->rb[sibling].right;
-			t->rb[parent].left = tmp2;
-			t->rb[sibling].right = parent;
-			set_pc(t, tmp1, sibling, 1);
-			if (tmp2 != NIL)
-				t->rb[tmp2].parent = parent;
-			rotate_set_parents(t, parent, sibling, 1);
-			break;
+		/* d: the side node is on; the other side is the mirror image */
+		unsigned d = t->rb[parent].child[1] == node;
+		sibling = t->rb[parent].child[!d];
+		if (!is_black(t, sibling)) {
+			tmp1 = t->rb[sibling].child[d];
+			t->rb[parent].child[!d] = tmp1;
+			t->rb[sibling].child[d] = parent;
+			set_pc(t, tmp1, parent, 1);
+			rotate_set_parents(t, parent, sibling, 0);
+			sibling = tmp1;
 		}
+		tmp1 = t->rb[sibling].child[!d];
+		if (is_black(t, tmp1)) {
+			tmp2 = t->rb[sibling].child[d];
+			if (is_black(t, tmp2)) {
+				set_pc(t, sibling, parent, 0);
+				if (!t->rb[parent].black) {
+					t->rb[parent].black = 1;
+				} else {
+					node = parent;
+					parent = t->rb[node].parent;
+					if (parent != NIL)
+						continue;
+				}
+				break;
+			}
+			tmp1 = t->rb[tmp2].child[!d];
+			t->rb[sibling].child[d] = tmp1;
+			t->rb[tmp2].child[!d] = sibling;
+			t->rb[parent].child[!d] = tmp2;
+			if (tmp1 != NIL)
+				set_pc(t, tmp1, sibling, 1);
+			tmp1 = sibling;
+			sibling = tmp2;
+		}
+		tmp2 = t->rb[sibling].child[d];
+		t->rb[parent].child[!d] = tmp2;
+		t->rb[sibling].child[d] = parent;
+		set_pc(t, tmp1, sibling, 1);
+		if (tmp2 != NIL)
+			t->rb[tmp2].parent = parent;
+		rotate_set_parents(t, parent, sibling, 1);
+		break;
 	}
 }
 
 static void tree_erase(struct symtab *t, uint32_t node)
 {
-	uint32_t child = t->rb[node].right, tmp = t->rb[node].left, parent, rebalance;
+	uint32_t child = t->rb[node].child[1], tmp = t->rb[node].child[0], parent, rebalance;
 	if (tmp == NIL) {
 		parent = t->rb[node].parent;
 		uint8_t black = t->rb[node].black;
@@ -273,23 +202,23 @@ static void tree_erase(struct symtab *t, uint32_t node)
 		rebalance = NIL;
 	} else {
 		uint32_t successor = child, child2;
-		tmp = t->rb[child].left;
+		tmp = t->rb[child].child[0];
 		if (tmp == NIL) {
 			parent = successor;
-			child2 = t->rb[successor].right;
+			child2 = t->rb[successor].child[1];
 		} else {
 			do {
 				parent = successor;
 				successor = tmp;
-				tmp = t->rb[tmp].left;
+				tmp = t->rb[tmp].child[0];
 			} while (tmp != NIL);
-			child2 = t->rb[successor].right;
-			t->rb[parent].left = child2;
-			t->rb[successor].right = child;
+			child2 = t->rb[successor].child[1];
+			t->rb[parent].child[0] = child2;
+			t->rb[successor].child[1] = child;
 			t->rb[child].parent = successor;
 		}
-		tmp = t->rb[node].left;
-		t->rb[successor].left = tmp;
+		tmp = t->rb[node].child[0];
+		t->rb[successor].child[0] = tmp;
 		t->rb[tmp].parent = successor;
 		uint32_t np = t->rb[node].parent;
 		uint8_t nblack = t->rb[node].black;
@@ -629,9 +558,9 @@ struct symbol *symtab_find(struct symtab *t, uint64_t addr)
 	while (n != NIL) {
 		const struct rb_links *l = &t->rb[n];
 		if (addr < l->start)
-			n = l->left;
+			n = l->child[0];
 		else if (addr > l->end || (addr == l->end && addr != l->start))
-			n = l->right;
+			n = l->child[1];
 		else
 			return &t->v[n];
 	}

@@ -31,7 +31,7 @@ struct symbol {
  * same erases, same balancing. */
 struct rb_links {
 	uint64_t start, end;          /* copies of the symbol's, for locality */
-	uint32_t parent, left, right; /* UINT32_MAX = none */
+	uint32_t parent, child[2];    /* child[0] left, [1] right; UINT32_MAX = none */
 	uint8_t black;
 };
 

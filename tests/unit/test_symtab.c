@@ -15,11 +15,11 @@ static int check_node(const struct symtab *t, uint32_t n, uint32_t parent, uint6
 	const struct rb_links *l = &t->rb[n];
 	if (l->parent != parent || l->start < lo || l->start > hi || l->start != t->v[n].start)
 		return -1;
-	if (!l->black && ((l->left != NIL && !t->rb[l->left].black) ||
-			  (l->right != NIL && !t->rb[l->right].black)))
+	if (!l->black && ((l->child[0] != NIL && !t->rb[l->child[0]].black) ||
+			  (l->child[1] != NIL && !t->rb[l->child[1]].black)))
 		return -1; /* red node with a red child */
-	int a = check_node(t, l->left, n, lo, l->start);
-	int b = check_node(t, l->right, n, l->start, hi);
+	int a = check_node(t, l->child[0], n, lo, l->start);
+	int b = check_node(t, l->child[1], n, l->start, hi);
 	if (a < 0 || b < 0 || a != b)
 		return -1;
 	return a + l->black;
@@ -27,7 +27,7 @@ static int check_node(const struct symtab *t, uint32_t n, uint32_t parent, uint6
 
 static size_t count_nodes(const struct symtab *t, uint32_t n)
 {
-	return n == NIL ? 0 : 1 + count_nodes(t, t->rb[n].left) + count_nodes(t, t->rb[n].right);
+	return n == NIL ? 0 : 1 + count_nodes(t, t->rb[n].child[0]) + count_nodes(t, t->rb[n].child[1]);
 }
 
 TEST(symtab_tree_stays_a_red_black_tree)
