@@ -213,6 +213,8 @@ static int unzstd(const char *name, const char *data, size_t len, char **out, si
 
 int input_decompress(const char *name, const char *data, size_t len, char **out, size_t *out_len)
 {
+	(void)out; /* unused when built without any of the libraries */
+	(void)out_len;
 	if (has_prefix(data, len, "\x1f\x8b", 2)) {
 #ifdef HAVE_ZLIB
 		return gunzip(name, data, len, out, out_len);
