@@ -26,22 +26,10 @@ cx_has_format() {
 	"$SCORCH" collapse --list 2>/dev/null | awk '{print $1}' | grep -qx "$1"
 }
 
-# Compare output $1 with expected $2 as the MANIFEST's "exact" does:
-# expected lines lose trailing whitespace; optionally strip quotes and
-# drop zero-count lines from the expectation (known difference).
+# The MANIFEST's compare modes (tests/lib.sh), with zero-count lines
+# dropped from the expectation when cx_drop_zero is set (known difference).
 cx_compare() { # out expected mode
-	_o=$1 _e=$2 _m=$3
-	awk '{ sub(/[ \t\r\f\v]+$/, ""); print }' "$_e" >"$cx_tmp/exp"
-	if [ "$_m" = strip-quotes ]; then
-		tr -d "'\"" <"$_o" >"$cx_tmp/act"
-	else
-		cp "$_o" "$cx_tmp/act"
-	fi
-	if [ -n "${cx_drop_zero:-}" ]; then
-		grep -v ' 0$' "$cx_tmp/exp" >"$cx_tmp/exp2"
-		mv "$cx_tmp/exp2" "$cx_tmp/exp"
-	fi
-	cmp -s "$cx_tmp/exp" "$cx_tmp/act"
+	manifest_compare "$1" "$2" "$3" "$cx_tmp/cmp" ${cx_drop_zero:+drop-zero}
 }
 
 # dtrace/multithread-equivalence: output identical whatever the thread

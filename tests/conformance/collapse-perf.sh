@@ -52,16 +52,9 @@ cp_case() {
 	fi
 }
 
-# Expected lines without trailing whitespace, output optionally without
-# quotes: the inferno MANIFEST's exact / strip-quotes modes.
+# The inferno MANIFEST's exact / strip-quotes modes (tests/lib.sh).
 cp_inferno_cmp() { # out expected mode
-	awk '{ sub(/[ \t\r\f\v]+$/, ""); print }' "$2" >"$cp_tmp/iexp"
-	if [ "$3" = strip-quotes ]; then
-		tr -d "'\"" <"$1" >"$cp_tmp/iact"
-	else
-		cp "$1" "$cp_tmp/iact"
-	fi
-	cmp -s "$cp_tmp/iexp" "$cp_tmp/iact"
+	manifest_compare "$1" "$2" "$3" "$cp_tmp/icmp"
 }
 
 cp_flamegraph_manifest() {
