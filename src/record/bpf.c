@@ -322,9 +322,10 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	}
 
 	double start = record_now(), last_scan = start, last_progress = 0;
+	struct pollfd *pfd = xcalloc(t->nr_watch + 1, sizeof(*pfd));
 	while (!record_should_stop(o, t, start, stats)) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		/* Sleep, or wake at once when a target exits. */
+		poll(pfd, (nfds_t)target_pollfds(t, pfd), 50);
 		double now = record_now();
 		perf_sideband_drain(sideband);
 		perf_buffer__consume(spill_buf);
@@ -338,6 +339,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 			last_progress = now;
 		}
 	}
+	free(pfd);
 	/* Detach before reading: nothing changes the maps while we walk them. */
 	detach(&b);
 	perf_sideband_close(sideband);

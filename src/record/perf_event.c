@@ -498,12 +498,21 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 		}
 	}
 
-	struct pollfd *pfd = xcalloc((size_t)st.nr_rings, sizeof(*pfd));
-	for (int i = 0; i < st.nr_rings; i++)
-		pfd[i] = (struct pollfd){ .fd = st.rings[i].fd, .events = POLLIN };
+	/* Every event is polled (a ring wakes all the events writing to it):
+	 * an event whose task exited reports POLLHUP from then on and is
+	 * dropped from the set, or poll would return at once forever. After
+	 * the events come the descriptors of the targets' exits. */
+	size_t nr_events = st.nr_fds;
+	struct pollfd *pfd = xcalloc(nr_events + t->nr_watch + 1, sizeof(*pfd));
+	for (size_t i = 0; i < nr_events; i++)
+		pfd[i] = (struct pollfd){ .fd = st.fds[i], .events = POLLIN };
 	double start = record_now(), last_progress = 0;
 	while (!record_should_stop(o, t, start, stats)) {
-		poll(pfd, (nfds_t)st.nr_rings, 100);
+		size_t n = nr_events + target_pollfds(t, pfd + nr_events);
+		poll(pfd, (nfds_t)n, 100);
+		for (size_t i = 0; i < nr_events; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1;
 		for (int i = 0; i < st.nr_rings; i++)
 			drain(&st, &st.rings[i]);
 		double now = record_now();

@@ -449,13 +449,14 @@ static void *preload_kernel(void *arg)
 int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats)
 {
 	struct recorder r;
-	struct record_target t = { 0, -1, -1 };
+	struct record_target t = { .go_fd = -1, .exec_err_fd = -1, .child_fd = -1 };
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
 	stats->command_status = -1;
 	if (opts->command && target_spawn(&t, opts->command))
 		return RECORD_ERROR;
+	target_watch(&t, opts);
 	recorder_init(&r, opts);
 	struct symbols *syms = symbols_new();
 	pthread_t loader;
@@ -471,6 +472,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	if (ret == -2)
 		ret = record_perf_backend(opts, &r, &t, stats);
 	target_kill(&t);
+	target_release(&t);
 	double t0 = record_now(), c0 = record_cpu_now();
 	if (loading)
 		pthread_join(loader, NULL);
@@ -516,12 +518,22 @@ bool record_should_stop(const struct record_opts *opts, struct record_target *t,
 			struct record_stats *stats)
 {
 	int status;
-	if (opts->stop && *opts->stop)
+	if (opts->stop && *opts->stop) {
+		stats->ended = RECORD_END_STOP;
 		return true;
-	if (opts->duration > 0 && record_now() - start >= opts->duration)
+	}
+	if (opts->duration > 0 && record_now() - start >= opts->duration) {
+		stats->ended = RECORD_END_DURATION;
 		return true;
+	}
 	if (target_exited(t, &status)) {
 		stats->command_status = status;
+		stats->command_cpu = t->child_cpu;
+		stats->ended = RECORD_END_COMMAND;
+		return true;
+	}
+	if (target_gone(t)) {
+		stats->ended = RECORD_END_TARGETS;
 		return true;
 	}
 	return false;

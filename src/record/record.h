@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "profile/profile.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,6 +65,13 @@ struct record_stats {
 	uint64_t unique;      /* distinct raw stacks */
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
+	double command_cpu;   /* CPU seconds the command (and its reaped children) used */
+	enum record_end {
+		RECORD_END_STOP,     /* *opts->stop (a signal) */
+		RECORD_END_DURATION, /* -d elapsed */
+		RECORD_END_COMMAND,  /* the command exited */
+		RECORD_END_TARGETS,  /* every -p process or -t thread exited */
+	} ended;
 	double finish_seconds;/* end of sampling to profile built */
 	double finish_cpu_seconds; /* CPU time of that (all threads) */
 };
@@ -127,11 +135,23 @@ struct perf_parser {
 void perf_parse_records(struct perf_parser *ps, const void *data, size_t len);
 void perf_parser_release(struct perf_parser *ps);
 
+/* A -p process or -t thread watched for its exit. */
+struct target_watch {
+	pid_t id;
+	int fd;     /* its pidfd (readable once it exited), or -1: /proc is read */
+	bool thread;
+	bool gone;
+};
+
 /* The common loop state shared by both backends. */
 struct record_target {
 	pid_t child;      /* the command, or 0 */
 	int go_fd;        /* write a byte to let the command exec, -1 after */
 	int exec_err_fd;  /* EOF on exec, or the child's errno */
+	int child_fd;     /* the command's pidfd (wakes the loops at its exit), or -1 */
+	double child_cpu; /* CPU seconds the command and its reaped children used */
+	struct target_watch *watch; /* -p processes or -t threads */
+	size_t nr_watch, nr_live;
 };
 
 /* target.c: run a command that waits until the events are in place. */
@@ -141,6 +161,17 @@ int target_start(struct record_target *t, const char *name);
 /* Poll for the command's exit; returns true once it has exited. */
 bool target_exited(struct record_target *t, int *status);
 void target_kill(struct record_target *t);
+/* Watch the -p processes (or -t threads) of o for their exit. */
+void target_watch(struct record_target *t, const struct record_opts *o);
+/* True once every watched process or thread has exited (false when
+ * nothing is watched). */
+bool target_gone(struct record_target *t);
+/* The descriptors that become readable when a target exits (the command
+ * and the watched processes still alive), for a loop's poll(): at most
+ * nr_watch + 1 entries. Returns how many were written. */
+size_t target_pollfds(const struct record_target *t, struct pollfd *pfd);
+/* Close what target_watch and target_spawn opened. */
+void target_release(struct record_target *t);
 
 /* Process tracking without samples (the BPF backend's side band). */
 struct perf_sideband;

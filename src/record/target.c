@@ -1,18 +1,43 @@
 /* Running the profiled command: fork a child that blocks on a pipe until
  * the sampling events are attached to it, then execs. An exec failure comes
  * back as an errno on a close-on-exec pipe, so "command not found" is known
- * before any sample is taken (perf record's scheme). */
+ * before any sample is taken (perf record's scheme).
+ *
+ * Also the exits that end sampling: the command's (waitpid), and those of
+ * -p processes and -t threads, through pidfds that the backends' loops
+ * poll, so that sampling ends within a poll of the last exit without
+ * spinning (and /proc where the kernel has no pidfd_open). */
 #include "record/record.h"
 
+#include "base/alloc.h"
 #include "base/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd for one thread */
+#endif
+
+static int pidfd_open_flags(pid_t pid, unsigned flags)
+{
+	long fd = syscall(SYS_pidfd_open, pid, flags);
+	if (fd < 0)
+		return -1;
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	return (int)fd;
+}
 
 int target_spawn(struct record_target *t, char **argv)
 {
@@ -44,6 +69,7 @@ int target_spawn(struct record_target *t, char **argv)
 	close(go[0]);
 	close(err[1]);
 	t->child = pid;
+	t->child_fd = pidfd_open_flags(pid, 0);
 	t->go_fd = go[1];
 	t->exec_err_fd = err[0];
 	return 0;
@@ -87,12 +113,95 @@ bool target_exited(struct record_target *t, int *status)
 {
 	if (t->child <= 0)
 		return false;
-	pid_t r = waitpid(t->child, status, WNOHANG);
+	struct rusage ru;
+	pid_t r = wait4(t->child, status, WNOHANG, &ru);
 	if (r == t->child) {
 		t->child = 0;
+		t->child_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+			       ru.ru_stime.tv_usec / 1e6;
 		return true;
 	}
 	return false;
+}
+
+void target_watch(struct record_target *t, const struct record_opts *o)
+{
+	bool threads = !o->nr_pids;
+	size_t n = threads ? o->nr_tids : o->nr_pids;
+	t->watch = n ? xcalloc(n, sizeof(*t->watch)) : NULL;
+	t->nr_watch = t->nr_live = n;
+	for (size_t i = 0; i < n; i++) {
+		struct target_watch *w = &t->watch[i];
+		w->id = threads ? o->tids[i] : o->pids[i];
+		w->thread = threads;
+		w->fd = pidfd_open_flags(w->id, threads ? PIDFD_THREAD : 0);
+		if (w->fd < 0 && errno == ESRCH) {
+			w->gone = true;
+			t->nr_live--;
+		}
+	}
+}
+
+/* Without a pidfd: has the process or thread exited (gone, or a zombie)? */
+static bool proc_gone(pid_t id)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *state = strrchr(buf, ')'); /* after the comm, which may hold anything */
+	return !state || state[1] != ' ' || state[2] == 'Z' || state[2] == 'X';
+}
+
+bool target_gone(struct record_target *t)
+{
+	if (!t->nr_watch)
+		return false;
+	for (size_t i = 0; i < t->nr_watch && t->nr_live; i++) {
+		struct target_watch *w = &t->watch[i];
+		if (w->gone)
+			continue;
+		if (w->fd >= 0) {
+			struct pollfd p = { .fd = w->fd, .events = POLLIN };
+			if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			close(w->fd);
+			w->fd = -1;
+		} else if (!proc_gone(w->id)) {
+			continue;
+		}
+		w->gone = true;
+		t->nr_live--;
+	}
+	return !t->nr_live;
+}
+
+size_t target_pollfds(const struct record_target *t, struct pollfd *pfd)
+{
+	size_t n = 0;
+	if (t->child > 0 && t->child_fd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = t->child_fd, .events = POLLIN };
+	for (size_t i = 0; i < t->nr_watch; i++)
+		if (!t->watch[i].gone && t->watch[i].fd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = t->watch[i].fd, .events = POLLIN };
+	return n;
+}
+
+void target_release(struct record_target *t)
+{
+	for (size_t i = 0; i < t->nr_watch; i++)
+		if (t->watch[i].fd >= 0)
+			close(t->watch[i].fd);
+	free(t->watch);
+	t->watch = NULL;
+	t->nr_watch = t->nr_live = 0;
+	if (t->child_fd >= 0)
+		close(t->child_fd);
+	t->child_fd = -1;
 }
 
 void target_kill(struct record_target *t)
