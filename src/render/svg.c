@@ -1,6 +1,7 @@
 #include "render/svg.h"
 
 #include "base/alloc.h"
+#include "base/numfmt.h"
 #include "render/escape.h"
 #include "gen/flamegraph_js.h"
 
@@ -29,14 +30,20 @@ void svg_opts_defaults(struct svg_opts *o)
 /* Perl's default number stringification. */
 static void put_num(struct out *o, double v)
 {
-	out_printf(o, "%.15g", v);
+	char b[NUMFMT_BUF];
+	out_write(o, b, numfmt_g15(b, v));
+}
+
+/* printf's "%.<decimals>f" */
+static void put_fixed(struct out *o, double v, int decimals)
+{
+	char b[NUMFMT_BUF];
+	out_write(o, b, numfmt_fixed(b, v, decimals));
 }
 
 static double round1(double v)
 {
-	char b[64];
-	snprintf(b, sizeof(b), "%.1f", v);
-	return strtod(b, NULL);
+	return numfmt_round(v, 1);
 }
 
 struct geometry {
@@ -95,9 +102,9 @@ static void put_commified(struct out *o, const char *digits)
 static void put_title(struct out *o, const struct profile *p, const struct layout *l,
 		      const struct frame *f, const struct svg_opts *s)
 {
-	char num[512]; /* %.0f of any double fits */
+	char num[NUMFMT_BUF];
 	double samples = (f->etime - f->stime) * s->factor;
-	snprintf(num, sizeof(num), "%.0f", samples);
+	numfmt_fixed(num, samples, 0);
 	if (f->node == PROFILE_ROOT) {
 		out_puts(o, "all (");
 		put_commified(o, num);
@@ -114,12 +121,16 @@ static void put_title(struct out *o, const struct profile *p, const struct layou
 	out_putc(o, ' ');
 	xml_escape_str(o, s->countname, ESC_QUOT);
 	double denom = l->timemax * s->factor;
-	out_printf(o, ", %.2f%%", 100 * strtod(num, NULL) / denom);
+	out_puts(o, ", ");
+	put_fixed(o, 100 * numfmt_round(samples, 0) / denom, 2);
+	out_putc(o, '%');
 	if (l->differential) {
 		double d = s->negate ? -f->delta : f->delta;
 		if (d == 0)
 			d = 0; /* no "-0.00%" */
-		out_printf(o, "; %s%.2f%%", d > 0 ? "+" : "", 100 * d / denom);
+		out_puts(o, d > 0 ? "; +" : "; ");
+		put_fixed(o, 100 * d / denom, 2);
+		out_putc(o, '%');
 	}
 	out_putc(o, ')');
 }
@@ -230,12 +241,23 @@ static void write_frame(struct out *o, const struct profile *p, const struct lay
 		put_title(o, p, l, f, s);
 	out_puts(o, "</title><rect x=\"");
 	double rx1 = round1(b.x1), rx2 = round1(b.x2);
-	out_printf(o, "%.1f\" y=\"", rx1);
+	put_fixed(o, rx1, 1);
+	out_puts(o, "\" y=\"");
 	put_num(o, b.y1);
 	struct rgb c = frame_fill(p, l, f, s);
-	out_printf(o, "\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\" />\n",
-		   rx2 - rx1, b.y2 - b.y1, c.r, c.g, c.b);
-	out_printf(o, "<text  x=\"%.2f\" y=\"", b.x1 + 3);
+	out_puts(o, "\" width=\"");
+	put_fixed(o, rx2 - rx1, 1);
+	out_puts(o, "\" height=\"");
+	put_fixed(o, b.y2 - b.y1, 1);
+	out_puts(o, "\" fill=\"rgb(");
+	out_u64(o, c.r);
+	out_putc(o, ',');
+	out_u64(o, c.g);
+	out_putc(o, ',');
+	out_u64(o, c.b);
+	out_puts(o, ")\" rx=\"2\" ry=\"2\" />\n<text  x=\"");
+	put_fixed(o, b.x1 + 3, 2);
+	out_puts(o, "\" y=\"");
 	put_num(o, 3 + (b.y1 + b.y2) / 2);
 	out_puts(o, "\" >");
 	put_label(o, p, f, b.x2 - b.x1, s);

@@ -1,0 +1,26 @@
+/* printf's "%.Nf" and "%.15g" without printf: the SVG writer formats about
+ * ten numbers per frame, and glibc's exact multi-precision path made that
+ * half of the run time on mid-sized inputs. Same bytes as glibc's printf in
+ * the default rounding mode (exact binary value, ties to even); values
+ * outside the fast range are handed to snprintf. */
+#ifndef SCORCH_BASE_NUMFMT_H
+#define SCORCH_BASE_NUMFMT_H
+
+#include <stddef.h>
+
+/* Enough for "%.*f" of any double with up to NUMFMT_MAX_DECIMALS. */
+enum { NUMFMT_BUF = 512, NUMFMT_MAX_DECIMALS = 6 };
+
+/* snprintf(buf, NUMFMT_BUF, "%.*f", decimals, v); decimals 0..6. Returns
+ * the length. */
+size_t numfmt_fixed(char *buf, double v, int decimals);
+
+/* strtod of what numfmt_fixed writes: v rounded to `decimals` places, as
+ * the nearest double. */
+double numfmt_round(double v, int decimals);
+
+/* snprintf(buf, NUMFMT_BUF, "%.15g", v): Perl's stringification of a
+ * number. Returns the length. */
+size_t numfmt_g15(char *buf, double v);
+
+#endif
