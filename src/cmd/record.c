@@ -34,7 +34,10 @@ const char record_usage[] =
 	"                          exits (children still running are not waited for)\n"
 	"  -t, --tids TID[,TID]    these threads, until the last of them exits\n"
 	"  COMMAND [ARGS]          run it, sampling it and its threads and children,\n"
-	"                          until it exits (exit 127 when it cannot be found)\n"
+	"                          until it exits. When the profile goes to stdout\n"
+	"                          (no -o, or -o -), the command's stdout is sent to\n"
+	"                          stderr, so `record -- cmd > out.folded` holds only\n"
+	"                          stacks and cmd's output still shows\n"
 	"\n"
 	"sampling:\n"
 	"  -F, --freq HZ           samples per second per CPU (default 99)\n"
@@ -72,7 +75,14 @@ const char record_usage[] =
 	"lived (/proc/PID/maps when first seen, then the kernel's mmap, comm and\n"
 	"fork records), so processes that exit early keep their names. The bpf\n"
 	"backend counts by pid: samples taken before a process's exec are resolved\n"
-	"against its new program (perf keeps them apart).\n";
+	"against its new program (perf keeps them apart).\n"
+	"\n"
+	"Exit status: the command's, when it ended on its own (128+N when signal N\n"
+	"killed it); otherwise 0 when the output was written. 1 when recording or\n"
+	"writing failed, or when nothing was sampled (the message says why; no\n"
+	"output is written, in any format); 2 usage error; 126/127 the command\n"
+	"cannot be run or found. When -d or Ctrl-C ends sampling first, the command\n"
+	"is sent SIGTERM and its status is not used.\n";
 
 /* The one mutable global scorch allows: set by the SIGINT/SIGTERM handler. */
 static volatile sig_atomic_t record_stop;
@@ -135,6 +145,48 @@ static void parse_ids(const char *arg, const char *what, pid_t **ids, size_t *nr
 	}
 	if (!*nr)
 		die_usage("%s: empty id list", what);
+}
+
+/* The exit code of a command that ended on its own: its status, or 128+N
+ * when signal N killed it; -1 when there was no command or scorch ended it
+ * (-d, Ctrl-C). */
+static int command_exit_code(const struct record_stats *st)
+{
+	if (st->ended != RECORD_END_COMMAND || st->command_status < 0)
+		return -1;
+	if (WIFEXITED(st->command_status))
+		return WEXITSTATUS(st->command_status);
+	if (WIFSIGNALED(st->command_status))
+		return 128 + WTERMSIG(st->command_status);
+	return -1;
+}
+
+/* One message: why a recording has no samples. */
+static void explain_no_samples(const struct record_opts *o, const struct record_stats *st)
+{
+	switch (st->ended) {
+	case RECORD_END_COMMAND:
+		if (st->command_cpu < 0.0005)
+			error("no samples: '%s' ran %.1f s and used no CPU", o->command[0], st->seconds);
+		else
+			error("no samples: '%s' ran %.1f s but used only %.0f ms of CPU (at %u Hz a "
+			      "sample is taken every %.0f ms of CPU; raise -F for short commands)",
+			      o->command[0], st->seconds, st->command_cpu * 1000, o->freq, 1000.0 / o->freq);
+		break;
+	case RECORD_END_TARGETS:
+		error("no samples: the %s exited %.1f s after sampling started, without running on a CPU "
+		      "meanwhile", o->nr_pids ? (o->nr_pids > 1 ? "processes" : "process")
+					      : (o->nr_tids > 1 ? "threads" : "thread"),
+		      st->seconds);
+		break;
+	default:
+		if (o->all_cpus)
+			error("no samples in %.1f s of sampling", st->seconds);
+		else
+			error("no samples in %.1f s: the %s did not run on a CPU (idle or blocked)", st->seconds,
+			      o->command ? "command" : o->nr_pids ? "process" : "thread");
+		break;
+	}
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -270,6 +322,9 @@ int cmd_record(int argc, char **argv)
 	if (o.all_cpus && !o.duration && !isatty(STDIN_FILENO) && !o.quiet)
 		fprintf(stderr, "scorch: sampling the whole system until Ctrl-C (or use -d SECONDS)\n");
 	o.progress = !no_progress && !o.quiet && isatty(STDERR_FILENO);
+	/* The profile on stdout: the command's stdout goes to our stderr, so
+	 * that `scorch record -- cmd > out.folded` holds only stacks. */
+	o.command_stdout_to_stderr = !output || !strcmp(output, "-");
 	o.stop = &record_stop;
 
 	bool svg = output && ends_with(output, ".svg");
@@ -314,6 +369,12 @@ int cmd_record(int argc, char **argv)
 		if (!svg)
 			out_abort(out);
 		rc = ret == RECORD_NOT_FOUND ? 127 : ret == -126 ? 126 : 1;
+	} else if (!st.samples) {
+		/* Nothing to draw: no output, whatever its format. */
+		if (!svg)
+			out_abort(out);
+		explain_no_samples(&o, &st);
+		rc = 1;
 	} else if (svg) {
 		rc = graph_forward_svg(&g, &p, output, "record");
 	} else {
@@ -329,7 +390,7 @@ int cmd_record(int argc, char **argv)
 		return rc;
 	}
 
-	if (!o.quiet) {
+	if (!o.quiet && st.samples) {
 		fprintf(stderr, "scorch: %s backend, %s at %u Hz: %" PRIu64 " samples in %.1f s, %" PRIu64
 				" distinct stacks",
 			st.backend, st.event ? st.event : "?", o.freq, st.samples, st.seconds, st.unique);
@@ -353,6 +414,12 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "scorch: %s was killed by signal %d\n", o.command[0],
 				WTERMSIG(st.command_status));
 	}
+	/* The command's own failure is the status, unless scorch failed to
+	 * write the profile. With no samples and a command that succeeded,
+	 * the status stays 1. */
+	int command_rc = command_exit_code(&st);
+	if (command_rc > 0 && (rc == 0 || !st.samples))
+		rc = command_rc;
 	profile_release(&p);
 	free(o.pids);
 	free(o.tids);

@@ -376,6 +376,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 	int ncpu = record_nr_cpus();
 	long page = sysconf(_SC_PAGESIZE);
 
+	size_t exited = 0; /* -p threads gone before their event was opened */
 	if (collect_targets(o, t, &tasks, &nr_tasks, &inherit))
 		return -1;
 	st->rings = xcalloc((size_t)ncpu, sizeof(st->rings[0]));
@@ -429,8 +430,10 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				int e = errno;
 				if (e == ENODEV) /* offline CPU */
 					break;
-				if (e == ESRCH && tasks[i] > 0 && o->nr_pids)
+				if (e == ESRCH && tasks[i] > 0 && o->nr_pids) {
+					exited++;
 					continue; /* a thread exited meanwhile */
+				}
 				char what[64];
 				if (tasks[i] > 0)
 					snprintf(what, sizeof(what), "sampling task %d", (int)tasks[i]);
@@ -464,6 +467,9 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 		}
 	}
 	free(tasks);
+	if (!st->nr_rings && exited)
+		return error("no samples: the process%s exited before sampling started",
+			     o->nr_pids > 1 ? "es" : "");
 	if (!st->nr_rings)
 		return error("no CPU could be sampled");
 	return 0;

@@ -454,7 +454,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 
 	memset(stats, 0, sizeof(*stats));
 	stats->command_status = -1;
-	if (opts->command && target_spawn(&t, opts->command))
+	if (opts->command && target_spawn(&t, opts->command, opts->command_stdout_to_stderr))
 		return RECORD_ERROR;
 	target_watch(&t, opts);
 	recorder_init(&r, opts);

@@ -42,6 +42,7 @@ struct record_opts {
 	pid_t *tids;          /* -t, nr_tids entries */
 	size_t nr_tids;
 	char **command;       /* NULL-terminated argv, or NULL */
+	bool command_stdout_to_stderr; /* the profile goes to stdout: keep it clean */
 	bool user_only, kernel_only;
 	bool per_cpu;         /* a "CPU N" frame at the root */
 	bool keep_order;      /* keep sample order (flame charts; perf backend) */
@@ -154,8 +155,9 @@ struct record_target {
 	size_t nr_watch, nr_live;
 };
 
-/* target.c: run a command that waits until the events are in place. */
-int target_spawn(struct record_target *t, char **argv);
+/* target.c: run a command that waits until the events are in place; its
+ * stdout goes to our stderr with stdout_to_stderr. */
+int target_spawn(struct record_target *t, char **argv, bool stdout_to_stderr);
 /* Release the command; returns 0, or RECORD_NOT_FOUND / RECORD_ERROR. */
 int target_start(struct record_target *t, const char *name);
 /* Poll for the command's exit; returns true once it has exited. */

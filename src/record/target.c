@@ -39,7 +39,7 @@ static int pidfd_open_flags(pid_t pid, unsigned flags)
 	return (int)fd;
 }
 
-int target_spawn(struct record_target *t, char **argv)
+int target_spawn(struct record_target *t, char **argv, bool stdout_to_stderr)
 {
 	int go[2], err[2];
 
@@ -59,6 +59,8 @@ int target_spawn(struct record_target *t, char **argv)
 		close(err[0]);
 		/* Wait for the parent: EOF (parent died) means do not run. */
 		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
 		int e = errno;

@@ -17,7 +17,9 @@ if [ "$wl_ok" = 0 ]; then
 	perf_why="no C compiler for the workloads"
 	bpf_why=$perf_why
 else
-	if "$SCORCH" record --backend perf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err"; then
+	# (a run that samples nothing exits 1 with "no samples": sampling works)
+	if "$SCORCH" record --backend perf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err" ||
+		grep -q 'no samples' "$TMPDIR/probe.err"; then
 		perf_ok=1
 		# Unprivileged with perf_event_paranoid 2: user stacks only.
 		if grep -q 'user-space sampling only' "$TMPDIR/probe.err"; then
@@ -27,7 +29,8 @@ else
 	else
 		perf_why="perf_event_open: $(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
 	fi
-	if "$SCORCH" record -q --backend bpf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err"; then
+	if "$SCORCH" record -q --backend bpf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err" ||
+		grep -q 'no samples' "$TMPDIR/probe.err"; then
 		bpf_ok=1
 	else
 		bpf_why="$(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
