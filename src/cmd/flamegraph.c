@@ -2,20 +2,16 @@
  * names and meanings (long options, single-dash and unique prefixes as
  * Getopt::Long); input is folded stacks, or any format collapse detects. */
 #include "cmd/cmd.h"
-#include "cmd/graph_forward.h"
+#include "cmd/graph_opts.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
 #include "base/out.h"
 #include "collapse/collapse.h"
-#include "layout/layout.h"
 #include "profile/folded.h"
 #include "profile/folded_stream.h"
 #include "profile/ops.h"
-#include "render/nameattr.h"
-#include "render/palette.h"
-#include "render/svg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 const char flamegraph_usage[] =
@@ -71,185 +66,55 @@ const char flamegraph_usage[] =
 	"                      lines while the other builds the profile (faster on idle\n"
 	"                      cores, slower when they are busy)\n";
 
-enum {
-	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
-	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
-	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE,
-	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_NAMEATTR, OPT_ENCODING, OPT_HELP, OPT_INCLUDE,
-	OPT_EXCLUDE, OPT_SEARCH_COLOR, OPT_TRUNC_RIGHT, OPT_TRUNC_LEFT, OPT_NO_JS,
-	OPT_DUMP_FRAMES, OPT_FORMAT, OPT_THREADS,
-};
+enum { OPT_HELP = 256, OPT_DUMP_FRAMES };
 
-/* Also the options record and report forward (cmd/graph_forward.c). */
-const struct option flamegraph_long_options[] = {
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "height", required_argument, NULL, OPT_HEIGHT },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
-	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
-	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
-	{ "countname", required_argument, NULL, OPT_COUNTNAME },
-	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
-	{ "colors", required_argument, NULL, OPT_COLORS },
-	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
-	{ "hash", no_argument, NULL, OPT_HASH },
-	{ "random", no_argument, NULL, OPT_RANDOM },
-	{ "cp", no_argument, NULL, OPT_CP },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
-	{ "negate", no_argument, NULL, OPT_NEGATE },
-	{ "notes", required_argument, NULL, OPT_NOTES },
-	{ "factor", required_argument, NULL, OPT_FACTOR },
-	{ "total", required_argument, NULL, OPT_TOTAL },
-	{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
-	{ "encoding", required_argument, NULL, OPT_ENCODING },
+/* Followed by the graph options (cmd/graph_opts.c). */
+static const struct option own_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "output", required_argument, NULL, 'o' },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "search-color", required_argument, NULL, OPT_SEARCH_COLOR },
-	{ "truncate-text-right", no_argument, NULL, OPT_TRUNC_RIGHT },
-	{ "truncate-text-left", no_argument, NULL, OPT_TRUNC_LEFT },
-	{ "no-js", no_argument, NULL, OPT_NO_JS },
-	{ "no-javascript", no_argument, NULL, OPT_NO_JS },
 	{ "dump-frames", no_argument, NULL, OPT_DUMP_FRAMES },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct fg_opts {
-	struct svg_opts svg;
-	struct layout_opts layout;
+	struct graph_opts graph;
 	const char *output;
-	const char *colors;
-	const char *bgcolors;
-	const char *nameattr_path;
-	const char *include, *exclude;
-	const char *format;
-	bool hash, random, cp, reverse, dump_frames;
-	int threads;
-	double total;
 	char **files;
 	int nr_files;
 };
 
-static int bad_value(const char *opt, const char *arg, const char *what)
-{
-	error("--%s: '%s' is not %s", opt, arg, what);
-	return -1;
-}
-
-static int parse_int(const char *opt, const char *arg, int *v)
-{
-	char *end;
-	long x = strtol(arg, &end, 10);
-	if (!*arg || *end || x <= 0 || x > 1000000)
-		return bad_value(opt, arg, "a positive integer");
-	*v = (int)x;
-	return 0;
-}
-
-static int parse_float(const char *opt, const char *arg, double *v, bool positive)
-{
-	char *end;
-	double x = strtod(arg, &end);
-	if (!*arg || *end || x != x || (positive && !(x > 0)) || x > 1e300 || x < -1e300)
-		return bad_value(opt, arg, positive ? "a positive number" : "a number");
-	*v = x;
-	return 0;
-}
-
-/* flamegraph.pl: ^([0-9.]+)%?$ */
-static int parse_minwidth(const char *arg, struct layout_opts *l)
-{
-	size_t n = strlen(arg);
-	bool pct = n && arg[n - 1] == '%';
-	size_t digits = strspn(arg, "0123456789.");
-	if (!digits || digits != n - pct)
-		return bad_value("minwidth", arg, "a number of pixels or a percentage");
-	l->minwidth = strtod(arg, NULL);
-	l->minwidth_pct = pct;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct fg_opts *o)
 {
-	svg_opts_defaults(&o->svg);
-	o->layout.minwidth = 0.1;
+	struct option *options = graph_options_with(own_options, NULL);
+	graph_opts_init(&o->graph);
 	optind = 1;
 	opterr = 1;
-	int c;
-	while ((c = getopt_long_only(argc, argv, "o:h", flamegraph_long_options, NULL)) != -1) {
-		const char *a = optarg;
-		int r = 0;
+	int c, ret = 0;
+	while (!ret && (c = getopt_long_only(argc, argv, "o:h", options, NULL)) != -1) {
+		if (graph_opt_code(c)) {
+			ret = graph_opts_set(&o->graph, c, optarg);
+			continue;
+		}
 		switch (c) {
-		case OPT_TITLE: o->svg.title = a; break;
-		case OPT_SUBTITLE: o->svg.subtitle = a; break;
-		case OPT_WIDTH: r = parse_int("width", a, &o->svg.width); break;
-		case OPT_HEIGHT: r = parse_int("height", a, &o->svg.frame_height); break;
-		case OPT_MINWIDTH: r = parse_minwidth(a, &o->layout); break;
-		case OPT_FONTTYPE: o->svg.fonttype = a; break;
-		case OPT_FONTSIZE: r = parse_float("fontsize", a, &o->svg.fontsize, true); break;
-		case OPT_FONTWIDTH: r = parse_float("fontwidth", a, &o->svg.fontwidth, true); break;
-		case OPT_COUNTNAME: o->svg.countname = a; break;
-		case OPT_NAMETYPE: o->svg.nametype = a; break;
-		case OPT_COLORS: o->colors = a; break;
-		case OPT_BGCOLORS: o->bgcolors = a; break;
-		case OPT_HASH: o->hash = true; break;
-		case OPT_RANDOM: o->random = true; break;
-		case OPT_CP: o->cp = true; break;
-		case OPT_REVERSE: o->reverse = true; break;
-		case OPT_INVERTED: o->svg.inverted = true; break;
-		case OPT_FLAMECHART: o->svg.flamechart = o->layout.flamechart = true; break;
-		case OPT_NEGATE: o->svg.negate = true; break;
-		case OPT_NOTES: o->svg.notes = a; break;
-		case OPT_FACTOR: r = parse_float("factor", a, &o->svg.factor, true); break;
-		case OPT_TOTAL: r = parse_float("total", a, &o->total, false); break;
-		case OPT_NAMEATTR: o->nameattr_path = a; break;
-		case OPT_ENCODING: o->svg.encoding = a; break;
-		case OPT_INCLUDE: o->include = a; break;
-		case OPT_EXCLUDE: o->exclude = a; break;
-		case OPT_SEARCH_COLOR: o->svg.searchcolor = a; break;
-		case OPT_TRUNC_RIGHT: o->svg.truncate_left = false; break;
-		case OPT_TRUNC_LEFT: o->svg.truncate_left = true; break;
-		case OPT_NO_JS: o->svg.no_js = true; break;
-		case OPT_DUMP_FRAMES: o->dump_frames = true; break;
-		case OPT_FORMAT: o->format = a; break;
-		case OPT_THREADS: r = parse_int("threads", a, &o->threads); break;
-		case 'o': o->output = a; break;
+		case OPT_DUMP_FRAMES: o->graph.dump_frames = true; break;
+		case 'o': o->output = optarg; break;
 		case 'h':
 		case OPT_HELP:
 			fputs(flamegraph_usage, stdout);
-			return 1;
+			ret = 1;
+			break;
 		default:
 			fputs(flamegraph_usage, stderr);
-			return -1;
+			ret = -1;
+			break;
 		}
-		if (r)
-			return -1;
 	}
+	free(options);
+	if (ret)
+		return ret;
 	o->files = argv + optind;
 	o->nr_files = argc - optind;
-	if (o->colors) {
-		o->svg.palette = palette_find(o->colors);
-		if (o->svg.palette == PAL_UNKNOWN)
-			warn("unknown palette '%s' (known: %s): frames will be black, as flamegraph.pl",
-			     o->colors, palette_names);
-	}
-	if (!palette_background(o->bgcolors, o->svg.palette, o->svg.bg_top, o->svg.bg_bottom))
-		return bad_value("bgcolors", o->bgcolors, "yellow, blue, green, grey or #rrggbb");
-	o->svg.seed = o->hash ? SEED_HASH : o->random ? SEED_RANDOM : SEED_NAME;
-	if (o->random)
-		palette_rng_seed(&o->svg.rng, (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32);
-	if (!o->threads)
-		o->threads = 1; /* 2 helps only on idle cores: measured slower when they are busy */
-	o->layout.image_width = o->svg.width;
-	o->layout.total = o->total;
-	return 0;
+	return graph_opts_finish(&o->graph);
 }
 
 enum { CHUNK = 8 << 20 };
@@ -283,7 +148,7 @@ static ssize_t fill(int fd, const char *name, char *buf, size_t have, size_t wan
 /* A non-folded (or compressed) input: the whole of it, then the detected
  * collapse format. */
 static int read_whole(struct profile *p, int fd, const char *name, char *buf, size_t have,
-		      const struct collapse_format *fmt, const struct fg_opts *o)
+		      const struct collapse_format *fmt, const struct graph_opts *o)
 {
 	size_t alloc = CHUNK;
 	for (;;) {
@@ -346,7 +211,7 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 /* Read one input into p. Folded text is streamed in chunks through a
  * folded_reader (memory follows the distinct stacks, not the input size);
  * compressed input and other formats are read whole. */
-static int read_input(struct profile *p, const char *path, const struct fg_opts *o)
+static int read_input(struct profile *p, const char *path, const struct graph_opts *o)
 {
 	bool is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
@@ -362,11 +227,11 @@ static int read_input(struct profile *p, const char *path, const struct fg_opts 
 	}
 	size_t have = (size_t)got;
 	const struct collapse_format *fmt = NULL;
-	if (o->format) {
-		fmt = collapse_find(o->format);
+	if (o->input_format) {
+		fmt = collapse_find(o->input_format);
 		if (!fmt) {
 			free(buf);
-			ret = error("unknown input format '%s'", o->format);
+			ret = error("unknown input format '%s'", o->input_format);
 			goto out;
 		}
 	} else if (have && !compressed(buf, have)) {
@@ -384,127 +249,33 @@ out:
 	return ret;
 }
 
-static void replace_profile(struct profile *p, void (*op)(struct profile *, const struct profile *))
-{
-	struct profile q;
-	profile_init(&q);
-	op(&q, p);
-	profile_release(p);
-	*p = q;
-}
-
-static int render(struct fg_opts *o, struct profile *p, struct nameattr *na)
-{
-	if (o->include || o->exclude) {
-		regex_t inc, exc;
-		struct stack_filter f = { NULL, NULL };
-		if (o->include) {
-			if (stack_filter_compile(&inc, o->include, "--include"))
-				return 2;
-			f.include = &inc;
-		}
-		if (o->exclude) {
-			if (stack_filter_compile(&exc, o->exclude, "--exclude")) {
-				if (f.include)
-					regfree(&inc);
-				return 2;
-			}
-			f.exclude = &exc;
-		}
-		struct profile q;
-		profile_init(&q);
-		profile_filter(&q, p, &f);
-		profile_release(p);
-		*p = q;
-		if (f.include)
-			regfree(&inc);
-		if (f.exclude)
-			regfree(&exc);
-	}
-	if (o->svg.palette == PAL_CHAIN)
-		replace_profile(p, profile_chain);
-
-	struct layout l;
-	layout_build(&l, p, &o->layout);
-	if (l.total == 0) {
-		error("no stack counts found in the input");
-		layout_release(&l);
-		if (!o->output && !o->dump_frames) {
-			struct out *e = out_open(NULL);
-			svg_write_error(e, &o->svg, "ERROR: No valid input provided to flamegraph.");
-			out_commit(e);
-		}
-		return 2;
-	}
-	if (o->total && o->total < l.total)
-		warn("specified --total %.15g is less than the actual total %.15g, so ignored",
-		     o->total, l.total);
-
-	if (o->nameattr_path)
-		o->svg.nameattr = na;
-	struct palette_map *cp = NULL;
-	if (o->cp) {
-		size_t ignored = 0;
-		cp = palette_map_new();
-		if (palette_map_load(cp, "palette.map", &ignored)) {
-			palette_map_free(cp);
-			layout_release(&l);
-			return 1;
-		}
-		if (ignored)
-			warn("palette.map: ignored %zu lines with invalid format", ignored);
-		o->svg.cp = cp;
-	}
-	struct out *out = out_open(o->output);
-	if (!out) {
-		palette_map_free(cp);
-		layout_release(&l);
-		return 1;
-	}
-	if (o->dump_frames)
-		svg_dump_frames(out, p, &l, &o->svg);
-	else
-		svg_write(out, p, &l, &o->svg);
-	int ret = out_commit(out) ? 1 : 0;
-	if (!ret && cp && palette_map_save(cp, "palette.map"))
-		ret = 1;
-	palette_map_free(cp);
-	layout_release(&l);
-	return ret;
-}
-
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct fg_opts o = { 0 };
 	int r = parse_args(argc, argv, &o);
 	if (r)
 		return r > 0 ? 0 : 2;
-
-	struct nameattr na = { 0 };
-	bool have_na = false;
-	if (o.nameattr_path) {
-		if (nameattr_load(&na, o.nameattr_path)) {
-			nameattr_release(&na);
-			return 1;
-		}
-		have_na = true;
+	if (graph_opts_load(&o.graph)) {
+		graph_opts_release(&o.graph);
+		return 1;
 	}
-
 	struct profile p;
 	profile_init(&p);
-	p.keep_events = o.layout.flamechart;
+	p.keep_events = o.graph.layout.flamechart;
 	int ret = 0;
 	if (o.nr_files == 0) {
-		if (read_input(&p, "-", &o))
+		if (read_input(&p, "-", &o.graph))
 			ret = 1;
 	}
 	for (int i = 0; i < o.nr_files && !ret; i++)
-		if (read_input(&p, o.files[i], &o))
+		if (read_input(&p, o.files[i], &o.graph))
 			ret = 1;
-	if (!ret)
-		ret = render(&o, &p, &na);
+	if (!ret) {
+		o.graph.reverse = false; /* done while reading */
+		enum graph_format f = graph_opts_format(&o.graph, o.output);
+		ret = graph_exit_code(graph_render(&p, &o.graph, f ? f : GRAPH_FORMAT_SVG, o.output));
+	}
 	profile_release(&p);
-	if (have_na)
-		nameattr_release(&na);
+	graph_opts_release(&o.graph);
 	return ret;
 }

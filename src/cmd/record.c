@@ -1,14 +1,12 @@
 /* scorch record: sample stacks and write folded stacks or a flame graph. */
 #include "cmd/cmd.h"
-#include "cmd/graph_forward.h"
+#include "cmd/graph_opts.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/out.h"
-#include "layout/layout.h"
 #include "profile/folded.h"
 #include "record/record.h"
-#include "render/svg.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -57,11 +55,12 @@ const char record_usage[] =
 	"\n"
 	"output:\n"
 	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
+	"      --format svg        an SVG whatever the -o name (stdout too)\n"
 	"      --pid               append -PID to the process name (collapse --pid)\n"
 	"      --tid               append -PID/TID (collapse --tid)\n"
 	"      --kernel            annotate kernel frames with _[k] (collapse --kernel)\n"
 	"      --per-cpu           a \"CPU N\" frame at the root of each stack\n"
-	"  every option of 'scorch flamegraph' (SVG output), e.g. --inverted (icicle),\n"
+	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
 	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
 	"      --flamechart        time order (perf backend; implies --backend perf)\n"
 	"  -q, --quiet             no notices or progress\n"
@@ -103,10 +102,9 @@ enum {
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
-	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
-/* Followed by every `scorch flamegraph` option (cmd/graph_forward.h). */
+/* Followed by the flame-graph options (cmd/graph_opts.h). */
 static const struct option own_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pids", required_argument, NULL, 'p' },
@@ -189,24 +187,17 @@ static void explain_no_samples(const struct record_opts *o, const struct record_
 	}
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq = 99, .backend = RECORD_BACKEND_AUTO, .event = RECORD_EVENT_AUTO };
-	struct graph_forward g;
-	graph_forward_init(&g);
-	struct option *long_opts = graph_forward_options(own_opts, OPT_GRAPH, NULL);
+	struct graph_opts g;
+	graph_opts_init(&g);
+	struct option *long_opts = graph_options_with(own_opts, NULL);
 	const char *output = NULL;
-	int opt_index;
 	bool no_progress = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+ap:t:F:d:e:o:qh", long_opts, &opt_index)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ap:t:F:d:e:o:qh", long_opts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'a':
@@ -249,7 +240,7 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			fputs(record_usage, stdout);
 			free(long_opts);
-			graph_forward_release(&g);
+			graph_opts_release(&g);
 			free(o.pids);
 			free(o.tids);
 			return 0;
@@ -279,11 +270,6 @@ int cmd_record(int argc, char **argv)
 		case OPT_PER_CPU:
 			o.per_cpu = true;
 			break;
-		case OPT_GRAPH:
-			graph_forward_add(&g, long_opts[opt_index].name, optarg);
-			if (g.flamechart)
-				o.keep_order = true;
-			break;
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
@@ -296,15 +282,31 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		default:
+			if (graph_opt_code(c)) {
+				if (graph_opts_set(&g, c, optarg))
+					goto usage_error;
+				break;
+			}
+		usage_error:
 			fputs(record_usage, stderr);
 			free(long_opts);
-			graph_forward_release(&g);
+			graph_opts_release(&g);
 			free(o.pids);
 			free(o.tids);
 			return 2;
 		}
 	}
 	free(long_opts);
+	o.keep_order = g.layout.flamechart;
+	if (g.input_format)
+		die_usage("--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
+	if (graph_opts_finish(&g) || graph_opts_load(&g)) {
+		error("flame graph options rejected (see above); nothing recorded");
+		graph_opts_release(&g);
+		free(o.pids);
+		free(o.tids);
+		return 2;
+	}
 	if (optind < argc)
 		o.command = argv + optind;
 	if (o.user_only && o.kernel_only)
@@ -327,26 +329,19 @@ int cmd_record(int argc, char **argv)
 	o.command_stdout_to_stderr = !output || !strcmp(output, "-");
 	o.stop = &record_stop;
 
-	bool svg = output && ends_with(output, ".svg");
-	if (graph_forward_any(&g) && !svg && !o.quiet)
-		warn("flame graph options apply to SVG output only (-o FILE.svg)");
+	enum graph_format graph = graph_opts_format(&g, output);
+	if (g.given && !graph && !o.quiet)
+		warn("flame graph options apply to graph output only (-o FILE.svg)");
 	/* Open the output first: a bad path fails before minutes of sampling
-	 * (for an SVG this only checks that it can be created). */
-	if (svg && graph_forward_check(&g, "record")) {
-		error("flame graph options rejected (see above); nothing recorded");
-		graph_forward_release(&g);
-		free(o.pids);
-		free(o.tids);
-		return 2;
-	}
+	 * (for a graph this only checks that it can be created). */
 	struct out *out = out_open(output);
 	if (!out) {
-		graph_forward_release(&g);
+		graph_opts_release(&g);
 		free(o.pids);
 		free(o.tids);
 		return 1;
 	}
-	if (svg)
+	if (graph)
 		out_abort(out);
 
 	struct sigaction sa = { 0 };
@@ -366,23 +361,23 @@ int cmd_record(int argc, char **argv)
 	int rc;
 	double t0 = record_now(), c0 = record_cpu_now();
 	if (ret) {
-		if (!svg)
+		if (!graph)
 			out_abort(out);
 		rc = ret == RECORD_NOT_FOUND ? 127 : ret == -126 ? 126 : 1;
 	} else if (!st.samples) {
 		/* Nothing to draw: no output, whatever its format. */
-		if (!svg)
+		if (!graph)
 			out_abort(out);
 		explain_no_samples(&o, &st);
 		rc = 1;
-	} else if (svg) {
-		rc = graph_forward_svg(&g, &p, output, "record");
+	} else if (graph) {
+		rc = graph_exit_code(graph_render(&p, &g, graph, output));
 	} else {
 		folded_write(&p, out);
 		rc = out_commit(out) ? 1 : 0;
 	}
 	double write_seconds = record_now() - t0, write_cpu = record_cpu_now() - c0;
-	graph_forward_release(&g);
+	graph_opts_release(&g);
 	if (ret) {
 		profile_release(&p);
 		free(o.pids);

@@ -1,7 +1,7 @@
 /* scorch report: perf.data -> folded stacks (or an SVG flame graph),
  * without running perf. */
 #include "cmd/cmd.h"
-#include "cmd/graph_forward.h"
+#include "cmd/graph_opts.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -33,6 +33,7 @@ const char report_usage[] =
 	"options:\n"
 	"  -i, --input FILE        perf.data to read (same as the FILE argument)\n"
 	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
+	"      --format svg        an SVG whatever the -o name (stdout too)\n"
 	"      --pid               root frame comm-PID (as the script sees perf script's header)\n"
 	"      --tid               root frame comm-PID/TID\n"
 	"      --kernel            annotate kernel frames with _[k]\n"
@@ -79,11 +80,10 @@ enum {
 	OPT_INLINE,
 	OPT_STATS,
 	OPT_SCRIPT,
-	OPT_GRAPH, /* a `scorch flamegraph` option, forwarded */
 };
 
-/* Followed by every `scorch flamegraph` option (cmd/graph_forward.h)
- * except --flamechart: the folded profile keeps no sample order. */
+/* Followed by the flame-graph options (cmd/graph_opts.h) except
+ * --flamechart: the folded profile keeps no sample order. */
 static const struct option own_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
@@ -109,24 +109,18 @@ static const struct option own_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
 	const char *input = NULL, *output = NULL;
 	bool stats = false, script = false;
-	struct graph_forward g;
-	graph_forward_init(&g);
-	static const char *const not_forwarded[] = { "flamechart", NULL };
-	struct option *long_opts = graph_forward_options(own_opts, OPT_GRAPH, not_forwarded);
-	int c, idx;
+	struct graph_opts g;
+	graph_opts_init(&g);
+	static const char *const not_accepted[] = { "flamechart", NULL };
+	struct option *long_opts = graph_options_with(own_opts, not_accepted);
+	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:kqh", long_opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:kqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -197,15 +191,18 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			fputs(report_usage, stdout);
 			free(long_opts);
-			graph_forward_release(&g);
+			graph_opts_release(&g);
 			return 0;
-		case OPT_GRAPH:
-			graph_forward_add(&g, long_opts[idx].name, optarg);
-			break;
 		default:
+			if (graph_opt_code(c)) {
+				if (graph_opts_set(&g, c, optarg))
+					goto usage_error;
+				break;
+			}
+		usage_error:
 			fputs(report_usage, stderr);
 			free(long_opts);
-			graph_forward_release(&g);
+			graph_opts_release(&g);
 			return 2;
 		}
 	}
@@ -219,9 +216,19 @@ int cmd_report(int argc, char **argv)
 		die_usage("report: unexpected argument '%s'", argv[optind]);
 	if (!input)
 		input = "perf.data";
-	bool svg = output && ends_with(output, ".svg");
-	if (graph_forward_any(&g) && !svg && !o.quiet)
-		warn("flame graph options apply to SVG output only (-o FILE.svg)");
+	if (g.input_format)
+		die_usage("--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
+	if (graph_opts_finish(&g)) {
+		graph_opts_release(&g);
+		return 2;
+	}
+	enum graph_format graph = graph_opts_format(&g, output);
+	if (g.given && !graph && !o.quiet)
+		warn("flame graph options apply to graph output only (-o FILE.svg)");
+	if (graph && graph_opts_load(&g)) {
+		graph_opts_release(&g);
+		return 1;
+	}
 
 	struct input in;
 	int rc = 0;
@@ -234,8 +241,8 @@ int cmd_report(int argc, char **argv)
 	struct report_stats st;
 	struct out *script_out = NULL;
 	if (script) {
-		if (svg)
-			die_usage("report: --script writes text, not SVG");
+		if (graph)
+			die_usage("report: --script writes text, not a graph");
 		script_out = out_open(output);
 		if (!script_out) {
 			input_release(&in);
@@ -260,8 +267,8 @@ int cmd_report(int argc, char **argv)
 			st.records, st.samples, st.folded, st.skipped_event, st.unwound, st.unwind_failed,
 			st.sort_moves);
 	if (!rc && !script) {
-		if (svg) {
-			rc = graph_forward_svg(&g, &p, output, "report");
+		if (graph) {
+			rc = graph_exit_code(graph_render(&p, &g, graph, output));
 		} else {
 			struct out *out = out_open(output);
 			if (!out) {
@@ -275,6 +282,6 @@ int cmd_report(int argc, char **argv)
 	profile_release(&p);
 	input_release(&in);
 out_args:
-	graph_forward_release(&g);
+	graph_opts_release(&g);
 	return rc;
 }

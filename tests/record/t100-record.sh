@@ -280,7 +280,7 @@ expect_exit "record: --user-only with --kernel-only is a usage error" 2 \
 	"$SCORCH" record --user-only --kernel-only -- true
 
 # Every `scorch flamegraph` option is accepted by record (forwarded to the
-# renderer): cmd/graph_forward.c must pass on each option flamegraph's help
+# renderer): cmd/graph_opts.c must accept each option flamegraph's help
 # lists, except those about flamegraph's own input and output.
 missing=""
 for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do

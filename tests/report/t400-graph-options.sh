@@ -1,5 +1,5 @@
 # Every `scorch flamegraph` option listed in its help is accepted by report
-# for -o FILE.svg (forwarded by cmd/graph_forward.c), except those about
+# for -o FILE.svg (parsed by the shared table in cmd/graph_opts.c), except those about
 # flamegraph's own input and output, and --flamechart (a folded profile keeps
 # no sample order), which report rejects as a usage error.
 missing=""
