@@ -27,10 +27,12 @@ const char record_usage[] =
 	"\n"
 	"targets:\n"
 	"  -a, --all-cpus          every process on every CPU (the default)\n"
-	"  -p, --pids PID[,PID]    these processes (their threads, and threads and\n"
+	"  -p, --pid PID[,PID]     these processes (their threads, and threads and\n"
 	"                          children they create) until the last of them\n"
 	"                          exits (children still running are not waited for)\n"
-	"  -t, --tids TID[,TID]    these threads, until the last of them exits\n"
+	"  -t, -L, --tid TID[,TID] these threads, until the last of them exits\n"
+	"  -C, --cpu CPU[,CPU]     only samples taken on these CPUs (N or N-M ranges;\n"
+	"                          with any target)\n"
 	"  COMMAND [ARGS]          run it, sampling it and its threads and children,\n"
 	"                          until it exits. When the profile goes to stdout\n"
 	"                          (no -o, or -o -), the command's stdout is sent to\n"
@@ -44,20 +46,24 @@ const char record_usage[] =
 	"                          running then is sent SIGTERM)\n"
 	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where there is\n"
 	"                          a hardware PMU, else cpu-clock, with a notice)\n"
-	"      --user-only         user-space stacks only\n"
-	"      --kernel-only       kernel stacks only\n"
+	"  -U, --user-only         user-space stacks only\n"
+	"  -K, --kernel-only       kernel stacks only\n"
+	"  -g                      accepted for perf's habit: stacks are always recorded\n"
 	"      --backend B         bpf (in-kernel aggregation; the default where it\n"
 	"                          loads: root or CAP_BPF+CAP_PERFMON) or perf (ring\n"
 	"                          buffers; what bpf falls back to, with a notice)\n"
 	"      --stack-map-size N  bpf: stack-trace map entries (16384, about 1 KiB\n"
 	"                          of kernel memory each); a sample whose stack finds\n"
 	"                          its hash bucket taken is sent up whole instead\n"
+	"                          (--stack-storage-size N: bcc profile's name)\n"
 	"\n"
 	"output:\n"
 	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
 	"      --format svg        an SVG whatever the -o name (stdout too)\n"
-	"      --pid               append -PID to the process name (collapse --pid)\n"
-	"      --tid               append -PID/TID (collapse --tid)\n"
+	"  -f, --folded            folded stacks (the default, bcc profile's -f); not\n"
+	"                          with a graph output\n"
+	"      --annotate-pid      append -PID to the process name (collapse --pid)\n"
+	"      --annotate-tid      append -PID/TID (collapse --tid)\n"
 	"      --kernel            annotate kernel frames with _[k] (collapse --kernel)\n"
 	"      --per-cpu           a \"CPU N\" frame at the root of each stack\n"
 	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
@@ -67,8 +73,9 @@ const char record_usage[] =
 	"      --no-progress       no progress line (it is drawn only on a terminal)\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"Stacks are counted in samples. Lost samples and stack-map collisions are\n"
-	"reported on stderr at the end. Stacks are walked with frame pointers: code\n"
+	"Stacks are counted in samples, one per sample whatever the event (a graph\n"
+	"says \"samples\" in its tooltips; --countname overrides it). Lost samples\n"
+	"and stack-map collisions are reported on stderr at the end. Stacks are walked with frame pointers: code\n"
 	"built without them (most distribution libraries) loses callers. User\n"
 	"addresses are resolved against the mappings captured while each process\n"
 	"lived (/proc/PID/maps when first seen, then the kernel's mmap, comm and\n"
@@ -93,11 +100,9 @@ static void on_signal(int sig)
 }
 
 enum {
-	OPT_USER_ONLY = 256,
-	OPT_KERNEL_ONLY,
-	OPT_BACKEND,
-	OPT_PID,
-	OPT_TID,
+	OPT_BACKEND = 256,
+	OPT_ANNOTATE_PID,
+	OPT_ANNOTATE_TID,
 	OPT_KERNEL,
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
@@ -107,23 +112,30 @@ enum {
 /* Followed by the flame-graph options (cmd/graph_opts.h). */
 static const struct option own_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
 	{ "pids", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
 	{ "tids", required_argument, NULL, 't' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "folded", no_argument, NULL, 'f' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
-	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
-	{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+	{ "user-only", no_argument, NULL, 'U' },
+	{ "user-stacks-only", no_argument, NULL, 'U' },
+	{ "kernel-only", no_argument, NULL, 'K' },
+	{ "kernel-stacks-only", no_argument, NULL, 'K' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "tid", no_argument, NULL, OPT_TID },
+	{ "annotate-pid", no_argument, NULL, OPT_ANNOTATE_PID },
+	{ "annotate-tid", no_argument, NULL, OPT_ANNOTATE_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
+	{ "stack-storage-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -187,6 +199,36 @@ static void explain_no_samples(const struct record_opts *o, const struct record_
 	}
 }
 
+/* -C: "N", "N,M", "N-M" (perf's CPU list), each CPU present here. */
+static void parse_cpus(const char *arg, int **cpus, size_t *nr)
+{
+	int ncpu = record_nr_cpus();
+	size_t alloc = *nr;
+	const char *p = arg;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end != p && *end == '-') {
+			const char *q = end + 1;
+			hi = strtol(q, &end, 10);
+			if (end == q)
+				hi = -1;
+		}
+		if (end == p || errno || lo < 0 || hi < lo || (*end && *end != ','))
+			die_usage("-C: not a CPU list (N, N-M, N,M...): '%s'", arg);
+		if (hi >= ncpu)
+			die_usage("-C: no CPU %ld here (CPUs 0-%d)", hi, ncpu - 1);
+		for (long c = lo; c <= hi; c++) {
+			VEC_GROW(*cpus, *nr + 1, alloc);
+			(*cpus)[(*nr)++] = (int)c;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!*nr)
+		die_usage("-C: empty CPU list");
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq = 99, .backend = RECORD_BACKEND_AUTO, .event = RECORD_EVENT_AUTO };
@@ -194,10 +236,12 @@ int cmd_record(int argc, char **argv)
 	graph_opts_init(&g);
 	struct option *long_opts = graph_options_with(own_opts, NULL);
 	const char *output = NULL;
-	bool no_progress = false;
+	bool no_progress = false, folded = false;
+	/* The default unit, to know whether --countname changed it. */
+	const char *default_countname = g.svg.countname;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+ap:t:F:d:e:o:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ap:t:L:C:F:d:e:o:qhgUKf", long_opts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'a':
@@ -207,6 +251,7 @@ int cmd_record(int argc, char **argv)
 			parse_ids(optarg, "-p", &o.pids, &o.nr_pids);
 			break;
 		case 't':
+		case 'L':
 			parse_ids(optarg, "-t", &o.tids, &o.nr_tids);
 			break;
 		case 'F': {
@@ -244,11 +289,19 @@ int cmd_record(int argc, char **argv)
 			free(o.pids);
 			free(o.tids);
 			return 0;
-		case OPT_USER_ONLY:
+		case 'U':
 			o.user_only = true;
 			break;
-		case OPT_KERNEL_ONLY:
+		case 'K':
 			o.kernel_only = true;
+			break;
+		case 'C':
+			parse_cpus(optarg, &o.cpus, &o.nr_cpus);
+			break;
+		case 'g': /* perf's "record call graphs": always done */
+			break;
+		case 'f':
+			folded = true;
 			break;
 		case OPT_BACKEND:
 			if (!strcmp(optarg, "perf"))
@@ -258,10 +311,10 @@ int cmd_record(int argc, char **argv)
 			else
 				die_usage("--backend must be perf or bpf, not '%s'", optarg);
 			break;
-		case OPT_PID:
+		case OPT_ANNOTATE_PID:
 			o.annotate_pid = true;
 			break;
-		case OPT_TID:
+		case OPT_ANNOTATE_TID:
 			o.annotate_tid = true;
 			break;
 		case OPT_KERNEL:
@@ -330,6 +383,8 @@ int cmd_record(int argc, char **argv)
 	o.stop = &record_stop;
 
 	enum graph_format graph = graph_opts_format(&g, output);
+	if (folded && graph)
+		die_usage("-f asks for folded stacks, but the output is a graph (-o %s)", output ? output : "-");
 	if (g.given && !graph && !o.quiet)
 		warn("flame graph options apply to graph output only (-o FILE.svg)");
 	/* Open the output first: a bad path fails before minutes of sampling
@@ -371,6 +426,9 @@ int cmd_record(int argc, char **argv)
 		explain_no_samples(&o, &st);
 		rc = 1;
 	} else if (graph) {
+		/* Each sample counts 1, whatever the event: say so. */
+		if (g.svg.countname == default_countname)
+			g.svg.countname = "samples";
 		rc = graph_exit_code(graph_render(&p, &g, graph, output));
 	} else {
 		folded_write(&p, out);
@@ -418,5 +476,6 @@ int cmd_record(int argc, char **argv)
 	profile_release(&p);
 	free(o.pids);
 	free(o.tids);
+	free(o.cpus);
 	return rc;
 }

@@ -59,6 +59,11 @@ const char report_usage[] =
 	"With -o FILE.svg every option of 'scorch flamegraph' applies (--title,\n"
 	"--width, --colors, --inverted, ...).\n"
 	"\n"
+	"Counts are what stackcollapse-perf counts: the sum of the samples' periods,\n"
+	"so nanoseconds for cpu-clock and task-clock, cycles for cycles, events for\n"
+	"other events (1 per sample when the file has no periods). A graph names\n"
+	"that unit in its tooltips (--countname overrides it).\n"
+	"\n"
 	"Exit status: 0 ok, 1 unreadable or damaged input (the error names the byte\n"
 	"offset; with --keep-going the output is still written and the status is 0),\n"
 	"2 usage error.\n";
@@ -116,6 +121,8 @@ int cmd_report(int argc, char **argv)
 	bool stats = false, script = false;
 	struct graph_opts g;
 	graph_opts_init(&g);
+	/* The default unit, to know whether --countname changed it. */
+	const char *default_countname = g.svg.countname;
 	static const char *const not_accepted[] = { "flamechart", NULL };
 	struct option *long_opts = graph_options_with(own_opts, not_accepted);
 	int c;
@@ -268,6 +275,9 @@ int cmd_report(int argc, char **argv)
 			st.sort_moves);
 	if (!rc && !script) {
 		if (graph) {
+			/* The graph says what it counts: the event's unit. */
+			if (g.svg.countname == default_countname && st.count_unit)
+				g.svg.countname = st.count_unit;
 			rc = graph_exit_code(graph_render(&p, &g, graph, output));
 		} else {
 			struct out *out = out_open(output);

@@ -672,6 +672,24 @@ static size_t resolve_sample(struct folder *f, const struct pd_sample *s)
 	return nfr;
 }
 
+/* The unit of the counts, which are sums of the samples' periods (as
+ * stackcollapse-perf sums them), or 1 per sample without a period. */
+static const char *count_unit(const struct pd_attr *a)
+{
+	enum { TYPE_HARDWARE = 0, TYPE_SOFTWARE = 1, HW_CYCLES = 0, HW_INSTRUCTIONS = 1, SW_CPU_CLOCK = 0,
+	       SW_TASK_CLOCK = 1 };
+	if (!(a->sample_type & PD_SAMPLE_PERIOD))
+		return "samples";
+	if (a->type == TYPE_SOFTWARE && (a->config == SW_CPU_CLOCK || a->config == SW_TASK_CLOCK))
+		return "ns";
+	uint32_t hw = (uint32_t)a->config; /* above: the PMU of a hybrid CPU */
+	if (a->type == TYPE_HARDWARE && hw == HW_CYCLES)
+		return "cycles";
+	if (a->type == TYPE_HARDWARE && hw == HW_INSTRUCTIONS)
+		return "instructions";
+	return "events";
+}
+
 static void fold_sample(struct folder *f, const struct pd_sample *s)
 {
 	const struct report_opts *o = f->o;
@@ -703,6 +721,8 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	uint64_t period = s->period ? s->period : 1;
 	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
 		period = 1;
+	if (!f->st->count_unit)
+		f->st->count_unit = count_unit(s->attr);
 
 	/* A callchain seen before for the same process name and the same
 	 * version of the thread's address space folds to the same leaf. Two

@@ -32,6 +32,9 @@ struct report_opts {
 struct report_stats {
 	uint64_t records, samples, folded, skipped_event, unwound, unwind_failed;
 	uint64_t sort_moves; /* records that were out of time order */
+	const char *count_unit; /* what the counts are: "samples", "ns" (cpu-clock and
+				   task-clock periods), "cycles", "instructions" or
+				   "events"; NULL before the first folded sample */
 	bool damaged;
 };
 

@@ -103,6 +103,8 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 	b->fds = xcalloc((size_t)b->ncpu, sizeof(int));
 	b->links = xcalloc((size_t)b->ncpu, sizeof(*b->links));
 	for (int cpu = 0; cpu < b->ncpu; cpu++) {
+		if (!record_cpu_wanted(o, cpu))
+			continue;
 		struct perf_event_attr attr;
 		record_fill_attr(&attr, o, cycles);
 		attr.sample_type = 0;

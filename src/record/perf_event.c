@@ -29,6 +29,16 @@ int record_nr_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+bool record_cpu_wanted(const struct record_opts *o, int cpu)
+{
+	if (!o->nr_cpus)
+		return true;
+	for (size_t i = 0; i < o->nr_cpus; i++)
+		if (o->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
 int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, flags | PERF_FLAG_FD_CLOEXEC);
@@ -386,6 +396,8 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 		*cycles = true;
 
 	for (int cpu = 0; cpu < ncpu; cpu++) {
+		if (!record_cpu_wanted(o, cpu))
+			continue;
 		struct ring *rg = &st->rings[st->nr_rings];
 		rg->fd = -1;
 		for (size_t i = 0; i < nr_tasks; i++) {

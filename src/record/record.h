@@ -41,6 +41,8 @@ struct record_opts {
 	size_t nr_pids;
 	pid_t *tids;          /* -t, nr_tids entries */
 	size_t nr_tids;
+	int *cpus;            /* -C: sample only these CPUs (nr_cpus entries; none: all) */
+	size_t nr_cpus;
 	char **command;       /* NULL-terminated argv, or NULL */
 	bool command_stdout_to_stderr; /* the profile goes to stdout: keep it clean */
 	bool user_only, kernel_only;
@@ -189,6 +191,8 @@ int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 /* Explain a perf_event_open failure (errno) with the fix; returns -1. */
 int record_perf_error(int err, const char *what);
 int record_nr_cpus(void);
+/* Is this CPU sampled (-C)? */
+bool record_cpu_wanted(const struct record_opts *o, int cpu);
 
 /* Progress line on stderr (progress.c). */
 void record_progress(const struct record_opts *opts, double elapsed, uint64_t samples, uint64_t lost);

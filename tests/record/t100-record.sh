@@ -117,11 +117,11 @@ backend_tests() {
 		not_ok "record $be: kernel-only" "$(grep -v -E '^syscalls(;[^;]*_\[k\])* [0-9]+$' "$out/k.folded" | head -3)"
 	fi
 
-	# -p: a running process, named with --pid.
+	# -p: a running process, given with perf's long form --pid, named with --annotate-pid.
 	"$WL/burn" 3 &
 	bp=$!
 	sleep 0.2
-	"$SCORCH" record -q --backend $be -p $bp --pid -d 1 -F 199 -o "$out/p.folded" 2>"$out/err"
+	"$SCORCH" record -q --backend $be --pid $bp --annotate-pid -d 1 -F 199 -o "$out/p.folded" 2>"$out/err"
 	kill $bp 2>/dev/null
 	wait $bp 2>/dev/null
 	others=$(grep -c -v "^burn-$bp;" "$out/p.folded")
@@ -133,9 +133,9 @@ backend_tests() {
 			"$(head -3 "$out/p.folded")" "$(cat "$out/err")"
 	fi
 
-	# --tid names each thread: the spawn workload has three (two in the
+	# --annotate-tid names each thread: the spawn workload has three (two in the
 	# parent, one in the child).
-	"$SCORCH" record -q --backend $be --tid -F 199 -o "$out/t.folded" -- "$WL/spawn" 0.3 2>"$out/err"
+	"$SCORCH" record -q --backend $be --annotate-tid -F 199 -o "$out/t.folded" -- "$WL/spawn" 0.3 2>"$out/err"
 	nt=$(sed -n 's/^spawn-\([0-9]*\/[0-9]*\);.*/\1/p' "$out/t.folded" | sort -u | wc -l)
 	if [ "$nt" -ge 3 ]; then
 		ok "record $be: tid-annotation"

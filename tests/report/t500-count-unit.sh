@@ -1,0 +1,32 @@
+# A report graph names what its counts are: report sums the samples'
+# periods (as stackcollapse-perf does), so cpu-clock counts nanoseconds,
+# other events count events, and a file without periods counts samples.
+# Fresh captures of report_mt (t100-live.sh's $W, $L and $live_why).
+
+units="cpu-clock-ns fixed-period-samples page-faults-events countname-override"
+if [ -n "$live_why" ]; then
+	for n in $units; do skip "report unit: $n" "$live_why"; done
+else
+	# tooltip FILE: the unit word of the first frame's tooltip after the root's.
+	tooltip_unit() { grep -o '<title>[^<]*</title>' "$1" | sed -n '2s/.*(\([0-9,.]*\) \([^,]*\), .*/\2/p'; }
+	perf record -q -e cpu-clock -g -F 499 -o "$L/u-ns.data" -- "$W" 0.2 >/dev/null 2>&1
+	perf record -q -e cpu-clock -c 1000000 -g -o "$L/u-c.data" -- "$W" 0.2 >/dev/null 2>&1
+	perf record -q -e page-faults -g -o "$L/u-pf.data" -- "$W" 0.2 >/dev/null 2>&1
+	for c in "ns:cpu-clock-ns" "c:fixed-period-samples" "pf:page-faults-events"; do
+		f=${c%%:*} name=${c#*:} want=${name##*-}
+		"$SCORCH" report -q -o "$L/u-$f.svg" "$L/u-$f.data" 2>"$L/err"
+		got=$(tooltip_unit "$L/u-$f.svg")
+		if [ "$got" = "$want" ]; then
+			ok "report unit: $name"
+		else
+			not_ok "report unit: $name" "tooltip unit '$got', want '$want'" "$(cat "$L/err")"
+		fi
+	done
+	"$SCORCH" report -q --countname=widgets -o "$L/u-ov.svg" "$L/u-ns.data" 2>"$L/err"
+	got=$(tooltip_unit "$L/u-ov.svg")
+	if [ "$got" = widgets ]; then
+		ok "report unit: countname-override"
+	else
+		not_ok "report unit: countname-override" "tooltip unit '$got'"
+	fi
+fi
