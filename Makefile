@@ -108,8 +108,9 @@ $(O)/gen/%_js.h: src/render/viewer/%.js
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)xxd -i -n viewer_$*_js $< > $@
 
-# The SVG writer embeds the viewer script.
+# The SVG writer embeds the viewer script; the HTML writer its own viewer.
 $(O)/obj/render/svg.o: | $(O)/gen/flamegraph_js.h
+$(O)/obj/render/html.o: | $(O)/gen/html_js.h $(O)/gen/html_css.h
 
 $(O)/gen/%_css.h: src/render/viewer/%.css
 	@mkdir -p $(dir $@)

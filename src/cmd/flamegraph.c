@@ -61,7 +61,10 @@ const char flamegraph_usage[] =
 	"  --truncate-text-left  long labels keep their end (\"..name\")\n"
 	"  --truncate-text-right long labels keep their start (the default)\n"
 	"  --no-js             omit the interactive script\n"
-	"  --format NAME       input format instead of detecting it (see scorch collapse --list)\n"
+	"  -o FILE.html        the interactive HTML viewer instead of an SVG (one\n"
+	"                      self-contained file; also --format html)\n"
+	"  --format NAME       output format (svg, html), or the input format instead\n"
+	"                      of detecting it (see scorch collapse --list)\n"
 	"  --threads N         1 (default): one thread; 2: one thread splits and hashes\n"
 	"                      lines while the other builds the profile (faster on idle\n"
 	"                      cores, slower when they are busy)\n";

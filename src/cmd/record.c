@@ -22,7 +22,8 @@ const char record_usage[] =
 	"usage: scorch record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Sample on-CPU stacks (user and kernel, frame-pointer callchains) and write\n"
-	"folded stacks, or an SVG flame graph when the output file ends in .svg.\n"
+	"folded stacks, or a flame graph when the output file ends in .svg (SVG)\n"
+	"or .html (interactive viewer).\n"
 	"Without a target, the whole system is sampled (-a) until -d or Ctrl-C.\n"
 	"\n"
 	"targets:\n"
@@ -58,8 +59,9 @@ const char record_usage[] =
 	"                          (--stack-storage-size N: bcc profile's name)\n"
 	"\n"
 	"output:\n"
-	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
-	"      --format svg        an SVG whatever the -o name (stdout too)\n"
+	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph,\n"
+	"                          FILE.html: the interactive viewer (one file)\n"
+	"      --format F          svg or html whatever the -o name (stdout too)\n"
 	"  -f, --folded            folded stacks (the default, bcc profile's -f); not\n"
 	"                          with a graph output\n"
 	"      --annotate-pid      append -PID to the process name (collapse --pid)\n"
@@ -386,7 +388,7 @@ int cmd_record(int argc, char **argv)
 	if (folded && graph)
 		die_usage("-f asks for folded stacks, but the output is a graph (-o %s)", output ? output : "-");
 	if (g.given && !graph && !o.quiet)
-		warn("flame graph options apply to graph output only (-o FILE.svg)");
+		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
 	/* Open the output first: a bad path fails before minutes of sampling
 	 * (for a graph this only checks that it can be created). */
 	struct out *out = out_open(output);

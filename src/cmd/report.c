@@ -32,8 +32,9 @@ const char report_usage[] =
 	"\n"
 	"options:\n"
 	"  -i, --input FILE        perf.data to read (same as the FILE argument)\n"
-	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph\n"
-	"      --format svg        an SVG whatever the -o name (stdout too)\n"
+	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph,\n"
+	"                          FILE.html: the interactive viewer (one file)\n"
+	"      --format F          svg or html whatever the -o name (stdout too)\n"
 	"      --pid               root frame comm-PID (as the script sees perf script's header)\n"
 	"      --tid               root frame comm-PID/TID\n"
 	"      --kernel            annotate kernel frames with _[k]\n"
@@ -56,7 +57,7 @@ const char report_usage[] =
 	"  -q, --quiet             no notes on stderr\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"With -o FILE.svg every option of 'scorch flamegraph' applies (--title,\n"
+	"With -o FILE.svg or FILE.html every option of 'scorch flamegraph' applies (--title,\n"
 	"--width, --colors, --inverted, ...).\n"
 	"\n"
 	"Counts are what stackcollapse-perf counts: the sum of the samples' periods,\n"
@@ -231,7 +232,7 @@ int cmd_report(int argc, char **argv)
 	}
 	enum graph_format graph = graph_opts_format(&g, output);
 	if (g.given && !graph && !o.quiet)
-		warn("flame graph options apply to graph output only (-o FILE.svg)");
+		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
 	if (graph && graph_opts_load(&g)) {
 		graph_opts_release(&g);
 		return 1;

@@ -4,17 +4,20 @@
 #include "base/error.h"
 #include "base/out.h"
 #include "profile/ops.h"
+#include "render/html.h"
 #include "render/palette.h"
 
 #include <string.h>
 #include <strings.h>
 
-const char graph_format_names[] = "svg";
+const char graph_format_names[] = "svg, html";
 
 enum graph_format graph_format_find(const char *name)
 {
 	if (!strcmp(name, "svg"))
 		return GRAPH_FORMAT_SVG;
+	if (!strcmp(name, "html"))
+		return GRAPH_FORMAT_HTML;
 	return GRAPH_FORMAT_NONE;
 }
 
@@ -25,6 +28,8 @@ enum graph_format graph_format_for_path(const char *path)
 		return GRAPH_FORMAT_NONE;
 	if (!strcasecmp(dot, ".svg"))
 		return GRAPH_FORMAT_SVG;
+	if (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm"))
+		return GRAPH_FORMAT_HTML;
 	return GRAPH_FORMAT_NONE;
 }
 
@@ -66,12 +71,30 @@ static int filter(struct profile *p, const struct graph_opts *o)
 	return 0;
 }
 
+/* The HTML viewer: l is the merged graph with every frame; a profile kept
+ * in input order (--flamechart) also gets its flame chart. */
+static void write_html(struct out *out, const struct profile *p, const struct layout *l,
+		       struct graph_opts *o)
+{
+	if (!(o->layout.flamechart && p->keep_events)) {
+		html_write(out, p, l, &o->svg, NULL);
+		return;
+	}
+	struct layout_opts lo = o->layout;
+	lo.minwidth = 0;
+	struct layout chart;
+	layout_build(&chart, p, &lo);
+	html_write(out, p, l, &o->svg, &chart);
+	layout_release(&chart);
+}
+
 /* The graph itself, into an open output. */
 static void write_graph(struct out *out, const struct profile *p, const struct layout *l,
 			struct graph_opts *o, enum graph_format f)
 {
-	(void)f;
-	if (o->dump_frames)
+	if (f == GRAPH_FORMAT_HTML)
+		write_html(out, p, l, o);
+	else if (o->dump_frames)
 		svg_dump_frames(out, p, l, &o->svg);
 	else
 		svg_write(out, p, l, &o->svg);
@@ -88,12 +111,17 @@ int graph_render(struct profile *p, struct graph_opts *o, enum graph_format f, c
 	if (o->svg.palette == PAL_CHAIN)
 		replace_profile(p, profile_chain);
 
+	struct layout_opts lo = o->layout;
+	if (f == GRAPH_FORMAT_HTML) {
+		lo.minwidth = 0;        /* the viewer merges narrow frames as it draws */
+		lo.flamechart = false;  /* the merged graph; the chart comes second */
+	}
 	struct layout l;
-	layout_build(&l, p, &o->layout);
+	layout_build(&l, p, &lo);
 	if (l.total == 0) {
 		error("no stack counts found in the input");
 		layout_release(&l);
-		if (!output && !o->dump_frames) {
+		if (!output && !o->dump_frames && f == GRAPH_FORMAT_SVG) {
 			struct out *e = out_open(NULL);
 			svg_write_error(e, &o->svg, "ERROR: No valid input provided to flamegraph.");
 			out_commit(e);

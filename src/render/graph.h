@@ -14,14 +14,15 @@
 enum graph_format {
 	GRAPH_FORMAT_NONE = 0, /* not a graph (record/report: folded stacks) */
 	GRAPH_FORMAT_SVG,
+	GRAPH_FORMAT_HTML,
 };
 
-/* "svg": the names graph_format_find knows, for messages. */
+/* "svg, html": the names graph_format_find knows, for messages. */
 extern const char graph_format_names[];
 
-/* By name ("svg"); GRAPH_FORMAT_NONE if unknown. */
+/* By name ("svg", "html"); GRAPH_FORMAT_NONE if unknown. */
 enum graph_format graph_format_find(const char *name);
-/* By the extension of an output path (.svg); NONE for
+/* By the extension of an output path (.svg; .html or .htm); NONE for
  * anything else, or no path (stdout). */
 enum graph_format graph_format_for_path(const char *path);
 

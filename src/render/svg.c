@@ -162,24 +162,42 @@ static void put_label(struct out *o, const struct profile *p, const struct frame
 	}
 }
 
-static struct rgb frame_fill(const struct profile *p, const struct layout *l, const struct frame *f,
-			     struct svg_opts *s)
+/* The "--" and "-" separator frames are grey whatever the palette. */
+static bool separator_fill(const char *name, size_t n, struct rgb *c)
 {
-	const char *name = profile_name(p, f->node);
-	size_t n = profile_name_len(p, f->node);
 	if (n == 2 && name[0] == '-' && name[1] == '-')
-		return (struct rgb){ 160, 160, 160 };
-	if (n == 1 && name[0] == '-')
-		return (struct rgb){ 200, 200, 200 };
-	if (l->differential)
-		return palette_diff(s->negate ? -f->delta : f->delta, l->maxdelta);
+		*c = (struct rgb){ 160, 160, 160 };
+	else if (n == 1 && name[0] == '-')
+		*c = (struct rgb){ 200, 200, 200 };
+	else
+		return false;
+	return true;
+}
+
+struct rgb svg_name_fill(const struct profile *p, node_t node, struct svg_opts *s)
+{
+	const char *name = profile_name(p, node);
+	size_t n = profile_name_len(p, node);
 	struct rgb c;
+	if (separator_fill(name, n, &c))
+		return c;
 	if (s->cp && palette_map_get(s->cp, name, n, &c))
 		return c;
 	c = palette_color(s->palette, s->seed, &s->rng, name, n);
 	if (s->cp)
 		palette_map_put(s->cp, name, n, c);
 	return c;
+}
+
+static struct rgb frame_fill(const struct profile *p, const struct layout *l, const struct frame *f,
+			     struct svg_opts *s)
+{
+	struct rgb c;
+	if (separator_fill(profile_name(p, f->node), profile_name_len(p, f->node), &c))
+		return c;
+	if (l->differential)
+		return palette_diff(s->negate ? -f->delta : f->delta, l->maxdelta);
+	return svg_name_fill(p, f->node, s);
 }
 
 struct box {

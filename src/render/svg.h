@@ -44,6 +44,10 @@ void svg_opts_defaults(struct svg_opts *o);
 /* The whole SVG for a layout of profile p. */
 void svg_write(struct out *o, const struct profile *p, const struct layout *l,
 	       struct svg_opts *opts);
+/* The colour of a frame named as node is (not differential): the
+ * separators' grey, the --cp map's, or the palette's (which, for --cp, is
+ * added to the map). */
+struct rgb svg_name_fill(const struct profile *p, node_t node, struct svg_opts *s);
 /* The small SVG flamegraph.pl writes when there is nothing to draw. */
 void svg_write_error(struct out *o, const struct svg_opts *opts, const char *message);
 /* One TSV row per frame (title, x, y, width, height, fill, text_x, text_y,

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Benchmark: the HTML viewer (-o FILE.html) on profiles of about 100k, 1M
+# and 4M frames: the bench corpus's reference collapses (../shared/bench,
+# six captures, ~104k frames together) copied under 1, 10 and 39 distinct
+# root frames ("copy-N"). For each: scorch's time and peak RSS to write the
+# HTML, the file size and bytes per frame, then in headless chromium
+# (bench/html_measure.js) the time to first draw, zoom, reset and search,
+# the JS heap and the browser's peak RSS; side by side, scorch's SVG of the
+# same input (default --minwidth 0.1, so fewer frames) loaded the same way.
+# Goal (issue 10): 1M frames open under 1 s, zoom and search under 50 ms,
+# under 300 MB. The machine is shared: the load average is printed.
+#   bench/html.sh                  all three sizes
+#   SIZES="1" bench/html.sh        only ~100k frames
+set -eu
+cd "$(dirname "$0")/.."
+SCORCH=${SCORCH:-./scorch}
+SHARED=${SHARED:-../shared}
+OUT=${BENCH_OUT:-bench/out/html}
+SIZES=${SIZES:-1 10 39}
+mkdir -p "$OUT"
+if [ ! -d tests/browser/node_modules/playwright-core ] || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+	echo "# skipped: needs chromium and tests/browser/node_modules (scripts/setup)"
+	exit 0
+fi
+base=$OUT/corpus.folded
+if [ ! -s "$base" ]; then
+	for c in a-fp-mt b-sys-gcc c-kernel e-cxx-dwarf f1-cpuclock-F997 f2-two-events; do
+		xz -dc "$SHARED/bench/corpus/refs/$c.default.folded.xz"
+	done >"$base"
+fi
+echo "# load: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc)"
+for n in $SIZES; do
+	input=$OUT/copies-$n.folded
+	[ -s "$input" ] || for k in $(seq "$n"); do sed "s/^/copy-$k;/" "$base"; done >"$input"
+	for fmt in html svg; do
+		/usr/bin/time -f '%e %M %U %S' -o "$OUT/time.txt" "$SCORCH" flamegraph -o "$OUT/copies-$n.$fmt" "$input"
+		read -r secs kb usr sys <"$OUT/time.txt"
+		echo "# copies=$n $fmt: scorch ${secs}s wall (${usr}s user, ${sys}s sys), peak RSS $((kb / 1024)) MiB"
+		if [ "$fmt" = html ]; then
+			node bench/html_measure.js "$OUT/copies-$n.html" cc1 'malloc|free' || echo "# html measure failed"
+		elif [ "$(stat -c %s "$OUT/copies-$n.svg")" -lt 200000000 ]; then
+			timeout 600 node bench/html_measure.js "$OUT/copies-$n.svg" || echo "# svg measure failed or timed out"
+		fi
+	done
+done
