@@ -49,7 +49,7 @@ backend_tests() {
 	be=$1
 	if [ "$2" != 1 ]; then
 		for n in shares callers threads-and-children kernel-frames user-only kernel-only \
-			pid-target tid-annotation svg; do
+			pid-target tid-annotation svg html; do
 			skip "record $be: $n" "$3"
 		done
 		return
@@ -150,6 +150,14 @@ backend_tests() {
 		ok "record $be: svg"
 	else
 		not_ok "record $be: svg" "$(head -c 300 "$out/g.svg" 2>&1)" "$(cat "$out/err")"
+	fi
+	# The HTML viewer, chosen by --format whatever the file name.
+	"$SCORCH" record -q --backend $be --format html -o "$out/g.out" -- "$WL/burn" 0.3 2>"$out/err"
+	if head -c 20 "$out/g.out" 2>/dev/null | grep -q '<!DOCTYPE html>' && grep -q 'id="scorch-data"' "$out/g.out" &&
+		grep -q '"burn_a"' "$out/g.out"; then
+		ok "record $be: html"
+	else
+		not_ok "record $be: html" "$(head -c 300 "$out/g.out" 2>&1)" "$(cat "$out/err")"
 	fi
 }
 

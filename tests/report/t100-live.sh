@@ -17,7 +17,7 @@ elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; th
 	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
 fi
 
-live_names="dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg jit"
+live_names="dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg html jit"
 if [ -n "$live_why" ]; then
 	for n in $live_names; do skip "report live: $n" "$live_why"; done
 else
@@ -102,6 +102,14 @@ else
 		ok "report live: svg"
 	else
 		not_ok "report live: svg" "$(head -3 "$L/err")"
+	fi
+	# the HTML viewer through the same renderer (names and title as JSON)
+	if "$SCORCH" report -q -o "$L/fp.html" --title "report <test>" "$L/fp.data" 2>"$L/err" &&
+		head -c 20 "$L/fp.html" | grep -q '<!DOCTYPE html>' && grep -q 'id="scorch-data"' "$L/fp.html" &&
+		grep -q '"outer' "$L/fp.html" && grep -q 'report \\u003ctest\\u003e' "$L/fp.html"; then
+		ok "report live: html"
+	else
+		not_ok "report live: html" "$(head -3 "$L/err")"
 	fi
 
 	# JIT code named in /tmp/perf-PID.map (x86-64 workload)

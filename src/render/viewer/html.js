@@ -150,6 +150,7 @@
 	/* ---- state ---- */
 	var state = { view: sets.graph ? 'flame' : 'chart', zoom: 0, search: '', ignoreCase: true, func: -1 };
 	if (cfg.inverted && sets.graph) state.view = 'icicle';
+	if (cfg.flamechart && sets.chart) state.view = 'chart';
 	var match = null;        /* Uint8Array per name id, or null */
 	var matchShare = 0;
 	var panes = [];
@@ -158,7 +159,7 @@
 	function dark() { return document.documentElement.classList.contains('dark'); }
 
 	/* ---- panes: a scrolling box with a spacer and a sticky canvas ---- */
-	function Pane(set, rootTop, label) {
+	function Pane(set, rootTop) {
 		this.set = set;
 		this.rootTop = rootTop;
 		this.zoom = 0;
@@ -167,10 +168,6 @@
 		this.canvas = el('canvas');
 		this.spacer = el('div');
 		this.box.append(this.canvas, this.spacer);
-		if (label) {
-			var l = el('div', { class: 'sc-pane-label' }, label);
-			this.box.append(l);
-		}
 		var self = this;
 		this.box.addEventListener('scroll', function () { self.draw(); });
 		this.canvas.addEventListener('mousemove', function (e) { self.hover(e); });
@@ -367,7 +364,8 @@
 				sp--;
 			}
 		}
-		s.agg = { self: self, total: total, before: before, selfBefore: selfBefore };
+		s.agg = { self: self, total: total, before: before, selfBefore: selfBefore,
+			beforeTotal: incBefore ? incBefore[0] : 0 };
 		return s.agg;
 	}
 
@@ -390,7 +388,9 @@
 		}
 		return sum;
 	}
-	function runSearch() {
+	/* The search again (new pattern, view or zoom); fresh: N and Shift-N
+	 * start over. */
+	function runSearch(keepSteps) {
 		var s = curSet() || sets.graph;
 		match = null;
 		matchShare = 0;
@@ -411,8 +411,10 @@
 				matched.textContent = txt;
 			}
 		}
-		matches = null;
-		matchPos = -1;
+		if (!keepSteps) {
+			matches = null;
+			matchPos = -1;
+		}
 		saveHash();
 		drawAll();
 		return matchShare;
@@ -475,12 +477,11 @@
 		}
 		if (v === 'sandwich') {
 			var sw = sandwich(sets.graph, state.func);
-			var up = new Pane(sw.callers, false, 'callers of ' + shown[state.func]);
-			var down = new Pane(sw.callees, true, 'callees of ' + shown[state.func]);
+			var up = new Pane(sw.callers, false), down = new Pane(sw.callees, true);
 			up.onpick = down.onpick = function (i) { openSandwich(this.set.name[i]); };
 			panes = [up, down];
 		} else {
-			var p = new Pane(curSet(), v === 'icicle', null);
+			var p = new Pane(curSet(), v === 'icicle');
 			if (state.zoom > 0 && state.zoom < p.set.n) p.zoom = state.zoom;
 			panes = [p];
 		}
@@ -515,7 +516,7 @@
 		state.zoom = i;
 		crumbsFor(p);
 		footer.textContent = p.describe(i);
-		if (match) runSearch(); else { saveHash(); p.draw(); }
+		if (match) runSearch(true); else { saveHash(); p.draw(); }
 	}
 	function reset() {
 		var p = mainPane();
@@ -649,7 +650,8 @@
 				else {
 					var v = val(id, c[0]);
 					td = el('td', { 'data-value': String(count(v)) },
-						c[0] === 'delta' ? (v > 0 ? '+' : '') + commify(v) : commify(v) + ' (' + pct(v, s.total) + ')');
+						c[0] === 'delta' ? (v > 0 ? '+' : '') + commify(v) :
+						commify(v) + ' (' + pct(v, c[0] === 'before' ? a.beforeTotal : s.total) + ')');
 				}
 				tr.append(td);
 			});
@@ -664,6 +666,7 @@
 	}
 
 	/* ---- URL state ---- */
+	var lastHash = '';
 	function saveHash() {
 		var q = new URLSearchParams();
 		q.set('view', state.view);
@@ -673,6 +676,7 @@
 		if (state.search) q.set('s', state.search);
 		if (!state.ignoreCase) q.set('case', '1');
 		var h = '#' + q.toString();
+		lastHash = h;
 		if (location.hash !== h) history.replaceState(null, '', h);
 	}
 	function loadHash() {
@@ -744,6 +748,12 @@
 			p.draw();
 		}
 	});
+	/* A link opened in the same page (only the hash changed). */
+	window.addEventListener('hashchange', function () {
+		if (location.hash === lastHash) return;
+		loadHash();
+		setView(state.view, true);
+	});
 	var resizeTimer = 0;
 	window.addEventListener('resize', function () {
 		clearTimeout(resizeTimer);
@@ -794,6 +804,18 @@
 				state.func = id;
 			}
 			return setView(v);
+		},
+		/* The frames of pane k (0: the graph, or the callers in the
+		 * sandwich; 1: the callees): name, depth, start, width (counts),
+		 * fill colour, for tests and tools. */
+		frames: function (k) {
+			var p = panes[k || 0];
+			if (!p) return [];
+			var s = p.set, out = [];
+			for (var i = 0; i < s.n; i++)
+				out.push({ name: i ? shown[s.name[i]] : shown[s.name[0]] || 'all', depth: s.depth[i],
+					x: count(s.x[i]), w: count(s.w[i]), fill: p.fill(i) });
+			return out;
 		},
 		dark: function (on) { setDark(on === undefined ? !dark() : !!on); },
 		state: function () {
