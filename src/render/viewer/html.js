@@ -252,6 +252,9 @@
 				/* narrower than a pixel: merge what starts before the next pixel */
 				var nextX = zx + (Math.floor(px - PAD) + 1) / sx;
 				var j = startAtOrAfter(s, i + 1, hi, nextX);
+				/* only the last frame starting in this pixel can be wider
+				 * than one: it is drawn on its own */
+				if (j - 1 > i && s.w[j - 1] * sx >= 1) j--;
 				var last = j - 1, ex = PAD + (s.x[last] + s.w[last] - zx) * sx;
 				c.fillStyle = this.fill(i);
 				c.fillRect(px, y, Math.max(1, ex - px), ROWH - 1);
