@@ -25,13 +25,8 @@ void profile_release(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-node_t profile_push(struct profile *p, node_t parent, sym_t name)
+static node_t new_node(struct profile *p, node_t parent, sym_t name)
 {
-	uint64_t key = (uint64_t)parent << 32 | name;
-	bool inserted;
-	uint32_t *slot = hashmap_upsert(&p->edges, key, p->nr, &inserted);
-	if (!inserted)
-		return *slot;
 	VEC_GROW(p->nodes, (size_t)p->nr + 1, p->alloc);
 	node_t id = p->nr++;
 	p->nodes[id] = (struct node){
@@ -40,6 +35,37 @@ node_t profile_push(struct profile *p, node_t parent, sym_t name)
 		.depth = p->nodes[parent].depth + 1,
 	};
 	return id;
+}
+
+static void add_edge(struct profile *p, node_t parent, sym_t name, node_t child)
+{
+	bool inserted;
+	hashmap_upsert(&p->edges, (uint64_t)parent << 32 | name, child, &inserted);
+}
+
+node_t profile_push(struct profile *p, node_t parent, sym_t name)
+{
+	node_t kids = p->nodes[parent].kids;
+	if (kids == NODE_KIDS_NONE) {
+		node_t id = new_node(p, parent, name);
+		p->nodes[parent].kids = id;
+		return id;
+	}
+	if (kids != NODE_KIDS_MANY) {
+		if (p->nodes[kids].name == name)
+			return kids;
+		/* A second child: from now on both are in the edge map. */
+		add_edge(p, parent, p->nodes[kids].name, kids);
+		node_t id = new_node(p, parent, name);
+		add_edge(p, parent, name, id);
+		p->nodes[parent].kids = NODE_KIDS_MANY;
+		return id;
+	}
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&p->edges, (uint64_t)parent << 32 | name, p->nr, &inserted);
+	if (!inserted)
+		return *slot;
+	return new_node(p, parent, name);
 }
 
 void profile_add(struct profile *p, node_t leaf, double c0, double c1)

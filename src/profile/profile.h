@@ -21,10 +21,16 @@ typedef uint32_t node_t; /* trie node; 0 is the root */
 
 #define PROFILE_ROOT ((node_t)0)
 
+/* node.kids: how the children of a node are found. Most nodes of a real
+ * trie have at most one child; only the others pay for the edge map. */
+#define NODE_KIDS_NONE ((node_t)0)         /* no child (the root is no child) */
+#define NODE_KIDS_MANY ((node_t)UINT32_MAX) /* two or more: look in `edges` */
+
 struct node {
 	node_t parent;
 	sym_t name;
 	uint32_t depth; /* root 0, its children 1, ... */
+	node_t kids;    /* NODE_KIDS_NONE, the only child, or NODE_KIDS_MANY */
 	double self[2]; /* counts ending exactly here: column 0, and 1 for diffs */
 };
 
@@ -39,7 +45,7 @@ struct profile {
 	struct strpool names;
 	struct node *nodes;
 	uint32_t nr, alloc;
-	struct hashmap edges; /* (parent << 32 | name) -> child */
+	struct hashmap edges; /* (parent << 32 | name) -> child, for NODE_KIDS_MANY parents */
 	bool differential;    /* some input carried two counts */
 	bool keep_events;
 	struct profile_event *events;
