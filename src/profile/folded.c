@@ -72,46 +72,109 @@ void folded_reader_init(struct folded_reader *r, struct profile *p, const char *
 	stackcache_init(&r->cache);
 }
 
-/* Find or create the trie path of stack[0..n) (frames split on ';'). */
-static node_t push_stack(struct folded_reader *r, const char *line, size_t stack_len)
+/* Split s[0..n) on ';' into r->frames from index `nf`; returns the new
+ * count. */
+static size_t split_frames(struct folded_reader *r, size_t nf, const char *s, const char *end)
 {
-	struct profile *p = r->p;
-	/* Split on ';', dropping trailing empty fields as Perl's split. */
-	size_t nf = 0;
-	const char *s = line, *stack_end = line + stack_len;
-	while (s <= stack_end) {
-		const char *semi = memchr(s, ';', (size_t)(stack_end - s));
-		const char *fe = semi ? semi : stack_end;
+	while (s <= end) {
+		const char *semi = memchr(s, ';', (size_t)(end - s));
+		const char *fe = semi ? semi : end;
 		VEC_GROW(r->frames, nf + 1, r->frames_alloc);
 		r->frames[nf++] = (struct folded_frame){ s, (size_t)(fe - s) };
 		if (!semi)
 			break;
 		s = semi + 1;
 	}
-	while (nf && r->frames[nf - 1].n == 0)
-		nf--;
+	return nf;
+}
+
+/* Length of the common prefix of a[0..n) and b[0..n), a word at a time. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			return i + (size_t)__builtin_clzll(x ^ y) / 8;
+#else
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+#endif
+		}
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* How many leading frames of the previous stack pushed the stack
+ * line[0..n) shares, given d, the length of their common byte prefix: a
+ * frame that ends before d is shared; one that ends at d only if both
+ * stacks end it there (by ';' or by their end). */
+static size_t shared_frames(const struct folded_reader *r, const char *line, size_t n, size_t d)
+{
+	size_t k = 0;
+	for (; k < r->prev_nf; k++) {
+		size_t end = r->prev[k].off + r->prev[k].n;
+		if (end < d)
+			continue;
+		if (end == d && (d == n || line[d] == ';') &&
+		    (d == r->prev_len || r->prev_text[d] == ';'))
+			k++;
+		break;
+	}
+	return k;
+}
+
+/* Find or create the trie path of stack[0..n) (frames split on ';',
+ * trailing empty frames dropped as Perl's split drops them). */
+static node_t push_stack(struct folded_reader *r, const char *line, size_t stack_len)
+{
+	struct profile *p = r->p;
+	const char *stack_end = line + stack_len;
 	node_t node = PROFILE_ROOT;
 	if (r->opts.reverse) {
+		size_t nf = split_frames(r, 0, line, stack_end);
+		while (nf && r->frames[nf - 1].n == 0)
+			nf--;
 		for (size_t k = nf; k-- > 0;)
 			node = profile_push_str(p, node, r->frames[k].s, r->frames[k].n);
 		return node;
 	}
-	/* Sorted input: a new stack usually shares its first frames with
-	 * the previous new one; reuse their nodes instead of looking them up. */
-	size_t k = 0;
-	while (k < nf && k < r->prev_nf && r->frames[k].n == r->prev[k].n &&
-	       !memcmp(r->frames[k].s, r->prev_text + r->prev[k].off, r->frames[k].n)) {
-		node = r->prev[k].node;
-		k++;
-	}
+	/* Sorted input: a new stack usually shares its first frames with the
+	 * previous new one, and often the names of some later ones too. Find
+	 * the shared frames with one byte comparison and reuse their nodes;
+	 * split and look up only the rest. */
+	size_t m = stack_len < r->prev_len ? stack_len : r->prev_len;
+	size_t k = shared_frames(r, line, stack_len, common_prefix(line, r->prev_text, m));
+	VEC_GROW(r->frames, k, r->frames_alloc);
+	for (size_t i = 0; i < k; i++)
+		r->frames[i] = (struct folded_frame){ line + r->prev[i].off, r->prev[i].n };
+	const char *rest = k ? line + r->prev[k - 1].off + r->prev[k - 1].n + 1 : line;
+	size_t nf = split_frames(r, k, rest, stack_end);
+	while (nf && r->frames[nf - 1].n == 0)
+		nf--;
+	if (k > nf)
+		k = nf; /* shared frames that are trailing empty ones here */
+	if (k)
+		node = r->prev[k - 1].node;
 	VEC_GROW(r->prev, nf, r->prev_alloc);
+	for (size_t i = k; i < nf; i++) {
+		const struct folded_frame *f = &r->frames[i];
+		sym_t sym;
+		if (i < r->prev_nf && f->n == r->prev[i].n &&
+		    !memcmp(f->s, r->prev_text + r->prev[i].off, f->n))
+			sym = r->prev[i].sym;
+		else
+			sym = profile_sym(p, f->s, f->n);
+		node = profile_push(p, node, sym);
+		r->prev[i] = (struct folded_prev){ (size_t)(f->s - line), f->n, node, sym };
+	}
 	VEC_GROW(r->prev_text, stack_len + 1, r->prev_text_alloc);
 	memcpy(r->prev_text, line, stack_len);
-	for (size_t i = 0; i < nf; i++) {
-		node_t here = i < k ? r->prev[i].node
-				    : (node = profile_push_str(p, node, r->frames[i].s, r->frames[i].n));
-		r->prev[i] = (struct folded_prev){ (size_t)(r->frames[i].s - line), r->frames[i].n, here };
-	}
+	r->prev_len = stack_len;
 	r->prev_nf = nf;
 	return node;
 }

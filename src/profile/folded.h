@@ -55,6 +55,7 @@ struct folded_lines {
 struct folded_prev {
 	size_t off, n; /* frame bytes in prev_text */
 	node_t node;
+	sym_t sym;
 };
 
 struct folded_reader {
@@ -68,8 +69,8 @@ struct folded_reader {
 	size_t frames_alloc;
 	struct folded_prev *prev; /* frames of the last stack pushed */
 	size_t prev_nf, prev_alloc;
-	char *prev_text;
-	size_t prev_text_alloc;
+	char *prev_text; /* the last stack pushed */
+	size_t prev_len, prev_text_alloc;
 	struct folded_lines scratch;
 };
 

@@ -192,3 +192,94 @@ TEST(order_property_random)
 		profile_release(&p);
 	}
 }
+
+/* Random folded text over "ab;" (empty frames, leading and trailing ';',
+ * repeated and near-repeated stacks) folds as a naive fold does: split on
+ * ';', drop trailing empty frames, sum per stack, sort. And the trie has
+ * no two children of one node with the same name. */
+struct naive_stack {
+	char key[32];
+	double count;
+};
+
+static int naive_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct naive_stack *)a)->key, ((const struct naive_stack *)b)->key);
+}
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct node *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return (x->name > y->name) - (x->name < y->name);
+}
+
+TEST(folded_trie_random_matches_naive_fold)
+{
+	unsigned seed = 777;
+	for (int round = 0; round < 200; round++) {
+		char text[4096];
+		size_t len = 0;
+		struct naive_stack st[64];
+		size_t nst = 0;
+		char prev[16] = "";
+		for (int i = 0; i < 60; i++) {
+			char line[16];
+			int n = 0;
+			seed = seed * 1103515245 + 12345;
+			if ((seed >> 16) % 3 == 0 && prev[0]) {
+				/* an edit of the previous line: likely to share a prefix */
+				n = (int)strlen(prev);
+				memcpy(line, prev, (size_t)n);
+				n = n ? (int)((seed >> 8) % (unsigned)n) : 0;
+			}
+			int extra = (int)((seed = seed * 1103515245 + 12345) >> 16) % 7;
+			for (int k = 0; k < extra && n < 12; k++)
+				line[n++] = "ab;;"[((seed = seed * 1103515245 + 12345) >> 16) % 4];
+			line[n] = 0;
+			memcpy(prev, line, (size_t)n + 1);
+			int count = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 5;
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %d\n", line, count);
+			/* naive key: drop trailing empty frames = trailing ';' */
+			while (n && line[n - 1] == ';')
+				line[--n] = 0;
+			size_t j = 0;
+			while (j < nst && strcmp(st[j].key, line))
+				j++;
+			if (j == nst) {
+				memcpy(st[nst].key, line, (size_t)n + 1);
+				st[nst++].count = 0;
+			}
+			st[j].count += count;
+		}
+		qsort(st, nst, sizeof(st[0]), naive_cmp);
+		char want[4096];
+		size_t wl = 0;
+		for (size_t j = 0; j < nst; j++)
+			wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "%s %.0f\n", st[j].key,
+					       st[j].count);
+		struct profile p;
+		profile_init(&p);
+		folded_parse(&p, "t", text, len, NULL, NULL);
+		struct out *o = out_open_mem();
+		folded_write(&p, o);
+		char *got = out_mem_detach(o, NULL);
+		if (strcmp(got, want)) {
+			unit_fail(t_, __FILE__, __LINE__, "round %d: input\n%s\nwant\n%s\ngot\n%s", round,
+				  text, want, got);
+			free(got);
+			profile_release(&p);
+			break;
+		}
+		free(got);
+		struct node *sorted = malloc(p.nr * sizeof(*sorted));
+		memcpy(sorted, p.nodes, p.nr * sizeof(*sorted));
+		qsort(sorted + 1, p.nr - 1, sizeof(*sorted), edge_cmp);
+		for (node_t i = 2; i < p.nr; i++)
+			if (!edge_cmp(&sorted[i - 1], &sorted[i]))
+				unit_fail(t_, __FILE__, __LINE__, "round %d: duplicate child", round);
+		free(sorted);
+		profile_release(&p);
+	}
+}
