@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@ void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	strpool_init(&p->names);
-	hashmap_init(&p->edges);
+	VEC_GROW(p->kid_slots, 1, p->kid_slots_alloc);
+	p->kid_slots_nr = 1;
 	VEC_GROW(p->nodes, 1, p->alloc);
 	/* The root has an empty name so that sym 0 is "". */
 	p->nodes[0] = (struct node){ .parent = 0, .name = profile_sym(p, "", 0), .depth = 0 };
@@ -19,7 +21,7 @@ void profile_init(struct profile *p)
 void profile_release(struct profile *p)
 {
 	strpool_release(&p->names);
-	hashmap_release(&p->edges);
+	free(p->kid_slots);
 	free(p->nodes);
 	free(p->events);
 	memset(p, 0, sizeof(*p));
@@ -27,6 +29,11 @@ void profile_release(struct profile *p)
 
 static node_t new_node(struct profile *p, node_t parent, sym_t name)
 {
+	if (p->nr > NODE_MAX) {
+		/* 2^31 nodes: 64 GiB of them, out of memory in practice */
+		fprintf(stderr, "scorch: out of memory: more than %u stack frames\n", NODE_MAX);
+		abort();
+	}
 	VEC_GROW(p->nodes, (size_t)p->nr + 1, p->alloc);
 	node_t id = p->nr++;
 	p->nodes[id] = (struct node){
@@ -37,10 +44,61 @@ static node_t new_node(struct profile *p, node_t parent, sym_t name)
 	return id;
 }
 
-static void add_edge(struct profile *p, node_t parent, sym_t name, node_t child)
+static uint32_t kid_hash(sym_t name, uint32_t log2cap)
 {
-	bool inserted;
-	hashmap_upsert(&p->edges, (uint64_t)parent << 32 | name, child, &inserted);
+	return (uint32_t)(name * 0x9e3779b1u) >> (32 - log2cap);
+}
+
+/* A table of 2^log2cap empty slots; returns its header's index. */
+static uint32_t table_new(struct profile *p, uint32_t log2cap)
+{
+	uint32_t cap = 1u << log2cap, t = p->kid_free[log2cap];
+	if (t) {
+		p->kid_free[log2cap] = p->kid_slots[t].name;
+	} else {
+		if (p->kid_slots_nr > UINT32_MAX - 1 - cap) {
+			fprintf(stderr, "scorch: out of memory: child tables over 2^32 slots\n");
+			abort();
+		}
+		t = p->kid_slots_nr;
+		VEC_GROW(p->kid_slots, (size_t)t + 1 + cap, p->kid_slots_alloc);
+		p->kid_slots_nr = t + 1 + cap;
+	}
+	memset(&p->kid_slots[t + 1], 0, cap * sizeof(struct kid_slot));
+	p->kid_slots[t] = (struct kid_slot){ 0, log2cap };
+	return t;
+}
+
+/* The slot of `name` in table t: its child, or the empty slot to fill. */
+static struct kid_slot *table_find(struct profile *p, uint32_t t, sym_t name)
+{
+	uint32_t log2cap = p->kid_slots[t].child, mask = (1u << log2cap) - 1;
+	struct kid_slot *slots = &p->kid_slots[t + 1];
+	for (uint32_t i = kid_hash(name, log2cap);; i = (i + 1) & mask)
+		if (!slots[i].child || slots[i].name == name)
+			return &slots[i];
+}
+
+/* Add name -> child to table t (absent from it); returns the table, which
+ * moves when it grows. */
+static uint32_t table_add(struct profile *p, uint32_t t, sym_t name, node_t child)
+{
+	uint32_t nr = p->kid_slots[t].name, log2cap = p->kid_slots[t].child;
+	if ((nr + 1) * 4 > (3u << log2cap)) {
+		uint32_t bigger = table_new(p, log2cap + 1);
+		for (uint32_t i = 0; i < 1u << log2cap; i++) {
+			struct kid_slot s = p->kid_slots[t + 1 + i];
+			if (s.child)
+				*table_find(p, bigger, s.name) = s;
+		}
+		p->kid_slots[bigger].name = nr;
+		p->kid_slots[t].name = p->kid_free[log2cap];
+		p->kid_free[log2cap] = t;
+		t = bigger;
+	}
+	*table_find(p, t, name) = (struct kid_slot){ name, child };
+	p->kid_slots[t].name = nr + 1;
+	return t;
 }
 
 node_t profile_push(struct profile *p, node_t parent, sym_t name)
@@ -51,21 +109,25 @@ node_t profile_push(struct profile *p, node_t parent, sym_t name)
 		p->nodes[parent].kids = id;
 		return id;
 	}
-	if (kids != NODE_KIDS_MANY) {
+	if (!(kids & NODE_KIDS_TABLE)) {
 		if (p->nodes[kids].name == name)
 			return kids;
-		/* A second child: from now on both are in the edge map. */
-		add_edge(p, parent, p->nodes[kids].name, kids);
+		/* A second child: from now on the node has a table. */
+		uint32_t t = table_new(p, 2);
+		t = table_add(p, t, p->nodes[kids].name, kids);
 		node_t id = new_node(p, parent, name);
-		add_edge(p, parent, name, id);
-		p->nodes[parent].kids = NODE_KIDS_MANY;
+		t = table_add(p, t, name, id);
+		p->nodes[parent].kids = NODE_KIDS_TABLE | t;
 		return id;
 	}
-	bool inserted;
-	uint32_t *slot = hashmap_upsert(&p->edges, (uint64_t)parent << 32 | name, p->nr, &inserted);
-	if (!inserted)
-		return *slot;
-	return new_node(p, parent, name);
+	uint32_t t = kids & ~NODE_KIDS_TABLE;
+	struct kid_slot *s = table_find(p, t, name);
+	if (s->child)
+		return s->child;
+	node_t id = new_node(p, parent, name);
+	t = table_add(p, t, name, id);
+	p->nodes[parent].kids = NODE_KIDS_TABLE | t;
+	return id;
 }
 
 void profile_add(struct profile *p, node_t leaf, double c0, double c1)

@@ -9,7 +9,7 @@
 #ifndef SCORCH_PROFILE_PROFILE_H
 #define SCORCH_PROFILE_PROFILE_H
 
-#include "base/hashmap.h"
+#include "base/hashmap.h" /* for users that reach it through this header */
 #include "base/strpool.h"
 
 #include <stdbool.h>
@@ -22,16 +22,27 @@ typedef uint32_t node_t; /* trie node; 0 is the root */
 #define PROFILE_ROOT ((node_t)0)
 
 /* node.kids: how the children of a node are found. Most nodes of a real
- * trie have at most one child; only the others pay for the edge map. */
-#define NODE_KIDS_NONE ((node_t)0)         /* no child (the root is no child) */
-#define NODE_KIDS_MANY ((node_t)UINT32_MAX) /* two or more: look in `edges` */
+ * trie have at most one child, which the node names itself; a node with
+ * more has its own small hash table of (name, child), so the lookups of
+ * sorted input (siblings one after the other) stay in a few cache lines. */
+#define NODE_KIDS_NONE ((node_t)0)           /* no child (the root is no child) */
+#define NODE_KIDS_TABLE ((node_t)0x80000000) /* flag: the rest indexes kid_slots */
+#define NODE_MAX ((node_t)0x7fffffff)        /* node ids stay below the flag */
 
 struct node {
 	node_t parent;
 	sym_t name;
 	uint32_t depth; /* root 0, its children 1, ... */
-	node_t kids;    /* NODE_KIDS_NONE, the only child, or NODE_KIDS_MANY */
+	node_t kids;    /* NODE_KIDS_NONE, the only child, or NODE_KIDS_TABLE | table */
 	double self[2]; /* counts ending exactly here: column 0, and 1 for diffs */
+};
+
+/* A slot of a node's child table; child 0 marks an empty slot. A table is
+ * a header slot (name: entries, child: log2 of the capacity) followed by
+ * its slots. */
+struct kid_slot {
+	sym_t name;
+	node_t child;
 };
 
 /* One input line or sample in arrival order, kept only when asked
@@ -45,7 +56,9 @@ struct profile {
 	struct strpool names;
 	struct node *nodes;
 	uint32_t nr, alloc;
-	struct hashmap edges; /* (parent << 32 | name) -> child, for NODE_KIDS_MANY parents */
+	struct kid_slot *kid_slots; /* child tables; slot 0 unused */
+	uint32_t kid_slots_nr, kid_slots_alloc;
+	uint32_t kid_free[32]; /* freed tables by log2 capacity (0: none) */
 	bool differential;    /* some input carried two counts */
 	bool keep_events;
 	struct profile_event *events;
