@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct item {
-	node_t node;
+/* A sort key: a name followed by a terminator (ORDER_KEY_END: none). */
+struct key {
+	sym_t sym;
 	int terminator; /* ORDER_KEY_END, ' ' or ';' */
-};
-
-struct sort_ctx {
-	const struct profile *p;
 };
 
 static int term_cmp(int a, int b)
@@ -21,11 +18,11 @@ static int term_cmp(int a, int b)
 
 /* Compare name(a)+term(a) with name(b)+term(b) byte-wise, where an end
  * terminator makes a key a prefix (so it sorts first). */
-static int item_cmp(const struct profile *p, const struct item *a, const struct item *b)
+static int key_cmp(const struct profile *p, const struct key *a, const struct key *b)
 {
-	const unsigned char *sa = (const unsigned char *)profile_name(p, a->node);
-	const unsigned char *sb = (const unsigned char *)profile_name(p, b->node);
-	uint32_t la = profile_name_len(p, a->node), lb = profile_name_len(p, b->node);
+	const unsigned char *sa = (const unsigned char *)strpool_str(&p->names, a->sym);
+	const unsigned char *sb = (const unsigned char *)strpool_str(&p->names, b->sym);
+	uint32_t la = strpool_len(&p->names, a->sym), lb = strpool_len(&p->names, b->sym);
 	uint32_t m = la < lb ? la : lb;
 	int c = memcmp(sa, sb, m);
 	if (c)
@@ -42,10 +39,53 @@ static int item_cmp(const struct profile *p, const struct item *a, const struct 
 	return la < lb ? -1 : 1;
 }
 
-
-static int item_qsort_r_cmp(const void *x, const void *y, void *ctx)
+static int key_qsort_r_cmp(const void *x, const void *y, void *ctx)
 {
-	return item_cmp(ctx, x, y);
+	return key_cmp(ctx, x, y);
+}
+
+/* The rank of every key (name + self_terminator, name + ';') among all of
+ * them: rank[2 * sym] and rank[2 * sym + 1]. Sorting siblings by rank is
+ * sorting them by key, with integers instead of strings. key_cmp is a
+ * total order (byte strings, then name length), so ranks are distinct. */
+static uint32_t *key_ranks(const struct profile *p, int self_terminator)
+{
+	uint32_t nsyms = p->names.nr;
+	struct key *keys = xreallocarray(NULL, (size_t)nsyms * 2 + 1, sizeof(*keys));
+	for (sym_t s = 0; s < nsyms; s++) {
+		keys[2 * s] = (struct key){ s, self_terminator };
+		keys[2 * s + 1] = (struct key){ s, ';' };
+	}
+	qsort_r(keys, (size_t)nsyms * 2, sizeof(*keys), key_qsort_r_cmp, (void *)p);
+	uint32_t *rank = xreallocarray(NULL, (size_t)nsyms * 2 + 1, sizeof(*rank));
+	for (uint32_t i = 0; i < nsyms * 2; i++)
+		rank[2 * keys[i].sym + (keys[i].terminator == ';')] = i;
+	free(keys);
+	return rank;
+}
+
+/* Items to sort among siblings are rank << 32 | node: the rank says which
+ * key (own line or subtree), the node breaks no ties (ranks differ). */
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void sort_items(uint64_t *v, size_t n)
+{
+	if (n > 32) {
+		qsort(v, n, sizeof(*v), u64_cmp);
+		return;
+	}
+	/* Most nodes have a handful of children: insertion sort. */
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size_t *nr_out)
@@ -73,13 +113,16 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 		if (live[i] && i)
 			live[p->nodes[i].parent] |= 2; /* subtree */
 	}
+	uint32_t *rank = key_ranks(p, self_terminator);
 
 	size_t out_nr = 0, out_alloc = 0;
 	node_t *out = NULL;
-	/* Explicit stack of item ranges: no recursion on deep stacks. */
+	/* The sorted items of each parent on the current path, one after the
+	 * other in `items` (no recursion on deep stacks). */
+	uint64_t *items = NULL;
+	size_t items_nr = 0, items_alloc = 0;
 	struct frame {
-		struct item *items;
-		size_t nr, next;
+		size_t start, next, end;
 	} *stack = NULL;
 	size_t depth = 0, stack_alloc = 0;
 
@@ -90,42 +133,47 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 	node_t parent = 0;
 	for (;;) {
 		if (live[parent] & 2) {
-			size_t cnt = 0;
-			struct item *items = xreallocarray(NULL, 2 * (first[parent + 1] - first[parent]) + 1,
-							   sizeof(*items));
+			size_t start = items_nr;
+			VEC_GROW(items, items_nr + 2 * (size_t)(first[parent + 1] - first[parent]),
+				 items_alloc);
 			for (uint32_t k = first[parent]; k < first[parent + 1]; k++) {
 				node_t c = kids[k];
+				uint64_t r = rank[2 * p->nodes[c].name];
 				if (live[c] & 1)
-					items[cnt++] = (struct item){ c, self_terminator };
+					items[items_nr++] = r << 32 | c;
 				if (live[c] & 2)
-					items[cnt++] = (struct item){ c, ';' };
+					items[items_nr++] = (uint64_t)rank[2 * p->nodes[c].name + 1] << 32 | c;
 			}
-			qsort_r(items, cnt, sizeof(*items), item_qsort_r_cmp, (void *)p);
+			sort_items(items + start, items_nr - start);
 			VEC_GROW(stack, depth + 1, stack_alloc);
-			stack[depth++] = (struct frame){ items, cnt, 0 };
+			stack[depth++] = (struct frame){ start, start, items_nr };
 		}
 		/* Advance to the next subtree item, emitting own lines on the way. */
 		parent = 0;
 		while (depth) {
 			struct frame *f = &stack[depth - 1];
-			if (f->next == f->nr) {
-				free(f->items);
+			if (f->next == f->end) {
+				items_nr = f->start;
 				depth--;
 				continue;
 			}
-			struct item it = f->items[f->next++];
-			if (it.terminator != ';') {
+			uint64_t it = items[f->next++];
+			node_t node = (node_t)it;
+			if ((uint32_t)(it >> 32) != rank[2 * p->nodes[node].name + 1]) {
+				/* its own line */
 				VEC_GROW(out, out_nr + 1, out_alloc);
-				out[out_nr++] = it.node;
+				out[out_nr++] = node;
 				continue;
 			}
-			parent = it.node;
+			parent = node;
 			break;
 		}
 		if (!parent)
 			break;
 	}
 	free(stack);
+	free(items);
+	free(rank);
 	free(live);
 	free(kids);
 	free(first);
