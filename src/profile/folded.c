@@ -129,8 +129,9 @@ static size_t shared_frames(const struct folded_reader *r, const char *line, siz
 }
 
 /* Find or create the trie path of stack[0..n) (frames split on ';',
- * trailing empty frames dropped as Perl's split drops them). */
-static node_t push_stack(struct folded_reader *r, const char *line, size_t stack_len)
+ * trailing empty frames dropped as Perl's split drops them), given d, the
+ * length of its common prefix with the previous stack pushed. */
+static node_t push_stack(struct folded_reader *r, const char *line, size_t stack_len, size_t d)
 {
 	struct profile *p = r->p;
 	const char *stack_end = line + stack_len;
@@ -147,8 +148,7 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 	 * previous new one, and often the names of some later ones too. Find
 	 * the shared frames with one byte comparison and reuse their nodes;
 	 * split and look up only the rest. */
-	size_t m = stack_len < r->prev_len ? stack_len : r->prev_len;
-	size_t k = shared_frames(r, line, stack_len, common_prefix(line, r->prev_text, m));
+	size_t k = shared_frames(r, line, stack_len, d);
 	VEC_GROW(r->frames, k, r->frames_alloc);
 	for (size_t i = 0; i < k; i++)
 		r->frames[i] = (struct folded_frame){ line + r->prev[i].off, r->prev[i].n };
@@ -225,29 +225,77 @@ static bool path_matches_reversed(void *ctx, node_t leaf, const char *s, size_t 
 	return false;
 }
 
+/* Length of the common prefix of line[0..n) and the previous stack pushed. */
+static size_t prefix_with_previous(const struct folded_reader *r, const char *line, size_t n)
+{
+	return common_prefix(line, r->prev_text, n < r->prev_len ? n : r->prev_len);
+}
+
+/* Does line[0..n), whose first d bytes are those of an earlier stack,
+ * share at least half its bytes with it and differ in at most
+ * FOLDED_NEAR_FRAMES frames? Then walking the trie from their shared
+ * frames costs less than hashing the whole line for the cache (in random
+ * order, the cache's batched lookups win). */
+enum { FOLDED_NEAR_FRAMES = 3 };
+
+static bool is_near(const char *line, size_t n, size_t d)
+{
+	if ((n - d) * 2 > n)
+		return false;
+	const char *s = line + d, *end = line + n;
+	for (int frames = 1; (s = memchr(s, ';', (size_t)(end - s))); s++)
+		if (++frames > FOLDED_NEAR_FRAMES)
+			return false;
+	return true;
+}
+
 void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines)
 {
 	if (lines->differential)
 		r->p->differential = true;
-	/* A batch at a time: prefetch the cache slots, then their keys, then
-	 * look up in order, so the misses of several lines overlap. */
+	/* A line near the previous stack pushed (sorted input) walks the trie
+	 * from their shared frames; the others are looked up whole in the
+	 * cache first. A batch at a time: guess which lines will use the
+	 * cache (those not near the line before them), prefetch their cache
+	 * slots, then their leaves, then look up in order, so the misses of
+	 * several lines overlap. */
 	for (size_t at = 0; at < lines->nr; at += FOLDED_BATCH) {
 		size_t n = lines->nr - at < FOLDED_BATCH ? lines->nr - at : FOLDED_BATCH;
 		const struct folded_pending *q = lines->v + at;
-		for (size_t i = 0; i < n; i++)
-			stackcache_prefetch(&r->cache, q[i].hash);
+		uint64_t hash[FOLDED_BATCH];
+		bool hashed[FOLDED_BATCH];
 		for (size_t i = 0; i < n; i++) {
-			node_t leaf = stackcache_peek(&r->cache, q[i].hash);
+			hashed[i] = r->opts.reverse || !i ||
+				    !is_near(q[i].line, q[i].len,
+					     common_prefix(q[i].line, q[i - 1].line,
+							   q[i].len < q[i - 1].len ? q[i].len : q[i - 1].len));
+			if (!hashed[i])
+				continue;
+			hash[i] = stackcache_hash(q[i].line, q[i].len);
+			stackcache_prefetch(&r->cache, hash[i]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!hashed[i])
+				continue;
+			node_t leaf = stackcache_peek(&r->cache, hash[i]);
 			if (leaf < r->p->nr)
 				__builtin_prefetch(&r->p->nodes[leaf]);
 		}
 		for (size_t i = 0; i < n; i++) {
-			node_t node = stackcache_get(&r->cache, q[i].hash, q[i].line, q[i].len,
-						     r->opts.reverse ? path_matches_reversed : path_matches,
-						     r->p);
-			if (node == UINT32_MAX) {
-				node = push_stack(r, q[i].line, q[i].len);
-				stackcache_put(&r->cache, q[i].hash, q[i].len, node);
+			size_t d = r->opts.reverse ? 0 : prefix_with_previous(r, q[i].line, q[i].len);
+			node_t node;
+			if (!r->opts.reverse && is_near(q[i].line, q[i].len, d)) {
+				node = push_stack(r, q[i].line, q[i].len, d);
+			} else {
+				if (!hashed[i])
+					hash[i] = stackcache_hash(q[i].line, q[i].len);
+				node = stackcache_get(&r->cache, hash[i], q[i].line, q[i].len,
+						      r->opts.reverse ? path_matches_reversed : path_matches,
+						      r->p);
+				if (node == UINT32_MAX) {
+					node = push_stack(r, q[i].line, q[i].len, d);
+					stackcache_put(&r->cache, hash[i], q[i].len, node);
+				}
 			}
 			profile_add(r->p, node, q[i].c0, q[i].c1);
 		}
@@ -293,8 +341,7 @@ int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, st
 			c0 = c1;
 		}
 		VEC_GROW(out->v, out->nr + 1, out->alloc);
-		out->v[out->nr++] = (struct folded_pending){ line, stack_len, c0, c1,
-							     stackcache_hash(line, stack_len) };
+		out->v[out->nr++] = (struct folded_pending){ line, stack_len, c0, c1 };
 	}
 	return 0;
 }

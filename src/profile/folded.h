@@ -31,8 +31,10 @@ int folded_parse(struct profile *p, const char *name, const char *data, size_t l
 
 /* Streaming form of folded_parse for input read in pieces: feed whole
  * lines (a piece may end without a newline only at the end of input); line
- * numbers continue across pieces. Repeated stacks are looked up in a cache
- * of the stack text (profile/stackcache.h) instead of frame by frame. */
+ * numbers continue across pieces. A stack that shares all but a few frames
+ * with the line before it (sorted input) reuses that line's nodes; other
+ * stacks are first looked up whole in a cache of the stack text
+ * (profile/stackcache.h), which pays when stacks repeat out of order. */
 enum { FOLDED_BATCH = 16 };
 
 /* A parsed line waiting for its trie lookup. */
@@ -40,10 +42,9 @@ struct folded_pending {
 	const char *line;
 	size_t len; /* of the stack text */
 	double c0, c1;
-	uint64_t hash;
 };
 
-/* The lines of one piece of input, parsed (counts, stack text, hash) but
+/* The lines of one piece of input, parsed (counts, stack text) but
  * not yet applied to the profile: scanning and applying can run in two
  * threads (profile/folded_stream.c). */
 struct folded_lines {

@@ -64,7 +64,7 @@ static int stream_feed(struct stream *s, struct folded_reader *r)
 }
 
 /* --threads=2: a pipeline. A reader thread reads pieces of whole lines and
- * scans them (line splitting, counts, stack hashes, warnings with line
+ * scans them (line splitting, counts, warnings with line
  * numbers) while this thread applies the previous piece to the profile
  * (cache lookups, trie). Two pieces alternate; order is preserved, so the
  * result, the messages and flame-chart events are those of one thread. */
