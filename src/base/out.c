@@ -1,9 +1,12 @@
 #include "base/out.h"
 
 #include "base/alloc.h"
+#include "base/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,31 +17,193 @@ static struct out *out_new(int fd)
 {
 	struct out *o = xcalloc(1, sizeof(*o));
 	o->fd = fd;
+	o->tmp_slot = -1;
+	o->rewrite_fd = -1;
 	return o;
+}
+
+/* path with the symbolic links at its end followed, as open() would (a
+ * relative link is read from the link's folder); NULL after an error. */
+static char *follow_links(const char *path)
+{
+	char *cur = xstrdup(path);
+	for (int hops = 0;; hops++) {
+		struct stat st;
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			return cur;
+		char link[PATH_MAX];
+		ssize_t n = hops < 40 ? readlink(cur, link, sizeof(link) - 1) : -1;
+		if (n < 0) {
+			error("cannot write '%s': %s", path, strerror(hops < 40 ? errno : ELOOP));
+			free(cur);
+			return NULL;
+		}
+		link[n] = '\0';
+		const char *slash = strrchr(cur, '/');
+		char *next;
+		if (link[0] == '/' || !slash) {
+			next = xstrdup(link);
+		} else {
+			size_t dir = (size_t)(slash - cur) + 1;
+			next = xmalloc(dir + (size_t)n + 1);
+			memcpy(next, cur, dir);
+			memcpy(next + dir, link, (size_t)n + 1);
+		}
+		free(cur);
+		cur = next;
+	}
+}
+
+/* A new temporary file, in target's folder (TARGET.tmp.XXXXXX) or, with
+ * in_tmpdir, in $TMPDIR (or /tmp); registered for removal on a fatal
+ * signal. Returns its descriptor (path in o->tmp_path) or -1 with errno. */
+static int make_temp(struct out *o, bool in_tmpdir)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	size_t n = in_tmpdir ? strlen(dir) + 1 : strlen(o->target);
+	char *tmp = xmalloc(n + 16);
+	if (in_tmpdir) {
+		memcpy(tmp, dir, n - 1);
+		memcpy(tmp + n - 1, "/scorch-XXXXXX", 15);
+	} else {
+		memcpy(tmp, o->target, n);
+		memcpy(tmp + n, ".tmp.XXXXXX", 12);
+	}
+	int fd = tempfile_mkstemp(tmp, &o->tmp_slot);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	o->tmp_path = tmp;
+	return fd;
+}
+
+static void drop_temp(struct out *o)
+{
+	close(o->fd);
+	o->fd = -1;
+	unlink(o->tmp_path);
+	tempfile_forget(o->tmp_slot);
+	o->tmp_slot = -1;
+	free(o->tmp_path);
+	o->tmp_path = NULL;
+}
+
+static void out_free(struct out *o)
+{
+	free(o->path);
+	free(o->target);
+	free(o->tmp_path);
+	free(o->mem);
+	free(o);
+}
+
+static struct out *fail(struct out *o, const char *what, int err)
+{
+	error("cannot %s '%s': %s", what, o->path, strerror(err));
+	if (o->rewrite_fd >= 0)
+		close(o->rewrite_fd);
+	out_free(o);
+	return NULL;
+}
+
+/* Kept in place (hard links, an owner we cannot give, no room for a
+ * temporary beside it): open it now, so that a file we cannot write fails
+ * before the run, and rewrite it at commit from a temporary file. */
+static struct out *open_rewrite(struct out *o)
+{
+	o->rewrite_fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (o->rewrite_fd < 0)
+		return fail(o, "write", errno);
+	o->fd = make_temp(o, false);
+	if (o->fd < 0)
+		o->fd = make_temp(o, true);
+	if (o->fd < 0)
+		return fail(o, "create a temporary file for", errno);
+	return o;
+}
+
+/* An existing regular file: a temporary beside it, with its mode and
+ * owner, renamed over it at commit. */
+static struct out *open_replace(struct out *o, const struct stat *st)
+{
+	o->fd = make_temp(o, false);
+	if (o->fd < 0)
+		return open_rewrite(o);
+	bool same_owner = st->st_uid == geteuid() && st->st_gid == getegid();
+	if ((!same_owner && fchown(o->fd, st->st_uid, st->st_gid)) ||
+	    fchmod(o->fd, st->st_mode & 07777)) {
+		drop_temp(o);
+		return open_rewrite(o);
+	}
+	return o;
+}
+
+/* A file that does not exist yet: a temporary with the usual
+ * umask-based mode, renamed at commit. */
+static struct out *open_new(struct out *o)
+{
+	o->fd = make_temp(o, false);
+	if (o->fd < 0)
+		return fail(o, "create", errno);
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(o->fd, 0666 & ~mask);
+	return o;
+}
+
+/* Sets *st and returns o ready for the kind of file o->target is, or
+ * NULL after an error; with check_only, a device or FIFO is not opened. */
+static struct out *open_target(struct out *o, bool check_only)
+{
+	struct stat st;
+	if (stat(o->target, &st))
+		return errno == ENOENT ? open_new(o) : fail(o, "write", errno);
+	if (S_ISDIR(st.st_mode))
+		return fail(o, "write", EISDIR);
+	if (S_ISSOCK(st.st_mode)) {
+		error("cannot write '%s': it is a socket", o->path);
+		out_free(o);
+		return NULL;
+	}
+	if (S_ISREG(st.st_mode))
+		return st.st_nlink > 1 ? open_rewrite(o) : open_replace(o, &st);
+	/* Device or FIFO: written directly (opening a FIFO waits for a reader). */
+	if (check_only)
+		return access(o->target, W_OK) ? fail(o, "write", errno) : o;
+	o->fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	return o->fd < 0 ? fail(o, "write", errno) : o;
+}
+
+static struct out *open_path(const char *path, bool check_only)
+{
+	if (!path || !strcmp(path, "-"))
+		return out_new(STDOUT_FILENO);
+	char *target = follow_links(path);
+	if (!target)
+		return NULL;
+	struct out *o = out_new(-1);
+	o->path = xstrdup(path);
+	o->target = target;
+	return open_target(o, check_only);
 }
 
 struct out *out_open(const char *path)
 {
-	if (!path || !strcmp(path, "-"))
-		return out_new(STDOUT_FILENO);
-	size_t n = strlen(path);
-	char *tmp = xmalloc(n + 16);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		error("cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
-		return NULL;
-	}
-	/* mkstemp makes 0600; give the file the usual umask-based mode. */
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	struct out *o = out_new(fd);
-	o->path = xstrdup(path);
-	o->tmp_path = tmp;
-	return o;
+	return open_path(path, false);
+}
+
+int out_check(const char *path)
+{
+	struct out *o = open_path(path, true);
+	if (!o)
+		return -1;
+	out_abort(o);
+	return 0;
 }
 
 struct out *out_open_null(void)
@@ -148,29 +313,53 @@ void out_u64(struct out *o, uint64_t v)
 	out_write(o, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
-static void out_free(struct out *o)
+/* Copy the finished temporary over the kept file's content. */
+static int rewrite_in_place(struct out *o)
 {
-	free(o->path);
-	free(o->tmp_path);
-	free(o->mem);
-	free(o);
+	if (lseek(o->fd, 0, SEEK_SET) || ftruncate(o->rewrite_fd, 0))
+		return error("cannot write '%s': %s", o->path, strerror(errno));
+	for (;;) {
+		ssize_t r = read(o->fd, o->buf, OUT_BUF_SIZE);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return error("cannot write '%s': %s", o->path, strerror(errno));
+		if (r == 0)
+			return 0;
+		for (ssize_t done = 0; done < r;) {
+			ssize_t w = write(o->rewrite_fd, o->buf + done, (size_t)(r - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return error("cannot write '%s': %s", o->path, strerror(errno));
+			done += w;
+		}
+	}
 }
 
 int out_commit(struct out *o)
 {
 	out_flush(o);
 	int ret = 0;
-	if (o->err) {
+	if (o->err)
 		ret = error("cannot write '%s': %s", o->path ? o->path : "<stdout>", strerror(o->err));
-	}
-	if (o->tmp_path) {
+	if (o->tmp_path && o->rewrite_fd >= 0) {
+		if (!ret)
+			ret = rewrite_in_place(o);
+		if (close(o->rewrite_fd) && !ret)
+			ret = error("cannot write '%s': %s", o->path, strerror(errno));
+		drop_temp(o);
+	} else if (o->tmp_path) {
 		if (close(o->fd) && !ret)
 			ret = error("cannot write '%s': %s", o->path, strerror(errno));
-		if (!ret && rename(o->tmp_path, o->path))
-			ret = error("cannot rename '%s' to '%s': %s", o->tmp_path, o->path,
-				    strerror(errno));
+		o->fd = -1;
+		if (!ret && rename(o->tmp_path, o->target))
+			ret = error("cannot replace '%s': %s", o->path, strerror(errno));
 		if (ret)
 			unlink(o->tmp_path);
+		tempfile_forget(o->tmp_slot);
+	} else if (o->path && o->fd >= 0 && close(o->fd) && !ret) {
+		ret = error("cannot write '%s': %s", o->path, strerror(errno));
 	}
 	out_free(o);
 	return ret;
@@ -178,9 +367,11 @@ int out_commit(struct out *o)
 
 void out_abort(struct out *o)
 {
-	if (o->tmp_path) {
+	if (o->tmp_path)
+		drop_temp(o);
+	else if (o->path && o->fd >= 0)
 		close(o->fd);
-		unlink(o->tmp_path);
-	}
+	if (o->rewrite_fd >= 0)
+		close(o->rewrite_fd);
 	out_free(o);
 }

@@ -92,7 +92,8 @@ const char record_usage[] =
 	"cannot be run or found. When -d or Ctrl-C ends sampling first, the command\n"
 	"is sent SIGTERM and its status is not used.\n";
 
-/* The one mutable global scorch allows: set by the SIGINT/SIGTERM handler. */
+/* Set by the SIGINT/SIGTERM/SIGHUP handler (a handler reaches no context;
+ * base/tempfile.c is the only other such global). */
 static volatile sig_atomic_t record_stop;
 
 static void on_signal(int sig)
@@ -390,22 +391,25 @@ int cmd_record(int argc, char **argv)
 	if (g.given && !graph && !o.quiet)
 		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
 	/* Open the output first: a bad path fails before minutes of sampling
-	 * (for a graph this only checks that it can be created). */
-	struct out *out = out_open(output);
-	if (!out) {
+	 * (for a graph this only checks that it can be created: it is written
+	 * at the end, and opening a FIFO now would make its reader see EOF). */
+	struct out *out = graph ? NULL : out_open(output);
+	if (graph ? out_check(output) != 0 : !out) {
 		graph_opts_release(&g);
 		free(o.pids);
 		free(o.tids);
 		return 1;
 	}
-	if (graph)
-		out_abort(out);
 
-	struct sigaction sa = { 0 };
+	/* INT, TERM and HUP stop sampling and the output is still written;
+	 * the previous actions (base/tempfile.h's cleanup of out's temporary
+	 * file, when it has one) come back afterwards. */
+	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { 0 }, old_sa[3];
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &sa, &old_sa[i]);
 	/* A reader of our stdout going away must not kill us mid-record. */
 	signal(SIGPIPE, SIG_IGN);
 
@@ -413,8 +417,8 @@ int cmd_record(int argc, char **argv)
 	struct record_stats st;
 	profile_init(&p);
 	int ret = record_run(&o, &p, &st);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &old_sa[i], NULL);
 	int rc;
 	double t0 = record_now(), c0 = record_cpu_now();
 	if (ret) {
