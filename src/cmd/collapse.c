@@ -17,6 +17,7 @@
 #include "collapse/perf_script.h"
 #include "profile/folded.h"
 #include "profile/profile.h"
+#include "render/graph.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,7 +37,8 @@ const char collapse_usage[] =
 	"FILE or \"-\" reads stdin. gzip, xz and zstd input is decompressed.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output FILE     write to FILE (replaced only when all went well)\n"
+	"  -o, --output FILE     write to FILE (replaced only when all went well);\n"
+	"                        FILE.pb.gz: pprof, FILE.speedscope.json: speedscope\n"
 	"      --strict          a line that cannot be parsed is an error (exit 1)\n"
 	"  -j, --threads N       parser threads (perf; default: one per CPU)\n"
 	"      --list            list the formats\n"
@@ -246,11 +248,15 @@ int cmd_collapse(int argc, char **argv)
 	free(in);
 
 	if (!ret) {
+		enum graph_format f = graph_format_for_path(a.output);
 		struct out *o = out_open(a.output);
 		if (!o) {
 			ret = 1;
 		} else {
-			folded_write(&p, o);
+			if (graph_format_is_data(f))
+				graph_write_data(o, &p, f, &(struct pprof_opts){ 0 });
+			else
+				folded_write(&p, o);
 			if (out_commit(o))
 				ret = 1;
 		}

@@ -60,8 +60,10 @@ const char record_usage[] =
 	"\n"
 	"output:\n"
 	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph,\n"
-	"                          FILE.html: the interactive viewer (one file)\n"
-	"      --format F          svg or html whatever the -o name (stdout too)\n"
+	"                          FILE.html: the interactive viewer (one file),\n"
+	"                          FILE.pb.gz: pprof, FILE.speedscope.json: speedscope\n"
+	"      --format F          svg, html, pprof or speedscope whatever the -o name\n"
+	"                          (stdout too)\n"
 	"  -f, --folded            folded stacks (the default, bcc profile's -f); not\n"
 	"                          with a graph output\n"
 	"      --annotate-pid      append -PID to the process name (collapse --pid)\n"
@@ -435,6 +437,7 @@ int cmd_record(int argc, char **argv)
 		/* Each sample counts 1, whatever the event: say so. */
 		if (g.svg.countname == default_countname)
 			g.svg.countname = "samples";
+		g.period_ns = 1e9 / o.freq;
 		rc = graph_exit_code(graph_render(&p, &g, graph, output));
 	} else {
 		folded_write(&p, out);

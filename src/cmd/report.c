@@ -33,8 +33,10 @@ const char report_usage[] =
 	"options:\n"
 	"  -i, --input FILE        perf.data to read (same as the FILE argument)\n"
 	"  -o, --output FILE       write here instead of stdout; FILE.svg: a flame graph,\n"
-	"                          FILE.html: the interactive viewer (one file)\n"
-	"      --format F          svg or html whatever the -o name (stdout too)\n"
+	"                          FILE.html: the interactive viewer (one file),\n"
+	"                          FILE.pb.gz: pprof, FILE.speedscope.json: speedscope\n"
+	"      --format F          svg, html, pprof or speedscope whatever the -o name\n"
+	"                          (stdout too)\n"
 	"      --pid               root frame comm-PID (as the script sees perf script's header)\n"
 	"      --tid               root frame comm-PID/TID\n"
 	"      --kernel            annotate kernel frames with _[k]\n"
@@ -279,6 +281,7 @@ int cmd_report(int argc, char **argv)
 			/* The graph says what it counts: the event's unit. */
 			if (g.svg.countname == default_countname && st.count_unit)
 				g.svg.countname = st.count_unit;
+			g.count_unit = st.count_unit;
 			rc = graph_exit_code(graph_render(&p, &g, graph, output));
 		} else {
 			struct out *out = out_open(output);

@@ -6,31 +6,86 @@
 #include "profile/ops.h"
 #include "render/html.h"
 #include "render/palette.h"
+#include "render/pprof.h"
+#include "render/speedscope.h"
 
 #include <string.h>
 #include <strings.h>
 
-const char graph_format_names[] = "svg, html";
+const char graph_format_names[] = "svg, html, pprof, speedscope";
+
+static const struct {
+	const char *name;
+	enum graph_format format;
+} format_names[] = {
+	{ "svg", GRAPH_FORMAT_SVG },
+	{ "html", GRAPH_FORMAT_HTML },
+	{ "pprof", GRAPH_FORMAT_PPROF },
+	{ "speedscope", GRAPH_FORMAT_SPEEDSCOPE },
+};
+
+/* Output file name endings; the longest that matches wins. */
+static const struct {
+	const char *suffix;
+	enum graph_format format;
+} format_suffixes[] = {
+	{ ".svg", GRAPH_FORMAT_SVG },
+	{ ".html", GRAPH_FORMAT_HTML },
+	{ ".htm", GRAPH_FORMAT_HTML },
+	{ ".pb.gz", GRAPH_FORMAT_PPROF },
+	{ ".pprof", GRAPH_FORMAT_PPROF },
+	{ ".speedscope.json", GRAPH_FORMAT_SPEEDSCOPE },
+};
 
 enum graph_format graph_format_find(const char *name)
 {
-	if (!strcmp(name, "svg"))
-		return GRAPH_FORMAT_SVG;
-	if (!strcmp(name, "html"))
-		return GRAPH_FORMAT_HTML;
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(name, format_names[i].name))
+			return format_names[i].format;
 	return GRAPH_FORMAT_NONE;
 }
 
 enum graph_format graph_format_for_path(const char *path)
 {
-	const char *dot = path ? strrchr(path, '.') : NULL;
-	if (!dot || strchr(dot, '/'))
-		return GRAPH_FORMAT_NONE;
-	if (!strcasecmp(dot, ".svg"))
-		return GRAPH_FORMAT_SVG;
-	if (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm"))
-		return GRAPH_FORMAT_HTML;
+	size_t n = path ? strlen(path) : 0;
+	for (size_t i = 0; i < sizeof(format_suffixes) / sizeof(format_suffixes[0]); i++) {
+		size_t k = strlen(format_suffixes[i].suffix);
+		if (n > k && path[n - k - 1] != '/' && !strcasecmp(path + n - k, format_suffixes[i].suffix))
+			return format_suffixes[i].format;
+	}
 	return GRAPH_FORMAT_NONE;
+}
+
+/* Formats that carry the stacks themselves rather than a picture of them. */
+bool graph_format_is_data(enum graph_format f)
+{
+	return f == GRAPH_FORMAT_PPROF || f == GRAPH_FORMAT_SPEEDSCOPE;
+}
+
+void graph_write_data(struct out *out, const struct profile *p, enum graph_format f,
+		      const struct pprof_opts *po)
+{
+	if (f == GRAPH_FORMAT_PPROF) {
+		pprof_write(out, p, po);
+	} else if (f == GRAPH_FORMAT_SPEEDSCOPE) {
+		speedscope_write(out, p);
+	} else {
+		BUG("not a data format");
+	}
+}
+
+static int render_data(struct profile *p, struct graph_opts *o, enum graph_format f, const char *output)
+{
+	if (profile_total(p, 0) == 0 && profile_total(p, 1) == 0) {
+		error("no stack counts found in the input");
+		return -2;
+	}
+	struct out *out = out_open(output);
+	if (!out)
+		return -1;
+	struct pprof_opts po = { .count_unit = o->count_unit, .period_ns = o->period_ns };
+	graph_write_data(out, p, f, &po);
+	return out_commit(out);
 }
 
 static void replace_profile(struct profile *p, void (*op)(struct profile *, const struct profile *))
@@ -108,6 +163,8 @@ int graph_render(struct profile *p, struct graph_opts *o, enum graph_format f, c
 	}
 	if ((o->include || o->exclude) && filter(p, o))
 		return -2;
+	if (graph_format_is_data(f))
+		return render_data(p, o, f, output);
 	if (o->svg.palette == PAL_CHAIN)
 		replace_profile(p, profile_chain);
 

@@ -4,9 +4,11 @@
 #ifndef SCORCH_RENDER_GRAPH_H
 #define SCORCH_RENDER_GRAPH_H
 
+#include "base/out.h"
 #include "layout/layout.h"
 #include "profile/profile.h"
 #include "render/nameattr.h"
+#include "render/pprof.h"
 #include "render/svg.h"
 
 #include <stdbool.h>
@@ -15,16 +17,26 @@ enum graph_format {
 	GRAPH_FORMAT_NONE = 0, /* not a graph (record/report: folded stacks) */
 	GRAPH_FORMAT_SVG,
 	GRAPH_FORMAT_HTML,
+	GRAPH_FORMAT_PPROF,      /* gzipped profile.proto (render/pprof.h) */
+	GRAPH_FORMAT_SPEEDSCOPE, /* speedscope JSON (render/speedscope.h) */
 };
 
-/* "svg, html": the names graph_format_find knows, for messages. */
+/* "svg, pprof, ...": the names graph_format_find knows, for messages. */
 extern const char graph_format_names[];
 
 /* By name ("svg", "html"); GRAPH_FORMAT_NONE if unknown. */
 enum graph_format graph_format_find(const char *name);
-/* By the extension of an output path (.svg; .html or .htm); NONE for
+/* By the extension of an output path (.svg; .html or .htm; .pb.gz, .speedscope.json); NONE for
  * anything else, or no path (stdout). */
 enum graph_format graph_format_for_path(const char *path);
+
+/* pprof and speedscope carry the stacks, not a picture: no layout, and the
+ * picture options do not apply. */
+bool graph_format_is_data(enum graph_format f);
+/* Write p in data format f (po: what pprof says the counts are; NULL for
+ * plain sample counts). */
+void graph_write_data(struct out *out, const struct profile *p, enum graph_format f,
+		      const struct pprof_opts *po);
 
 struct graph_opts {
 	struct svg_opts svg;
@@ -40,6 +52,8 @@ struct graph_opts {
 	int threads;
 	int given;                  /* how many graph options the command line gave */
 	double total;
+	double period_ns;           /* CPU time one sample stands for, 0 unknown (pprof) */
+	const char *count_unit;     /* what the counts are (render/pprof.h), NULL samples */
 	struct nameattr nameattr;   /* loaded by graph_opts_finish */
 	bool have_nameattr;
 };

@@ -241,6 +241,23 @@ if [ "$perf_ok" = 1 ]; then
 		not_ok "record: --flamechart" "$(cat "$TMPDIR/chart.err")"
 	fi
 
+	# pprof: a CPU profile (samples/count and cpu/nanoseconds, period
+	# 1e9/Hz) that go tool pprof reads back.
+	if command -v go >/dev/null 2>&1; then
+		"$SCORCH" record -q -F 199 -o "$TMPDIR/rec.pb.gz" -- "$WL/burn" 0.3 2>"$TMPDIR/rec-pprof.err"
+		PPROF_TMPDIR=$TMPDIR go tool pprof -raw "$TMPDIR/rec.pb.gz" >"$TMPDIR/rec.raw" 2>&1
+		if grep -q '^samples/count\[dflt\] cpu/nanoseconds$' "$TMPDIR/rec.raw" &&
+			grep -q '^Period: 5025126$' "$TMPDIR/rec.raw" && grep -q ' burn_a ' "$TMPDIR/rec.raw" &&
+			awk '/^ +[0-9]+ +[0-9]+:/ { n++; if ($2 + 0 != int($1 * 1e9 / 199 + 0.5)) bad++ }
+				END { exit !(n > 0 && bad == 0) }' "$TMPDIR/rec.raw"; then
+			ok "record: pprof output (go tool pprof)"
+		else
+			not_ok "record: pprof output (go tool pprof)" "$(head -12 "$TMPDIR/rec.raw")" "$(cat "$TMPDIR/rec-pprof.err")"
+		fi
+	else
+		skip "record: pprof output (go tool pprof)" "no go (Debian golang-go)"
+	fi
+
 	# Folded output: "frames COUNT" lines, sorted, each count positive.
 	if [ -s "$TMPDIR/all.folded" ] &&
 		[ "$(grep -c -v -E '^[^ ].* [1-9][0-9]*$' "$TMPDIR/all.folded")" = 0 ] &&

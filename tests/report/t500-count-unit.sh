@@ -30,3 +30,23 @@ else
 		not_ok "report unit: countname-override" "tooltip unit '$got'"
 	fi
 fi
+
+# pprof says the same: cpu/nanoseconds for cpu-clock period sums, and the
+# values are report's folded counts (summed by awk, compared with
+# go tool pprof -top's total).
+if [ -n "$live_why" ]; then
+	skip "report unit: pprof cpu/nanoseconds" "$live_why"
+elif ! command -v go >/dev/null 2>&1; then
+	skip "report unit: pprof cpu/nanoseconds" "no go (Debian golang-go)"
+else
+	"$SCORCH" report -q -o "$L/u-ns.pb.gz" "$L/u-ns.data" 2>"$L/err"
+	"$SCORCH" report -q "$L/u-ns.data" >"$L/u-ns.folded" 2>>"$L/err"
+	want=$(awk '{ t += $NF } END { printf "%.0f\n", t }' "$L/u-ns.folded")
+	PPROF_TMPDIR=$L go tool pprof -raw "$L/u-ns.pb.gz" >"$L/u-ns.raw" 2>&1
+	got=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 } s && /:/ { t += $1 } END { printf "%.0f\n", t }' "$L/u-ns.raw")
+	if grep -q '^cpu/nanoseconds\[dflt\]$' "$L/u-ns.raw" && [ "$got" = "$want" ] && [ "$want" != 0 ]; then
+		ok "report unit: pprof cpu/nanoseconds"
+	else
+		not_ok "report unit: pprof cpu/nanoseconds" "total $got, want $want" "$(head -6 "$L/u-ns.raw")" "$(cat "$L/err")"
+	fi
+fi

@@ -1,0 +1,215 @@
+/* pprof output (render/pprof.h): profile.proto written by hand with
+ * base/protobuf (a few dozen lines) rather than protobuf-c, which would
+ * add a code generator and a runtime library for five message types. */
+#include "render/pprof.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/protobuf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+/* profile.proto field numbers. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+	LOCATION_ID = 1, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2,
+};
+
+/* The string table starts with "" and these, then the function names. */
+enum { STR_TYPE0 = 1, STR_UNIT0, STR_TYPE1, STR_UNIT1, STR_COMMENT, STR_FIXED };
+
+/* The sample types: what the counts are (o->count_unit), and a second
+ * value for CPU time when the sampling period is known, or the "after"
+ * column of a differential profile. Returns how many (1 or 2). */
+static int sample_types(const char *str[STR_FIXED], const struct profile *p, const struct pprof_opts *o)
+{
+	const char *unit = o->count_unit ? o->count_unit : "samples";
+	str[0] = "";
+	str[STR_COMMENT] = "written by scorch";
+	str[STR_TYPE0] = unit;
+	str[STR_UNIT0] = "count";
+	str[STR_TYPE1] = str[STR_UNIT1] = "";
+	if (!strcmp(unit, "ns")) {
+		str[STR_TYPE0] = "cpu";
+		str[STR_UNIT0] = "nanoseconds";
+	}
+	if (p->differential) {
+		str[STR_TYPE1] = str[STR_TYPE0];
+		str[STR_UNIT1] = str[STR_UNIT0];
+		str[STR_TYPE0] = "before";
+		return 2;
+	}
+	if (o->period_ns > 0 && !strcmp(unit, "samples")) {
+		str[STR_TYPE1] = "cpu";
+		str[STR_UNIT1] = "nanoseconds";
+		return 2;
+	}
+	return 1;
+}
+
+static void put_value_type(struct pb_buf *b, struct pb_buf *tmp, uint32_t field, uint64_t type,
+			   uint64_t unit)
+{
+	pb_buf_clear(tmp);
+	pb_put_uint(tmp, VALUE_TYPE_TYPE, type);
+	pb_put_uint(tmp, VALUE_TYPE_UNIT, unit);
+	pb_put_message(b, field, tmp);
+}
+
+static int64_t to_int(double c, bool *fractional)
+{
+	double r = nearbyint(c);
+	if (r != c)
+		*fractional = true;
+	if (!(r < 9.2e18 && r > -9.2e18))
+		return r > 0 ? INT64_MAX : INT64_MIN;
+	return (int64_t)r;
+}
+
+static void put_samples(struct pb_buf *b, const struct profile *p, const uint32_t *func_of_sym,
+			double period_ns, bool *fractional)
+{
+	struct pb_buf sample = { 0 }, packed = { 0 };
+	for (node_t n = 1; n < p->nr; n++) {
+		const struct node *nd = &p->nodes[n];
+		if (nd->self[0] == 0 && nd->self[1] == 0)
+			continue;
+		pb_buf_clear(&sample);
+		pb_buf_clear(&packed);
+		for (node_t m = n; m != PROFILE_ROOT; m = p->nodes[m].parent)
+			pb_put_varint(&packed, func_of_sym[p->nodes[m].name]);
+		pb_put_message(&sample, SAMPLE_LOCATION_ID, &packed);
+		pb_buf_clear(&packed);
+		int64_t count = to_int(nd->self[0], fractional);
+		if (p->differential) {
+			pb_put_varint(&packed, (uint64_t)count);
+			pb_put_varint(&packed, (uint64_t)to_int(nd->self[1], fractional));
+		} else {
+			pb_put_varint(&packed, (uint64_t)count);
+			if (period_ns > 0) {
+				bool ignored = false; /* the count was already checked */
+				pb_put_varint(&packed, (uint64_t)to_int(nd->self[0] * period_ns, &ignored));
+			}
+		}
+		pb_put_message(&sample, SAMPLE_VALUE, &packed);
+		pb_put_message(b, PROFILE_SAMPLE, &sample);
+	}
+	pb_buf_release(&sample);
+	pb_buf_release(&packed);
+}
+
+/* Function and Location ids: 1.. in order of first use by a node; the
+ * name's string index is STR_FIXED - 1 + its id. Returns the count. */
+static uint32_t number_functions(const struct profile *p, uint32_t *func_of_sym, sym_t *sym_of_func)
+{
+	uint32_t n = 0;
+	for (node_t i = 1; i < p->nr; i++) {
+		sym_t s = p->nodes[i].name;
+		if (!func_of_sym[s]) {
+			func_of_sym[s] = ++n;
+			sym_of_func[n] = s;
+		}
+	}
+	return n;
+}
+
+static void encode(struct pb_buf *b, const struct profile *p, const struct pprof_opts *o)
+{
+	struct pb_buf tmp = { 0 }, line = { 0 };
+	uint32_t nsyms = p->names.nr;
+	uint32_t *func_of_sym = xcalloc(nsyms + 1, sizeof(*func_of_sym));
+	sym_t *sym_of_func = xcalloc(nsyms + 1, sizeof(*sym_of_func));
+	uint32_t nfuncs = number_functions(p, func_of_sym, sym_of_func);
+	bool fractional = false;
+	const char *str[STR_FIXED];
+	int ntypes = sample_types(str, p, o);
+	/* The CPU-time column (not for differential profiles). */
+	double period_ns = ntypes == 2 && !p->differential ? o->period_ns : 0;
+
+	put_value_type(b, &tmp, PROFILE_SAMPLE_TYPE, STR_TYPE0, STR_UNIT0);
+	if (ntypes == 2)
+		put_value_type(b, &tmp, PROFILE_SAMPLE_TYPE, STR_TYPE1, STR_UNIT1);
+	put_samples(b, p, func_of_sym, period_ns, &fractional);
+	for (uint32_t f = 1; f <= nfuncs; f++) {
+		pb_buf_clear(&line);
+		pb_put_uint(&line, LINE_FUNCTION_ID, f);
+		pb_buf_clear(&tmp);
+		pb_put_uint(&tmp, LOCATION_ID, f);
+		pb_put_message(&tmp, LOCATION_LINE, &line);
+		pb_put_message(b, PROFILE_LOCATION, &tmp);
+	}
+	for (uint32_t f = 1; f <= nfuncs; f++) {
+		pb_buf_clear(&tmp);
+		pb_put_uint(&tmp, FUNCTION_ID, f);
+		pb_put_uint(&tmp, FUNCTION_NAME, STR_FIXED - 1 + f);
+		pb_put_message(b, PROFILE_FUNCTION, &tmp);
+	}
+	for (int i = 0; i < STR_FIXED; i++)
+		pb_put_string(b, PROFILE_STRING_TABLE, str[i], strlen(str[i]));
+	for (uint32_t f = 1; f <= nfuncs; f++)
+		pb_put_string(b, PROFILE_STRING_TABLE, strpool_str(&p->names, sym_of_func[f]),
+			      strpool_len(&p->names, sym_of_func[f]));
+	if (period_ns > 0) {
+		put_value_type(b, &tmp, PROFILE_PERIOD_TYPE, STR_TYPE1, STR_UNIT1);
+		pb_put_uint(b, PROFILE_PERIOD, (uint64_t)llround(period_ns));
+	}
+	pb_put_uint(b, PROFILE_COMMENT, STR_COMMENT);
+	pb_put_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, ntypes == 2 && p->differential ? STR_TYPE1 : STR_TYPE0);
+	if (fractional)
+		warn("pprof: counts rounded to whole numbers (pprof values are integers)");
+	free(func_of_sym);
+	free(sym_of_func);
+	pb_buf_release(&tmp);
+	pb_buf_release(&line);
+}
+
+#ifdef HAVE_ZLIB
+static void write_gzip(struct out *out, const uint8_t *data, size_t len)
+{
+	z_stream z = { 0 };
+	/* 15 + 16: a gzip header and trailer around the deflate stream. */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		BUG("deflateInit2 failed");
+	unsigned char chunk[64 * 1024];
+	z.next_in = (unsigned char *)data;
+	int rc;
+	do {
+		size_t step = len > UINT32_MAX ? UINT32_MAX : len;
+		z.avail_in = (uInt)step;
+		len -= step;
+		do {
+			z.next_out = chunk;
+			z.avail_out = sizeof(chunk);
+			rc = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
+			out_write(out, chunk, sizeof(chunk) - z.avail_out);
+		} while (z.avail_out == 0);
+	} while (len);
+	if (rc != Z_STREAM_END)
+		BUG("deflate did not finish");
+	deflateEnd(&z);
+}
+#endif
+
+void pprof_write(struct out *out, const struct profile *p, const struct pprof_opts *o)
+{
+	struct pb_buf b = { 0 };
+	encode(&b, p, o);
+#ifdef HAVE_ZLIB
+	write_gzip(out, b.data, b.len);
+#else
+	out_write(out, b.data, b.len);
+#endif
+	pb_buf_release(&b);
+}

@@ -1,0 +1,77 @@
+/* speedscope output (render/speedscope.h). */
+#include "render/speedscope.h"
+
+#include "base/alloc.h"
+#include "base/numfmt.h"
+#include "profile/order.h"
+#include "render/escape.h"
+
+#include <stdlib.h>
+
+static void put_number(struct out *out, double v)
+{
+	char buf[NUMFMT_BUF];
+	out_write(out, buf, numfmt_g15(buf, v));
+}
+
+void speedscope_write(struct out *out, const struct profile *p)
+{
+	/* Frame indexes: 0.. in order of first use, stored +1 (0 = none yet). */
+	uint32_t *frame_of_sym = xcalloc(p->names.nr + 1, sizeof(*frame_of_sym));
+	uint32_t nframes = 0;
+	out_puts(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		      "\"exporter\":\"scorch\",\"name\":\"scorch\",\"activeProfileIndex\":0,"
+		      "\"shared\":{\"frames\":[");
+	for (node_t n = 1; n < p->nr; n++) {
+		sym_t s = p->nodes[n].name;
+		if (frame_of_sym[s])
+			continue;
+		frame_of_sym[s] = ++nframes;
+		if (nframes > 1)
+			out_putc(out, ',');
+		out_puts(out, "\n{\"name\":");
+		json_string(out, strpool_str(&p->names, s), strpool_len(&p->names, s));
+		out_putc(out, '}');
+	}
+	out_puts(out, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"scorch\",\"unit\":\"none\","
+		      "\"startValue\":0,\"endValue\":");
+	put_number(out, profile_total(p, 0));
+	out_puts(out, ",\"samples\":[");
+
+	size_t nleaves;
+	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nleaves);
+	node_t *path = NULL;
+	size_t path_alloc = 0;
+	bool first = true;
+	for (size_t i = 0; i < nleaves; i++) {
+		if (p->nodes[leaves[i]].self[0] == 0)
+			continue;
+		size_t depth = p->nodes[leaves[i]].depth;
+		VEC_GROW(path, depth, path_alloc);
+		for (node_t m = leaves[i]; m != PROFILE_ROOT; m = p->nodes[m].parent)
+			path[p->nodes[m].depth - 1] = m;
+		out_puts(out, first ? "\n[" : ",\n[");
+		first = false;
+		for (size_t d = 0; d < depth; d++) {
+			if (d)
+				out_putc(out, ',');
+			out_u64(out, frame_of_sym[p->nodes[path[d]].name] - 1);
+		}
+		out_putc(out, ']');
+	}
+	out_puts(out, "],\"weights\":[");
+	first = true;
+	for (size_t i = 0; i < nleaves; i++) {
+		double w = p->nodes[leaves[i]].self[0];
+		if (w == 0)
+			continue;
+		if (!first)
+			out_putc(out, ',');
+		first = false;
+		put_number(out, w);
+	}
+	out_puts(out, "]}]}\n");
+	free(path);
+	free(leaves);
+	free(frame_of_sym);
+}

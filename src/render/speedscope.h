@@ -1,0 +1,16 @@
+/* speedscope output (https://www.speedscope.app, file format
+ * jlfwong/speedscope src/lib/file-format-spec.ts): one "sampled" profile, a
+ * shared frame table with one entry per distinct frame name, and one
+ * weighted sample per distinct stack (frame indexes root first), in sorted
+ * folded order, so the file grows with distinct stacks, never with the
+ * number of samples. Unit "none": weights are counts. A differential
+ * profile is written with its first column. */
+#ifndef SCORCH_RENDER_SPEEDSCOPE_H
+#define SCORCH_RENDER_SPEEDSCOPE_H
+
+#include "base/out.h"
+#include "profile/profile.h"
+
+void speedscope_write(struct out *out, const struct profile *p);
+
+#endif

@@ -1,0 +1,91 @@
+# pprof output checked by its reference reader, Debian's `go tool pprof`:
+# -traces gives back the folded stacks and counts, -top the self totals
+# (computed here from the folded input with awk, independently of scorch).
+# Sourced by tests/cli/run (lib.sh loaded).
+pp=$TMPDIR/pprof-out
+mkdir -p "$pp"
+
+# `go tool pprof -traces` -> folded lines "root;...;leaf count", sorted. A
+# block is the value (10 columns) and the leaf, then one caller per line,
+# names from column 14.
+pp_traces_folded() { # PROFILE
+	PPROF_TMPDIR=$pp go tool pprof -traces "$1" 2>"$pp/pprof.err" | awk '
+		/^-----------\+/ { if (s != "") print s, c; s = ""; in_block = 1; next }
+		in_block {
+			name = substr($0, 14); v = substr($0, 1, 10)
+			if (v ~ /[0-9]/) { gsub(/ /, "", v); c = v; s = name } else s = name ";" s
+		}
+		END { if (s != "") print s, c }' | LC_ALL=C sort
+}
+
+# `go tool pprof -top` -> "name flat" for every function with self time.
+pp_top_self() { # PROFILE
+	PPROF_TMPDIR=$pp go tool pprof -top -nodecount=1000000 -nodefraction=0 -edgefraction=0 "$1" \
+		2>"$pp/pprof.err" | awk '
+		/^ *flat  flat%/ { in_table = 1; next }
+		in_table {
+			line = $0; flat = $1
+			sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", line)
+			if (flat != 0) print line, flat
+		}' | LC_ALL=C sort
+}
+
+# The independent expectations from folded text (counts summed per stack,
+# and per leaf frame).
+pp_want_stacks() { awk '{ c = $NF; sub(/ [^ ]*$/, ""); n[$0] += c } END { for (s in n) printf "%s %.0f\n", s, n[s] }' "$1" | LC_ALL=C sort; }
+pp_want_self() { awk '{ c = $NF; sub(/ [^ ]*$/, ""); k = split($0, f, ";"); n[f[k]] += c } END { for (s in n) printf "%s %.0f\n", s, n[s] }' "$1" | LC_ALL=C sort; }
+
+if ! command -v go >/dev/null 2>&1; then
+	skip "pprof/go tool pprof round trip" "no go (Debian golang-go; scripts/setup installs it)"
+else
+	xz -dc examples/lua-build.folded.xz >"$pp/lua.folded"
+	# Hostile names: spaces, quotes, markup, UTF-8, a C++ template (pprof
+	# must not simplify it: we leave system_name empty), brackets.
+	printf '%s\n' 'app;main;std::vector<int>::push_back 7' 'app;main;"quoted" & <tag> 3' \
+		'app;main;caf\303\251 w\303\266rk 2' 'app;[unknown];[libc.so.6] 4' 'app 1' \
+		'app;main;std::vector<int>::push_back 5' 'other-proc;x 9' >"$pp/names.folded"
+	for input in lua names; do
+		expect_exit "pprof/$input: flamegraph -o x.pb.gz" 0 "$SCORCH" flamegraph "$pp/$input.folded" -o "$pp/$input.pb.gz"
+		if [ "$(head -c2 "$pp/$input.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+			ok "pprof/$input: the file is gzipped"
+		else
+			not_ok "pprof/$input: the file is gzipped"
+		fi
+		pp_want_stacks "$pp/$input.folded" >"$pp/$input.want-stacks"
+		pp_traces_folded "$pp/$input.pb.gz" >"$pp/$input.traces"
+		test_cmp "pprof/$input: go tool pprof -traces gives back the stacks and counts" \
+			"$pp/$input.want-stacks" "$pp/$input.traces"
+		pp_want_self "$pp/$input.folded" >"$pp/$input.want-self"
+		pp_top_self "$pp/$input.pb.gz" >"$pp/$input.top"
+		test_cmp "pprof/$input: go tool pprof -top gives the self totals" \
+			"$pp/$input.want-self" "$pp/$input.top"
+	done
+	PPROF_TMPDIR=$pp go tool pprof -raw "$pp/names.pb.gz" >"$pp/names.raw" 2>&1
+	expect_grep "pprof/sample type is samples/count" '^samples/count\[dflt\]$' "$pp/names.raw"
+
+	# The same bytes from every command that writes it.
+	expect_exit "pprof/collapse -o x.pb.gz" 0 "$SCORCH" collapse "$pp/names.folded" -o "$pp/collapse.pb.gz"
+	test_cmp "pprof/collapse writes what flamegraph writes" "$pp/names.pb.gz" "$pp/collapse.pb.gz"
+	expect_exit "pprof/flamegraph --format pprof to stdout" 0 sh -c \
+		"\"$SCORCH\" flamegraph --format pprof \"$pp/names.folded\" >\"$pp/stdout.pb.gz\""
+	test_cmp "pprof/--format pprof writes the same profile" "$pp/names.pb.gz" "$pp/stdout.pb.gz"
+
+	# Options that change the stacks apply; the picture options do not matter.
+	expect_exit "pprof/--include" 0 "$SCORCH" flamegraph --include 'other' "$pp/names.folded" -o "$pp/inc.pb.gz"
+	printf 'other-proc;x 9\n' >"$pp/inc.want"
+	pp_traces_folded "$pp/inc.pb.gz" >"$pp/inc.traces"
+	test_cmp "pprof/--include keeps only matching stacks" "$pp/inc.want" "$pp/inc.traces"
+
+	# Fractional counts are rounded, with a warning.
+	printf 'a;b 1.6\n' >"$pp/frac.folded"
+	expect_exit "pprof/fractional counts" 0 "$SCORCH" flamegraph "$pp/frac.folded" -o "$pp/frac.pb.gz"
+	expect_grep "pprof/fractional counts: a warning" "rounded to whole numbers" "$TMPDIR/err"
+	printf 'a;b 2\n' >"$pp/frac.want"
+	pp_traces_folded "$pp/frac.pb.gz" >"$pp/frac.traces"
+	test_cmp "pprof/fractional counts round to nearest" "$pp/frac.want" "$pp/frac.traces"
+fi
+
+# Nothing to write: no file, exit 2.
+printf '' >"$pp/empty.folded"
+expect_exit "pprof/empty input exits 2" 2 "$SCORCH" flamegraph "$pp/empty.folded" -o "$pp/empty.pb.gz"
+if [ -e "$pp/empty.pb.gz" ]; then not_ok "pprof/empty input writes no file"; else ok "pprof/empty input writes no file"; fi
