@@ -12,10 +12,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char record_usage[] =
@@ -73,6 +75,9 @@ const char record_usage[] =
 	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
 	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
 	"      --flamechart        time order (perf backend; implies --backend perf)\n"
+	"  A graph's default title says what was recorded (\"scorch record: make -j2\",\n"
+	"  \"PID 1234 (burn)\", \"all CPUs\"), its subtitle the host, start date (UTC),\n"
+	"  event, rate, duration and sample count; --title/--subtitle replace them.\n"
 	"  -q, --quiet             no notices or progress\n"
 	"      --no-progress       no progress line (it is drawn only on a terminal)\n"
 	"  -h, --help              this text\n"
@@ -232,6 +237,96 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 	}
 	if (!*nr)
 		die_usage("-C: empty CPU list");
+}
+
+/* "1,234,567": a count as the graph's tooltips print it. */
+static void thousands(char *buf, size_t cap, uint64_t v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	size_t k = 0;
+	for (int i = 0; i < n && k + 2 < cap; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = 0;
+}
+
+/* Append printf output to buf (of cap bytes, holding *len), cut at cap. */
+PRINTF_LIKE(4, 5) static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	if (*len + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+/* The default title: what was recorded ("scorch record: make -j2",
+ * "scorch record: PID 1234 (burn)", "scorch record: all CPUs"). Names of
+ * -p/-t targets are read now, while they live. */
+static void describe_target(const struct record_opts *o, char *buf, size_t cap)
+{
+	size_t len = 0;
+	append(buf, cap, &len, "scorch record:");
+	if (o->command) {
+		for (char **a = o->command; *a && len < 100; a++)
+			append(buf, cap, &len, " %s", *a);
+		if (len >= 100 && cap > 104)
+			strcpy(buf + 100, "...");
+	} else if (o->nr_pids || o->nr_tids) {
+		bool pids = o->nr_pids;
+		size_t n = pids ? o->nr_pids : o->nr_tids;
+		append(buf, cap, &len, " %s%s", pids ? "PID" : "TID", n > 1 ? "s" : "");
+		for (size_t i = 0; i < n && len < 100; i++) {
+			pid_t id = pids ? o->pids[i] : o->tids[i];
+			char path[64], comm[64] = "";
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)id);
+			FILE *f = fopen(path, "re");
+			if (f) {
+				if (!fgets(comm, sizeof(comm), f))
+					comm[0] = 0;
+				fclose(f);
+			}
+			comm[strcspn(comm, "\n")] = 0;
+			append(buf, cap, &len, "%s %d", i ? "," : "", (int)id);
+			if (comm[0])
+				append(buf, cap, &len, " (%s)", comm);
+		}
+	} else {
+		append(buf, cap, &len, " all CPUs");
+	}
+	if (o->nr_cpus) {
+		append(buf, cap, &len, " on CPU%s", o->nr_cpus > 1 ? "s" : "");
+		for (size_t i = 0; i < o->nr_cpus; i++)
+			append(buf, cap, &len, "%s%d", i ? "," : " ", o->cpus[i]);
+	}
+}
+
+/* The default subtitle: where, when and how ("host x · 2026-11-23 19:40
+ * UTC · cpu-clock 99 Hz · 10.0 s · 1,234 samples"). */
+static void describe_run(const struct record_opts *o, const struct record_stats *st, time_t started,
+			 char *buf, size_t cap)
+{
+	char host[256] = "?", date[64] = "?", samples[32], lost[32];
+	struct tm tm;
+	if (gethostname(host, sizeof(host) - 1))
+		strcpy(host, "?");
+	host[sizeof(host) - 1] = 0;
+	if (gmtime_r(&started, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
+	thousands(samples, sizeof(samples), st->samples);
+	size_t len = 0;
+	append(buf, cap, &len, "host %s \xc2\xb7 %s \xc2\xb7 %s %u Hz \xc2\xb7 %.1f s \xc2\xb7 %s sample%s", host,
+	       date, st->event ? st->event : "?", o->freq, st->seconds, samples, st->samples == 1 ? "" : "s");
+	if (st->lost) {
+		thousands(lost, sizeof(lost), st->lost);
+		append(buf, cap, &len, " (%s lost)", lost);
+	}
 }
 
 int cmd_record(int argc, char **argv)
@@ -418,6 +513,9 @@ int cmd_record(int argc, char **argv)
 	struct profile p;
 	struct record_stats st;
 	profile_init(&p);
+	char title[256], mode_title[300], subtitle[512];
+	describe_target(&o, title, sizeof(title));
+	time_t started = time(NULL);
 	int ret = record_run(&o, &p, &st);
 	for (int i = 0; i < 3; i++)
 		sigaction(stop_signals[i], &old_sa[i], NULL);
@@ -438,6 +536,18 @@ int cmd_record(int argc, char **argv)
 		if (g.svg.countname == default_countname)
 			g.svg.countname = "samples";
 		g.period_ns = 1e9 / o.freq;
+		/* What, where, when and how, unless --title/--subtitle say. */
+		if (!g.svg.title) {
+			/* A flame chart or icicle graph still says so first. */
+			const char *mode = g.svg.flamechart ? "Flame Chart" : g.svg.inverted ? "Icicle Graph" : NULL;
+			if (mode)
+				snprintf(mode_title, sizeof(mode_title), "%s \xc2\xb7 %s", mode, title);
+			g.svg.title = mode ? mode_title : title;
+		}
+		if (!g.svg.subtitle) {
+			describe_run(&o, &st, started, subtitle, sizeof(subtitle));
+			g.svg.subtitle = subtitle;
+		}
 		rc = graph_exit_code(graph_render(&p, &g, graph, output));
 	} else {
 		folded_write(&p, out);
