@@ -284,15 +284,9 @@ static void describe_target(const struct record_opts *o, char *buf, size_t cap)
 		append(buf, cap, &len, " %s%s", pids ? "PID" : "TID", n > 1 ? "s" : "");
 		for (size_t i = 0; i < n && len < 100; i++) {
 			pid_t id = pids ? o->pids[i] : o->tids[i];
-			char path[64], comm[64] = "";
+			char path[64], comm[64];
 			snprintf(path, sizeof(path), "/proc/%d/comm", (int)id);
-			FILE *f = fopen(path, "re");
-			if (f) {
-				if (!fgets(comm, sizeof(comm), f))
-					comm[0] = 0;
-				fclose(f);
-			}
-			comm[strcspn(comm, "\n")] = 0;
+			record_read_line(path, comm, sizeof(comm));
 			append(buf, cap, &len, "%s %d", i ? "," : "", (int)id);
 			if (comm[0])
 				append(buf, cap, &len, " (%s)", comm);

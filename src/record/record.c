@@ -182,6 +182,18 @@ void recorder_refresh(struct recorder *r, uint32_t pid)
 		procmaps_reread(&r->maps, pid);
 }
 
+void record_read_line(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)cap, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 /* The comm of a thread first seen in a sample (perf does not report the
  * names of tasks that existed before it started). */
 static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid)
@@ -194,13 +206,7 @@ static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid)
 		strcpy(buf, "swapper");
 	} else {
 		snprintf(path, sizeof(path), "%s/%" PRIu32 "/task/%" PRIu32 "/comm", r->maps.proc_root, pid, tid);
-		FILE *f = fopen(path, "re");
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				buf[0] = 0;
-			fclose(f);
-		}
-		buf[strcspn(buf, "\n")] = 0;
+		record_read_line(path, buf, sizeof(buf));
 		if (!buf[0])
 			snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
 	}

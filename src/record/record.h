@@ -198,6 +198,10 @@ bool record_cpu_wanted(const struct record_opts *o, int cpu);
 void record_progress(const struct record_opts *opts, double elapsed, uint64_t samples, uint64_t lost);
 void record_progress_end(const struct record_opts *opts);
 
+/* The first line of a small file (a /proc comm), without its newline;
+ * "" when it cannot be read. */
+void record_read_line(const char *path, char *buf, size_t cap);
+
 double record_now(void);
 double record_cpu_now(void); /* CPU time of the process */
 /* Has sampling ended (stop flag, duration, command exit)? */
