@@ -77,12 +77,23 @@ static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
 	f->t += c1;
 }
 
-static int frame_cmp(const void *a, const void *b)
+/* Order the frames by depth, then start time. They were closed in flow
+ * order, in which the frames of one depth close one after the other, in
+ * start time order (one frame per depth is open at a time): a stable
+ * counting sort by depth is enough. */
+static void sort_by_depth(struct layout *l)
 {
-	const struct frame *x = a, *y = b;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return (x->stime > y->stime) - (x->stime < y->stime);
+	size_t *start = xcalloc((size_t)l->depthmax + 2, sizeof(*start));
+	for (size_t i = 0; i < l->nr; i++)
+		start[l->frames[i].depth + 1]++;
+	for (uint32_t d = 0; d <= l->depthmax; d++)
+		start[d + 1] += start[d];
+	struct frame *sorted = xreallocarray(NULL, l->nr ? l->nr : 1, sizeof(*sorted));
+	for (size_t i = 0; i < l->nr; i++)
+		sorted[start[l->frames[i].depth]++] = l->frames[i];
+	free(start);
+	free(l->frames);
+	l->frames = sorted;
 }
 
 int layout_build(struct layout *l, const struct profile *p, const struct layout_opts *o)
@@ -146,7 +157,7 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	free(f.open);
 	free(f.stime);
 	free(f.delta);
-	qsort(l->frames, l->nr, sizeof(*l->frames), frame_cmp);
+	sort_by_depth(l);
 	return 0;
 }
 

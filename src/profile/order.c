@@ -39,54 +39,138 @@ static int key_cmp(const struct profile *p, const struct key *a, const struct ke
 	return la < lb ? -1 : 1;
 }
 
-static int key_qsort_r_cmp(const void *x, const void *y, void *ctx)
-{
-	return key_cmp(ctx, x, y);
-}
-
-/* The rank of every key (name + self_terminator, name + ';') among all of
- * them: rank[2 * sym] and rank[2 * sym + 1]. Sorting siblings by rank is
- * sorting them by key, with integers instead of strings. key_cmp is a
- * total order (byte strings, then name length), so ranks are distinct. */
-static uint32_t *key_ranks(const struct profile *p, int self_terminator)
-{
-	uint32_t nsyms = p->names.nr;
-	struct key *keys = xreallocarray(NULL, (size_t)nsyms * 2 + 1, sizeof(*keys));
-	for (sym_t s = 0; s < nsyms; s++) {
-		keys[2 * s] = (struct key){ s, self_terminator };
-		keys[2 * s + 1] = (struct key){ s, ';' };
-	}
-	qsort_r(keys, (size_t)nsyms * 2, sizeof(*keys), key_qsort_r_cmp, (void *)p);
-	uint32_t *rank = xreallocarray(NULL, (size_t)nsyms * 2 + 1, sizeof(*rank));
-	for (uint32_t i = 0; i < nsyms * 2; i++)
-		rank[2 * keys[i].sym + (keys[i].terminator == ';')] = i;
-	free(keys);
-	return rank;
-}
-
-/* Items to sort among siblings are rank << 32 | node: the rank says which
- * key (own line or subtree), the node breaks no ties (ranks differ). */
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
 }
 
-static void sort_items(uint64_t *v, size_t n)
+/* Sort v[0..n) (and vals alongside, if not NULL), where keys are distinct
+ * in their bits from `low` up: insertion sort when short, LSD radix sort
+ * by bytes (skipping bytes all keys share) when long. */
+static void sort_u64(uint64_t *v, uint32_t *vals, size_t n, int low)
 {
-	if (n > 32) {
+	if (n > 32 && n < 512 && !vals) {
 		qsort(v, n, sizeof(*v), u64_cmp);
 		return;
 	}
-	/* Most nodes have a handful of children: insertion sort. */
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
+	if (n <= 32) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			uint32_t y = vals ? vals[i] : 0;
+			size_t j = i;
+			for (; j > 0 && v[j - 1] > x; j--) {
+				v[j] = v[j - 1];
+				if (vals)
+					vals[j] = vals[j - 1];
+			}
+			v[j] = x;
+			if (vals)
+				vals[j] = y;
+		}
+		return;
 	}
+	uint64_t *tv = xreallocarray(NULL, n, sizeof(*tv));
+	uint32_t *tvals = vals ? xreallocarray(NULL, n, sizeof(*tvals)) : NULL;
+	uint64_t *src = v, *dst = tv;
+	uint32_t *vsrc = vals, *vdst = tvals;
+	for (int shift = low; shift < 64; shift += 8) {
+		size_t count[256] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[src[i] >> shift & 255]++;
+		if (count[src[0] >> shift & 255] == n)
+			continue; /* every key has this byte */
+		size_t at = 0;
+		for (int b = 0; b < 256; b++) {
+			size_t c = count[b];
+			count[b] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t to = count[src[i] >> shift & 255]++;
+			dst[to] = src[i];
+			if (vals)
+				vdst[to] = vsrc[i];
+		}
+		uint64_t *t = src;
+		src = dst, dst = t;
+		uint32_t *tt = vsrc;
+		vsrc = vdst, vdst = tt;
+	}
+	if (src != v) {
+		memcpy(v, src, n * sizeof(*v));
+		if (vals)
+			memcpy(vals, vsrc, n * sizeof(*vals));
+	}
+	free(tv);
+	free(tvals);
 }
+
+/* Keys by index: 2 * sym is name + self terminator, 2 * sym + 1 is
+ * name + ';'. */
+struct rank_ctx {
+	const struct profile *p;
+	int self_terminator;
+};
+
+static struct key key_of(const struct rank_ctx *c, uint32_t k)
+{
+	return (struct key){ k / 2, k & 1 ? ';' : c->self_terminator };
+}
+
+static int key_index_cmp(const void *x, const void *y, void *ctx)
+{
+	struct key a = key_of(ctx, *(const uint32_t *)x), b = key_of(ctx, *(const uint32_t *)y);
+	return key_cmp(((const struct rank_ctx *)ctx)->p, &a, &b);
+}
+
+/* The first 8 bytes of a key, big-endian, zero-padded: keys that differ
+ * there are in the order of these numbers (a key that ends there sorts
+ * first, and padding with zeros never says less than that); keys with
+ * equal prefixes are compared whole. */
+static uint64_t key_prefix(const struct profile *p, struct key k)
+{
+	const unsigned char *s = (const unsigned char *)strpool_str(&p->names, k.sym);
+	uint32_t n = strpool_len(&p->names, k.sym);
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < 8; i++) {
+		unsigned c = i < n ? s[i] : i == n && k.terminator != ORDER_KEY_END ? (unsigned)k.terminator : 0;
+		v = v << 8 | c;
+	}
+	return v;
+}
+
+/* The rank of every key (name + self_terminator, name + ';') among all of
+ * them, by key index. Sorting siblings by rank is sorting them by key,
+ * with integers instead of strings. key_cmp is a total order (byte
+ * strings, then name length), so ranks are distinct. */
+static uint32_t *key_ranks(const struct profile *p, int self_terminator)
+{
+	uint32_t nkeys = p->names.nr * 2;
+	struct rank_ctx ctx = { p, self_terminator };
+	uint64_t *prefix = xreallocarray(NULL, (size_t)nkeys + 1, sizeof(*prefix));
+	uint32_t *index = xreallocarray(NULL, (size_t)nkeys + 1, sizeof(*index));
+	for (uint32_t k = 0; k < nkeys; k++) {
+		prefix[k] = key_prefix(p, key_of(&ctx, k));
+		index[k] = k;
+	}
+	sort_u64(prefix, index, nkeys, 0);
+	for (uint32_t i = 0, j; i < nkeys; i = j) {
+		for (j = i + 1; j < nkeys && prefix[j] == prefix[i]; j++)
+			;
+		if (j - i > 1)
+			qsort_r(index + i, j - i, sizeof(*index), key_index_cmp, &ctx);
+	}
+	free(prefix);
+	uint32_t *rank = xreallocarray(NULL, (size_t)nkeys + 1, sizeof(*rank));
+	for (uint32_t i = 0; i < nkeys; i++)
+		rank[index[i]] = i;
+	free(index);
+	return rank;
+}
+
+/* Items to sort among siblings are rank << 32 | node: the rank says which
+ * key (own line or subtree), the node breaks no ties (ranks differ). */
 
 node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size_t *nr_out)
 {
@@ -144,7 +228,8 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 				if (live[c] & 2)
 					items[items_nr++] = (uint64_t)rank[2 * p->nodes[c].name + 1] << 32 | c;
 			}
-			sort_items(items + start, items_nr - start);
+			if (items_nr - start > 1)
+				sort_u64(items + start, NULL, items_nr - start, 32);
 			VEC_GROW(stack, depth + 1, stack_alloc);
 			stack[depth++] = (struct frame){ start, start, items_nr };
 		}

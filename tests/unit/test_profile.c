@@ -139,58 +139,70 @@ static int cmp_lines(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-TEST(order_property_random)
+/* One round: 40 random lines of 1-4 frames, each frame `prefix` followed
+ * by 1-3 bytes of the alphabet (or 1-3 and nothing else without prefix). */
+static void check_random_order(struct unit_test *t_, unsigned *seed, const char *prefix, int round)
 {
 	static const char alphabet[] = "ab.:,0 ";
-	unsigned seed = 12345;
-	for (int round = 0; round < 50; round++) {
-		struct profile p;
-		profile_init(&p);
-		char *lines[40];
-		int nlines = 0;
-		for (int i = 0; i < 40; i++) {
-			char line[64];
-			int len = 0, frames = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 4;
-			for (int f = 0; f < frames; f++) {
-				if (f)
-					line[len++] = ';';
-				int nl = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 3;
-				for (int k = 0; k < nl; k++)
-					line[len++] = alphabet[((seed = seed * 1103515245 + 12345) >> 16) % 6];
-			}
-			line[len] = 0;
-			/* skip duplicates: a merged duplicate has no single line */
-			int dup = 0;
-			for (int k = 0; k < nlines; k++)
-				if (!strncmp(lines[k], line, (size_t)len) && lines[k][len] == ' ')
-					dup = 1;
-			if (dup)
-				continue;
-			char full[80];
-			snprintf(full, sizeof(full), "%s 1", line);
-			lines[nlines++] = strdup(full);
-			folded_parse(&p, "t", full, strlen(full), NULL, &(struct folded_stats){ 0 });
+	struct profile p;
+	profile_init(&p);
+	char *lines[40];
+	int nlines = 0;
+	for (int i = 0; i < 40; i++) {
+		char line[128];
+		int len = 0, frames = 1 + (int)((*seed = *seed * 1103515245 + 12345) >> 16) % 4;
+		for (int f = 0; f < frames; f++) {
+			if (f)
+				line[len++] = ';';
+			if ((*seed >> 20) & 1)
+				len += snprintf(line + len, sizeof(line) - (size_t)len, "%s", prefix);
+			int nl = 1 + (int)((*seed = *seed * 1103515245 + 12345) >> 16) % 3;
+			for (int k = 0; k < nl; k++)
+				line[len++] = alphabet[((*seed = *seed * 1103515245 + 12345) >> 16) % 6];
 		}
-		qsort(lines, (size_t)nlines, sizeof(char *), cmp_lines);
-		size_t nr;
-		node_t *order = profile_sorted_leaves(&p, ORDER_LINE_SPACE, &nr);
-		CHECK_EQ_U64(nr, (uint64_t)nlines);
-		char *buf = NULL;
-		size_t alloc = 0;
-		for (size_t i = 0; i < nr && i < (size_t)nlines; i++) {
-			size_t l = profile_path(&p, order[i], &buf, &alloc);
-			if (strncmp(lines[i], buf, l) || lines[i][l] != ' ') {
-				unit_fail(t_, __FILE__, __LINE__, "round %d line %zu: '%s' vs '%s'", round, i,
-					  lines[i], buf);
-				break;
-			}
-		}
-		free(buf);
-		free(order);
+		line[len] = 0;
+		/* skip duplicates: a merged duplicate has no single line */
+		int dup = 0;
 		for (int k = 0; k < nlines; k++)
-			free(lines[k]);
-		profile_release(&p);
+			if (!strncmp(lines[k], line, (size_t)len) && lines[k][len] == ' ')
+				dup = 1;
+		if (dup)
+			continue;
+		char full[160];
+		snprintf(full, sizeof(full), "%s 1", line);
+		lines[nlines++] = strdup(full);
+		folded_parse(&p, "t", full, strlen(full), NULL, &(struct folded_stats){ 0 });
 	}
+	qsort(lines, (size_t)nlines, sizeof(char *), cmp_lines);
+	size_t nr;
+	node_t *order = profile_sorted_leaves(&p, ORDER_LINE_SPACE, &nr);
+	CHECK_EQ_U64(nr, (uint64_t)nlines);
+	char *buf = NULL;
+	size_t alloc = 0;
+	for (size_t i = 0; i < nr && i < (size_t)nlines; i++) {
+		size_t l = profile_path(&p, order[i], &buf, &alloc);
+		if (strncmp(lines[i], buf, l) || lines[i][l] != ' ') {
+			unit_fail(t_, __FILE__, __LINE__, "prefix '%s' round %d line %zu: '%s' vs '%s'",
+				  prefix, round, i, lines[i], buf);
+			break;
+		}
+	}
+	free(buf);
+	free(order);
+	for (int k = 0; k < nlines; k++)
+		free(lines[k]);
+	profile_release(&p);
+}
+
+TEST(order_property_random)
+{
+	unsigned seed = 12345;
+	for (int round = 0; round < 50; round++)
+		check_random_order(t_, &seed, "", round);
+	/* names longer than 8 bytes that share their first 8 (or 7, so that
+	 * the terminator falls inside them) */
+	for (int round = 0; round < 50; round++)
+		check_random_order(t_, &seed, round % 2 ? "0123456" : "01234567:", round);
 }
 
 /* Random folded text over "ab;" (empty frames, leading and trailing ';',
