@@ -21,10 +21,14 @@ static bool scaled_round(double v, int decimals, uint64_t *out)
 		*out = 0;
 		return true;
 	}
-	int e;
-	double m = frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
-	uint64_t mant = (uint64_t)ldexp(m, 53);
-	int shift = 53 - e; /* a = mant / 2^shift, shift >= 0 here */
+	uint64_t bits;
+	memcpy(&bits, &a, sizeof(bits));
+	int exponent = (int)(bits >> 52 & 0x7ff);
+	uint64_t mant = bits & ((1ull << 52) - 1);
+	if (exponent)
+		mant |= 1ull << 52;
+	/* a = mant / 2^shift; a < 2^53 makes shift >= 0 */
+	int shift = exponent ? 1075 - exponent : 1074;
 	unsigned __int128 q = (unsigned __int128)mant * pow10_u64[decimals];
 	if (shift == 0) {
 		*out = (uint64_t)q; /* an integer already */

@@ -121,7 +121,7 @@ static size_t shared_frames(const struct folded_reader *r, const char *line, siz
 		if (end < d)
 			continue;
 		if (end == d && (d == n || line[d] == ';') &&
-		    (d == r->prev_len || r->prev_text[d] == ';'))
+		    (d == r->prev_len || r->prev_line[d] == ';'))
 			k++;
 		break;
 	}
@@ -165,15 +165,14 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 		const struct folded_frame *f = &r->frames[i];
 		sym_t sym;
 		if (i < r->prev_nf && f->n == r->prev[i].n &&
-		    !memcmp(f->s, r->prev_text + r->prev[i].off, f->n))
+		    !memcmp(f->s, r->prev_line + r->prev[i].off, f->n))
 			sym = r->prev[i].sym;
 		else
 			sym = profile_sym(p, f->s, f->n);
 		node = profile_push(p, node, sym);
 		r->prev[i] = (struct folded_prev){ (size_t)(f->s - line), f->n, node, sym };
 	}
-	VEC_GROW(r->prev_text, stack_len + 1, r->prev_text_alloc);
-	memcpy(r->prev_text, line, stack_len);
+	r->prev_line = line; /* copied when the batch of lines is done */
 	r->prev_len = stack_len;
 	r->prev_nf = nf;
 	return node;
@@ -228,7 +227,7 @@ static bool path_matches_reversed(void *ctx, node_t leaf, const char *s, size_t 
 /* Length of the common prefix of line[0..n) and the previous stack pushed. */
 static size_t prefix_with_previous(const struct folded_reader *r, const char *line, size_t n)
 {
-	return common_prefix(line, r->prev_text, n < r->prev_len ? n : r->prev_len);
+	return common_prefix(line, r->prev_line, n < r->prev_len ? n : r->prev_len);
 }
 
 /* Does line[0..n), whose first d bytes are those of an earlier stack,
@@ -264,11 +263,14 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 		const struct folded_pending *q = lines->v + at;
 		uint64_t hash[FOLDED_BATCH];
 		bool hashed[FOLDED_BATCH];
+		size_t before[FOLDED_BATCH]; /* common prefix with the line before */
+		for (size_t i = 0; i < n && !r->opts.reverse; i++) {
+			before[i] = i ? common_prefix(q[i].line, q[i - 1].line,
+						      q[i].len < q[i - 1].len ? q[i].len : q[i - 1].len)
+				      : prefix_with_previous(r, q[i].line, q[i].len);
+		}
 		for (size_t i = 0; i < n; i++) {
-			hashed[i] = r->opts.reverse || !i ||
-				    !is_near(q[i].line, q[i].len,
-					     common_prefix(q[i].line, q[i - 1].line,
-							   q[i].len < q[i - 1].len ? q[i].len : q[i - 1].len));
+			hashed[i] = r->opts.reverse || !is_near(q[i].line, q[i].len, before[i]);
 			if (!hashed[i])
 				continue;
 			hash[i] = stackcache_hash(q[i].line, q[i].len);
@@ -282,7 +284,12 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 				__builtin_prefetch(&r->p->nodes[leaf]);
 		}
 		for (size_t i = 0; i < n; i++) {
-			size_t d = r->opts.reverse ? 0 : prefix_with_previous(r, q[i].line, q[i].len);
+			/* Usually the line before is the previous stack pushed. */
+			size_t d = 0;
+			if (!r->opts.reverse)
+				d = !i || r->prev_line == q[i - 1].line
+					    ? before[i]
+					    : prefix_with_previous(r, q[i].line, q[i].len);
 			node_t node;
 			if (!r->opts.reverse && is_near(q[i].line, q[i].len, d)) {
 				node = push_stack(r, q[i].line, q[i].len, d);
@@ -299,6 +306,12 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 			}
 			profile_add(r->p, node, q[i].c0, q[i].c1);
 		}
+	}
+	/* The input may go away: keep the previous stack. */
+	if (r->prev_line && r->prev_line != r->prev_text) {
+		VEC_GROW(r->prev_text, r->prev_len + 1, r->prev_text_alloc);
+		memcpy(r->prev_text, r->prev_line, r->prev_len);
+		r->prev_line = r->prev_text;
 	}
 }
 
@@ -385,6 +398,7 @@ void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats)
 	r->frames = NULL;
 	r->prev = NULL;
 	r->prev_text = NULL;
+	r->prev_line = NULL;
 }
 
 int folded_parse(struct profile *p, const char *name, const char *data, size_t len,

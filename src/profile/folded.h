@@ -54,7 +54,7 @@ struct folded_lines {
 };
 
 struct folded_prev {
-	size_t off, n; /* frame bytes in prev_text */
+	size_t off, n; /* frame bytes in prev_line */
 	node_t node;
 	sym_t sym;
 };
@@ -70,8 +70,11 @@ struct folded_reader {
 	size_t frames_alloc;
 	struct folded_prev *prev; /* frames of the last stack pushed */
 	size_t prev_nf, prev_alloc;
-	char *prev_text; /* the last stack pushed */
-	size_t prev_len, prev_text_alloc;
+	const char *prev_line; /* the last stack pushed: in the input being
+				* applied, or a copy in prev_text */
+	size_t prev_len;
+	char *prev_text;
+	size_t prev_text_alloc;
 	struct folded_lines scratch;
 };
 
