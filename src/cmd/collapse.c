@@ -59,7 +59,10 @@ const char collapse_usage[] =
 	"other formats:\n"
 	"      --include-offsets keep +0x offsets where the format has them\n"
 	"      --no-modules      frames without their module name (sample, vtune)\n"
-	"      --ghcprof-column=C  ghcprof: time (default), ticks or bytes\n";
+	"      --ghcprof-column=C  ghcprof: time (default), ticks or bytes\n"
+	"      --sample-index=I  pprof: the value to count, by sample type name (cpu,\n"
+	"                        alloc_space, ...) or number (default: the profile's\n"
+	"                        default type, else its last, as go tool pprof)\n";
 
 static void list_formats(FILE *f)
 {
@@ -141,6 +144,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 			o->event_filter = take_value(argc, argv, &i, arg, strlen("--event-filter"));
 		} else if (is_opt(arg, "--ghcprof-column")) {
 			o->ghcprof_column = take_value(argc, argv, &i, arg, strlen("--ghcprof-column"));
+		} else if (is_opt(arg, "--sample-index")) {
+			o->sample_index = take_value(argc, argv, &i, arg, strlen("--sample-index"));
 		} else if (is_opt(arg, "--output")) {
 			a->output = take_value(argc, argv, &i, arg, strlen("--output"));
 		} else if (!strncmp(arg, "-o", 2)) {

@@ -25,6 +25,7 @@ struct collapse_opts {
 	bool include_offsets; /* keep +0x offsets where a format has them */
 	bool no_modules;      /* sample, vtune: frames without their module name */
 	const char *ghcprof_column; /* ghcprof: "time" (NULL = default), "ticks", "bytes" */
+	const char *sample_index;   /* binary pprof: sample type name or number (NULL = default) */
 	bool strict;          /* a malformed line is an error */
 	int threads;          /* 0 = one per core */
 };

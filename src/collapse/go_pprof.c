@@ -28,6 +28,7 @@
  *   they are. "(inline)" marks are dropped; label lines are skipped. There
  *   is no reference collapser for this form. */
 #include "collapse/common.h"
+#include "collapse/pprof_proto.h"
 
 #include "base/alloc.h"
 #include "base/lines.h"
@@ -332,6 +333,8 @@ static bool is_traces(const char *head, size_t n)
 
 static int probe(const char *head, size_t n)
 {
+	if (pprof_proto_probe(head, n))
+		return pprof_proto_probe(head, n);
 	struct lines it;
 	const char *line;
 	size_t len;
@@ -354,6 +357,8 @@ static int probe(const char *head, size_t n)
 static int parse(struct profile *p, const struct collapse_source *src,
 		 const struct collapse_opts *opts)
 {
+	if (pprof_proto_probe(src->data, src->len < 65536 ? src->len : 65536))
+		return pprof_proto_parse(p, src, opts);
 	struct cx_diag d;
 	cx_diag_init(&d, src, opts);
 	int ret = is_traces(src->data, src->len) ? parse_traces(p, src, &d) : parse_raw(p, src, &d);
@@ -363,7 +368,7 @@ static int parse(struct profile *p, const struct collapse_source *src,
 
 const struct collapse_format collapse_format_pprof = {
 	.name = "pprof",
-	.description = "go tool pprof -raw or -traces text (stackcollapse-go.pl for -raw)",
+	.description = "pprof: profile.proto (gzipped or not), or go tool pprof -raw/-traces text",
 	.probe = probe,
 	.parse = parse,
 };

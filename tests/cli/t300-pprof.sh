@@ -89,3 +89,32 @@ fi
 printf '' >"$pp/empty.folded"
 expect_exit "pprof/empty input exits 2" 2 "$SCORCH" flamegraph "$pp/empty.folded" -o "$pp/empty.pb.gz"
 if [ -e "$pp/empty.pb.gz" ]; then not_ok "pprof/empty input writes no file"; else ok "pprof/empty input writes no file"; fi
+
+# pprof in: binary profiles (gzipped or not) read back by collapse, by
+# name or detected, and drawn by flamegraph.
+xz -dc examples/lua-build.folded.xz >"$pp/lua-in.folded"
+"$SCORCH" collapse "$pp/lua-in.folded" -o "$pp/lua-in.pb.gz"
+"$SCORCH" collapse "$pp/lua-in.folded" >"$pp/lua-in.want"
+expect_exit "pprof in: collapse reads scorch's pprof" 0 "$SCORCH" collapse pprof "$pp/lua-in.pb.gz"
+test_cmp "pprof in: the stacks come back (2707 stacks)" "$pp/lua-in.want" "$TMPDIR/out"
+gzip -dc "$pp/lua-in.pb.gz" >"$pp/lua-in.pb"
+expect_exit "pprof in: not gzipped, detected" 0 "$SCORCH" collapse "$pp/lua-in.pb"
+test_cmp "pprof in: not gzipped, same stacks" "$pp/lua-in.want" "$TMPDIR/out"
+gocpu=tests/golden/collapse-pprof/go-cpu.in
+expect_exit "pprof in: flamegraph draws a Go CPU profile" 0 "$SCORCH" flamegraph --title 'go <cpu>' "$gocpu"
+expect_grep "pprof in: the Go frames are drawn" '<title>main.spinA (' "$TMPDIR/out"
+expect_exit "pprof in: --sample-index by number" 0 "$SCORCH" collapse pprof --sample-index 0 "$gocpu"
+test_cmp "pprof in: --sample-index 0 is samples" tests/golden/collapse-pprof/go-cpu.out "$TMPDIR/out"
+expect_exit "pprof in: unknown --sample-index exits 1" 1 "$SCORCH" collapse pprof --sample-index=alloc_space "$gocpu"
+expect_grep "pprof in: unknown --sample-index lists the types" '^  1 cpu$' "$TMPDIR/err"
+expect_exit "pprof in: --sample-index past the types exits 1" 1 "$SCORCH" collapse pprof --sample-index=2 "$gocpu"
+expect_grep "pprof in: ... and says how many there are" 'has 2 sample types' "$TMPDIR/err"
+
+# Damaged profiles: an error with the byte offset, exit 1, no output file.
+gzip -dc "$gocpu" | head -c 300 >"$pp/cut.pb"
+expect_exit "pprof in: truncated profile exits 1" 1 "$SCORCH" collapse pprof "$pp/cut.pb" -o "$pp/cut.folded"
+expect_grep "pprof in: truncated profile: byte offset" 'cut.pb: byte 285 of the profile: length runs past the end' "$TMPDIR/err"
+if [ -e "$pp/cut.folded" ]; then not_ok "pprof in: truncated profile writes nothing"; else ok "pprof in: truncated profile writes nothing"; fi
+printf '\012\004\010\001\020\002\022\006\012\002\001\011\020\005\062\000' >"$pp/badloc.pb"
+expect_exit "pprof in: unknown location id exits 1" 1 "$SCORCH" collapse pprof "$pp/badloc.pb"
+expect_grep "pprof in: unknown location id: byte offset" 'badloc.pb: byte 8 of the profile: a sample names a location id that does not exist' "$TMPDIR/err"
