@@ -1,6 +1,6 @@
 #!/bin/sh
 # Benchmark: scorch collapse perf on the ~1.15 GB perf script text that
-# shared/bench/make-large.sh builds (the bench corpus captures a, b, c, e
+# bench/make-large.sh builds (the corpus captures a, b, c, e of tests/data/corpus
 # repeated), with 1 and 2 threads; beside it `perf script` producing text
 # from a bench perf.data, and any reference collapser found on PATH.
 # The machine is shared: the load average is printed, and user+sys CPU time
@@ -13,7 +13,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 SCORCH=${SCORCH:-./scorch}
-SHARED=${SHARED:-../shared}
+CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out}
 RUNS=${RUNS:-3}
 mkdir -p "$OUT"
@@ -21,7 +21,7 @@ input=$OUT/perf-large.perf.txt
 
 if [ ! -s "$input" ]; then
 	echo "# building $input with make-large.sh" >&2
-	TMPDIR=$OUT nice sh "$SHARED/bench/make-large.sh" "$input" >/dev/null
+	CORPUS=$CORPUS TMPDIR=$OUT nice sh bench/make-large.sh "$input" >/dev/null
 fi
 bytes=$(stat -L -c %s "$input")
 echo "# input: $input: $bytes bytes; load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores, shared)"
@@ -78,9 +78,9 @@ else
 fi
 
 # perf script itself, on the biggest capture's perf.data.
-if command -v perf >/dev/null 2>&1 && [ -f "$SHARED/bench/corpus/b-sys-gcc.data.xz" ]; then
+if command -v perf >/dev/null 2>&1 && [ -f "$CORPUS/b-sys-gcc.data.xz" ]; then
 	data=$OUT/b-sys-gcc.data
-	[ -s "$data" ] || xz -dc "$SHARED/bench/corpus/b-sys-gcc.data.xz" >"$data"
+	[ -s "$data" ] || xz -dc "$CORPUS/b-sys-gcc.data.xz" >"$data"
 	timed "perf script" perf script -i "$data"
 	ps=$med
 	pb=$(stat -c %s "$OUT/run.out")
@@ -96,7 +96,7 @@ fi
 
 # Reference collapsers, when installed (on the 121 MB b-sys-gcc text).
 small=$OUT/b-sys-gcc.perf.txt
-[ -s "$small" ] || xz -dc "$SHARED/bench/corpus/b-sys-gcc.perf.txt.xz" >"$small"
+[ -s "$small" ] || xz -dc "$CORPUS/b-sys-gcc.perf.txt.xz" >"$small"
 sb=$(stat -c %s "$small")
 timed "scorch b-sys-gcc" "$SCORCH" collapse perf "$small"
 printf '%-34s %8s s %7s MB/s  peak RSS %4d MiB  (b-sys-gcc text, %s bytes)\n' \

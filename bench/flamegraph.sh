@@ -23,7 +23,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 SCORCH=${SCORCH:-./scorch}
-SHARED=${SHARED:-../shared}
+CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out}/flamegraph
 SIZES=${SIZES:-15 256 1024}
 RUNS=${RUNS:-5}
@@ -37,7 +37,7 @@ base=$(bench_base_build "$BASE_REV")
 copies=$OUT/copies.folded
 if [ ! -s "$copies" ]; then
 	echo "# building $copies" >&2
-	xz -dc "$SHARED/bench/corpus/refs/b-sys-gcc.tid.folded.xz" >"$OUT/b-sys-gcc.tid.folded"
+	xz -dc "$CORPUS/refs/b-sys-gcc.tid.folded.xz" >"$OUT/b-sys-gcc.tid.folded"
 	for k in 0 1 2 3 4 5 6 7 8 9; do
 		sed "s/^/worker-$k;/" "$OUT/b-sys-gcc.tid.folded"
 	done >"$copies"

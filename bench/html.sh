@@ -1,6 +1,6 @@
 #!/bin/sh
 # Benchmark: the HTML viewer (-o FILE.html) on profiles of about 100k, 1M
-# and 4M frames: the bench corpus's reference collapses (../shared/bench,
+# and 4M frames: the corpus's reference collapses (tests/data/corpus,
 # six captures, ~104k frames together) copied under 1, 10 and 39 distinct
 # root frames ("copy-N"). For each: scorch's time and peak RSS to write the
 # HTML, the file size and bytes per frame, then in headless chromium
@@ -14,7 +14,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 SCORCH=${SCORCH:-./scorch}
-SHARED=${SHARED:-../shared}
+CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out/html}
 SIZES=${SIZES:-1 10 39}
 mkdir -p "$OUT"
@@ -25,7 +25,7 @@ fi
 base=$OUT/corpus.folded
 if [ ! -s "$base" ]; then
 	for c in a-fp-mt b-sys-gcc c-kernel e-cxx-dwarf f1-cpuclock-F997 f2-two-events; do
-		xz -dc "$SHARED/bench/corpus/refs/$c.default.folded.xz"
+		xz -dc "$CORPUS/refs/$c.default.folded.xz"
 	done >"$base"
 fi
 echo "# load: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc)"

@@ -2,14 +2,19 @@
 # line per test ("ok - NAME", "not ok - NAME", "ok - NAME # SKIP why"); the
 # top-level tests/run counts them.
 #
-# Environment (set by tests/run):
-#   SCORCH   the binary under test       BUILD   its build directory
-#   SHARED   the ../shared folder        TMPDIR  a scratch directory
+# Environment (set by tests/run; the defaults work from the repository root):
+#   SCORCH       the binary under test   BUILD   its build directory
+#   TMPDIR       a scratch directory
+#   CONFORMANCE  FlameGraph's and inferno's test data, unpacked from
+#                tests/data/conformance.tar.xz (flamegraph/, inferno/)
+#   CORPUS       real perf captures and their references (tests/data/corpus)
+# Every file a test reads is in the repository (tests/data/README.md).
 
 : "${SCORCH:=./scorch}"
 : "${BUILD:=build}"
-: "${SHARED:=../shared}"
 : "${TMPDIR:=/tmp}"
+: "${CORPUS:=tests/data/corpus}"
+[ -n "${CONFORMANCE:-}" ] || CONFORMANCE=$(tests/data/unpack "$BUILD/test-data") || exit 1
 
 ok() { printf 'ok - %s\n' "$1"; }
 not_ok() {

@@ -1,6 +1,6 @@
 # scorch flamegraph and scorch diff from the command line: inputs, options,
 # errors and exit codes, -o safety, hostile names.
-fgc=$SHARED/conformance/flamegraph/generated-by-head
+fgc=$CONFORMANCE/flamegraph/generated-by-head
 fgt=$TMPDIR/fg
 mkdir -p "$fgt"
 
@@ -42,7 +42,7 @@ if [ -f "$fgc/../example-dtrace-stacks.txt" ]; then
 	sort "$fgc/svg-frames/dtrace-default.tsv" >"$fgt/a.tsv"
 	test_cmp "flamegraph/non-folded (DTrace) input is detected and collapsed" "$fgt/a.tsv" "$fgt/b.tsv"
 else
-	skip "flamegraph/non-folded input is detected and collapsed" "no DTrace example"
+	not_ok "flamegraph/non-folded input is detected and collapsed" "no $fgc/../example-dtrace-stacks.txt"
 fi
 
 # Empty input: exit 2 (as flamegraph.pl), a message, the error SVG on stdout.
@@ -154,9 +154,9 @@ if [ -f "$fgc/diff/before.folded" ]; then
 	sort "$fgc/svg-frames/diff.tsv" >"$fgt/e.tsv"; sort "$fgt/diff.tsv" >"$fgt/g.tsv"
 	test_cmp "diff/drawn as flamegraph.pl draws difffolded output" "$fgt/e.tsv" "$fgt/g.tsv"
 else
-	skip "diff/matches difffolded.pl" "no conformance data"
+	not_ok "diff/matches difffolded.pl" "no $fgc/diff/before.folded"
 fi
-infd=$SHARED/conformance/inferno/tests/data/diff-folded
+infd=$CONFORMANCE/inferno/tests/data/diff-folded
 if [ -d "$infd" ]; then
 	for m in default: normalize:-n strip_hex:-s strip_hex:--strip-hex; do
 		"$SCORCH" diff ${m#*:} "$infd/before.txt" "$infd/after.txt" 2>/dev/null | sort >"$fgt/i.out"
@@ -166,7 +166,7 @@ if [ -d "$infd" ]; then
 	expect_exit "diff/malformed line is skipped" 0 "$SCORCH" diff "$infd/bad_before.txt" "$infd/after.txt"
 	expect_grep "diff/malformed line named" "bad_before.txt:3:" "$TMPDIR/err"
 else
-	skip "diff/inferno cases" "no inferno conformance data"
+	not_ok "diff/inferno cases" "no $infd"
 fi
 expect_exit "diff/one argument is a usage error" 2 "$SCORCH" diff "$fgt/small.folded"
 expect_exit "diff/missing file exits 1" 1 "$SCORCH" diff "$fgt/small.folded" "$fgt/nonexistent"
@@ -191,17 +191,19 @@ if [ -f "$fgep" ]; then
 	"$SCORCH" flamegraph --dump-frames --flamechart --threads=1 "$fgt/big.folded" >"$fgt/c1.tsv" 2>/dev/null
 	test_cmp "flamegraph/--threads=2 keeps flame-chart order" "$fgt/c1.tsv" "$fgt/c2.tsv"
 else
-	skip "flamegraph/--threads=2" "no $fgep"
+	not_ok "flamegraph/--threads=2" "no $fgep"
 fi
 
 # perf script text piped in is detected and collapsed: the same frames as
 # drawing stackcollapse-perf.pl's collapse of it.
 fgpx=$fgc/../example-perf-stacks.txt.gz
-if [ -f "$fgpx" ] && command -v gzip >/dev/null && "$SCORCH" collapse --list 2>/dev/null | grep -q '^ *perf'; then
+if ! command -v gzip >/dev/null; then
+	skip "flamegraph/perf script on stdin is collapsed and drawn" "gzip is not installed"
+elif [ -f "$fgpx" ]; then
 	gzip -dc "$fgpx" | "$SCORCH" flamegraph --dump-frames 2>"$fgt/perf.err" | sort >"$fgt/perf.tsv"
 	"$SCORCH" flamegraph --dump-frames "$fgc/collapse/example-perf-stacks-collapsed-default.txt" | sort >"$fgt/perf.exp"
 	test_cmp "flamegraph/perf script on stdin is collapsed and drawn" "$fgt/perf.exp" "$fgt/perf.tsv"
 else
-	skip "flamegraph/perf script on stdin is collapsed and drawn" "no example, gzip or perf collapser"
+	not_ok "flamegraph/perf script on stdin is collapsed and drawn" "no $fgpx"
 fi
 expect_exit "flamegraph/--factor=0 is a usage error (flamegraph.pl divides by zero)" 2 "$SCORCH" flamegraph --factor=0 "$fgt/small.folded"

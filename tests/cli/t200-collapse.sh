@@ -3,7 +3,7 @@
 # Sourced by tests/cli/run (lib.sh loaded).
 c2=$TMPDIR/collapse-cli
 mkdir -p "$c2"
-c2_fg=$SHARED/conformance/flamegraph
+c2_fg=$CONFORMANCE/flamegraph
 
 printf 'prog 1 1.0: 2 cycles:\n\t1 f (m)\n\t2 main (m)\n\n' >"$c2/a.txt"
 printf 'prog 1 2.0: 3 cycles:\n\t1 f (m)\n\t2 main (m)\n\nother 2 3.0: 1 cycles:\n\t3 g (m)\n\n' >"$c2/b.txt"

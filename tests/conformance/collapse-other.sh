@@ -1,5 +1,5 @@
 # Conformance of the non-perf collapsers against inferno's expected outputs
-# (shared/conformance/inferno/MANIFEST.txt) and FlameGraph's stackcollapse.pl
+# ($CONFORMANCE/inferno/MANIFEST.txt) and FlameGraph's stackcollapse.pl
 # result for the DTrace example: one TAP line per MANIFEST record.
 # Sourced by tests/conformance/run (lib.sh already loaded).
 #
@@ -11,8 +11,8 @@
 # Compare modes are the MANIFEST's; deliberate differences are listed in
 # tests/conformance/known-differences.txt and applied here where marked.
 
-cx_man=$SHARED/conformance/inferno/MANIFEST.txt
-cx_root=$SHARED/conformance/inferno
+cx_man=$CONFORMANCE/inferno/MANIFEST.txt
+cx_root=$CONFORMANCE/inferno
 cx_tmp=$TMPDIR/collapse-other
 mkdir -p "$cx_tmp"
 
@@ -99,7 +99,10 @@ cx_run_record() { # id tool args inputs expected compare
 		# the first stack the header as the reference test does.
 		input=$cx_tmp/in ;;
 	gz:*)
-		gzip -dc "$cx_root/${inputs#gz:}" >"$cx_tmp/in"
+		if ! gzip -dc "$cx_root/${inputs#gz:}" >"$cx_tmp/in"; then
+			not_ok "$name" "cannot unpack $cx_root/${inputs#gz:}"
+			return
+		fi
 		input=$cx_tmp/in ;;
 	*"{"*)
 		input= ;; # multi-file rule record, handled below
@@ -233,7 +236,7 @@ else
 	done <"$cx_man"
 
 	# FlameGraph's own stackcollapse.pl output for its DTrace example.
-	fg=$SHARED/conformance/flamegraph
+	fg=$CONFORMANCE/flamegraph
 	"$SCORCH" collapse dtrace "$fg/example-dtrace-stacks.txt" >"$cx_tmp/out" 2>"$cx_tmp/err"
 	if cx_compare "$cx_tmp/out" "$fg/generated-by-head/collapse/example-dtrace-stacks-collapsed.txt" exact; then
 		ok "conformance/flamegraph/stackcollapse.pl example-dtrace"

@@ -1,16 +1,17 @@
 # Conformance of `scorch collapse perf` with stackcollapse-perf.pl (the
-# reference), read straight from the shared manifests (no copied data); one
-# TAP line per case:
-#   1. shared/conformance/flamegraph/MANIFEST.txt: the 78 flag cases of
+# reference), read straight from the upstream manifests (tests/data:
+# conformance.tar.xz, unpacked as $CONFORMANCE, and corpus/); one TAP line
+# per case:
+#   1. flamegraph/MANIFEST.txt: the 78 flag cases of
 #      FlameGraph's test.sh; the 8 marked STALE are compared with what the
 #      script at HEAD writes (generated-by-head/collapse/*.HEAD.txt);
 #   2. generated-by-head/collapse/*-collapsed-default.txt: no flag, and the
 #      example-perf-stacks.txt.gz default and --all collapses;
-#   3. the inferno-collapse-perf records of shared/conformance/inferno/MANIFEST.txt
+#   3. the inferno-collapse-perf records of inferno/MANIFEST.txt
 #      (compare modes exact / strip-quotes / log / rule); where inferno's
 #      expectation is not what stackcollapse-perf.pl writes, the case is
 #      skipped with the reason (tests/conformance/known-differences.txt);
-#   4. shared/bench/corpus/refs: real captures of this machine kind, every
+#   4. tests/data/corpus/refs: real captures of this machine kind, every
 #      recorded variant (under $SCORCH_SANITIZED only the small captures);
 #   5. output identical for 1, 2, 3 and 7 threads on captures and test inputs;
 #   6. fast path against state machine: the same input with a line "!"
@@ -21,8 +22,8 @@
 #      (all header variants: with and without pid, cpu, period; # headers).
 # Sourced by tests/conformance/run (lib.sh loaded).
 
-cp_fg=$SHARED/conformance/flamegraph
-cp_inf=$SHARED/conformance/inferno
+cp_fg=$CONFORMANCE/flamegraph
+cp_inf=$CONFORMANCE/inferno
 cp_tmp=$TMPDIR/collapse-perf
 mkdir -p "$cp_tmp"
 
@@ -154,7 +155,12 @@ cp_inferno_manifest() {
 		esac
 		case "$f4" in
 		*" "*) input= ;;
-		gz:*) gzip -dc "$cp_inf/${f4#gz:}" >"$cp_tmp/in"; input=$cp_tmp/in ;;
+		gz:*)
+			if ! gzip -dc "$cp_inf/${f4#gz:}" >"$cp_tmp/in"; then
+				not_ok "$name" "cannot unpack $cp_inf/${f4#gz:}"
+				continue
+			fi
+			input=$cp_tmp/in ;;
 		*) input=$cp_inf/$f4 ;;
 		esac
 		expected=$cp_inf/$f5
@@ -207,7 +213,8 @@ cp_inferno_manifest() {
 			case "$id" in
 			perf/multithread-equivalence)
 				bad=
-				gzip -dc "$cp_inf/flamegraph/example-perf-stacks.txt.gz" >"$cp_tmp/ex.txt"
+				gzip -dc "$cp_inf/flamegraph/example-perf-stacks.txt.gz" >"$cp_tmp/ex.txt" ||
+					bad="$bad example-perf-stacks.txt.gz:unreadable"
 				for f in "$cp_tmp/ex.txt" "$cp_inf"/flamegraph/test/*.txt \
 					"$cp_inf"/tests/data/collapse-perf/empty-line.txt \
 					"$cp_inf"/tests/data/collapse-perf/go-stacks.txt \
@@ -215,6 +222,7 @@ cp_inferno_manifest() {
 					"$cp_inf"/tests/data/collapse-perf/weird-stack-line.txt \
 					"$cp_inf"/tests/data/collapse-perf/cpp-stacks-std-function.txt; do
 					"$SCORCH" collapse perf -j 1 "$f" >"$cp_tmp/t1" 2>/dev/null
+					[ -s "$cp_tmp/t1" ] || bad="$bad $(basename "$f"):no-output"
 					for n in 2 3 7 16; do
 						"$SCORCH" collapse perf -j $n "$f" >"$cp_tmp/tn" 2>/dev/null
 						cmp -s "$cp_tmp/t1" "$cp_tmp/tn" || bad="$bad $(basename "$f"):$n"
@@ -230,7 +238,7 @@ cp_inferno_manifest() {
 
 # Real captures: refs/<input>.<variant>.folded.xz.
 cp_bench_refs() {
-	corpus=$SHARED/bench/corpus
+	corpus=$CORPUS
 	if [ -n "${SCORCH_SANITIZED:-}" ]; then
 		inputs="c-kernel f1-cpuclock-F997 f2-two-events"
 	else
@@ -272,7 +280,7 @@ cp_bench_refs() {
 
 # The same output for any thread count, on real captures.
 cp_threads() {
-	corpus=$SHARED/bench/corpus
+	corpus=$CORPUS
 	for f in c-kernel f2-two-events; do
 		xz -dc "$corpus/$f.perf.txt.xz" >"$cp_tmp/cap.txt"
 		"$SCORCH" collapse perf --tid -j 1 "$cp_tmp/cap.txt" >"$cp_tmp/t1" 2>/dev/null
@@ -290,7 +298,7 @@ cp_threads() {
 }
 
 cp_general_path() {
-	corpus=$SHARED/bench/corpus
+	corpus=$CORPUS
 	for f in "$cp_fg/test/perf-vertx-stacks-01.txt" "$cp_fg/test/perf-cycles-instructions-01.txt" \
 		"$corpus/c-kernel.perf.txt.xz"; do
 		name="conformance/fast-vs-general/$(basename "$f")"
@@ -316,7 +324,7 @@ cp_general_path() {
 }
 
 cp_detect() {
-	corpus=$SHARED/bench/corpus
+	corpus=$CORPUS
 	set -- "$cp_fg"/test/*.txt "$cp_fg/example-perf-stacks.txt.gz" \
 		"$cp_inf"/tests/data/collapse-perf/*.txt
 	if [ -n "${SCORCH_SANITIZED:-}" ]; then

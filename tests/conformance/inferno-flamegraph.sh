@@ -1,4 +1,4 @@
-# Conformance with inferno-flamegraph's SVGs ($SHARED/conformance/inferno):
+# Conformance with inferno-flamegraph's SVGs ($CONFORMANCE/inferno):
 # inferno draws the same frames (as percentages) with flamegraph.pl's --hash
 # colours, so for each case below the multiset of (tooltip, fill) pairs must
 # match ours. Our run adds --minwidth=0.01% (inferno's default pruning).
@@ -9,9 +9,11 @@
 # with --factor round half up where Perl's %.0f rounds half to even (hence
 # names, not tooltips, for fills). Differential fills use inferno's own
 # scale, so those cases compare tooltips only.
-infc=$SHARED/conformance/inferno
-if [ ! -d "$infc/tests/data/flamegraph" ] || ! command -v python3 >/dev/null; then
-	skip "inferno-flamegraph" "no inferno conformance data or python3"
+infc=$CONFORMANCE/inferno
+if [ ! -d "$infc/tests/data/flamegraph" ]; then
+	not_ok "inferno-flamegraph" "no $infc/tests/data/flamegraph (unpacked from tests/data/conformance.tar.xz)"
+elif ! command -v python3 >/dev/null; then
+	skip "inferno-flamegraph" "python3 is not installed (run scripts/setup)"
 else
 	inf_pairs() { # SVG -> sorted "title<TAB>fill" lines
 		python3 - "$1" "$2" <<'PY'

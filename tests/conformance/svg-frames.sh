@@ -1,12 +1,12 @@
 # Conformance: scorch flamegraph draws the frames flamegraph.pl drew.
-# For each case of $SHARED/conformance/flamegraph/generated-by-head/svg-frames/
+# For each case of $CONFORMANCE/flamegraph/generated-by-head/svg-frames/
 # CASES.txt: same exit code, and (exit 0) the same SET of frames (flamegraph.pl
 # writes them in hash order): same titles and labels, geometry within 0.1 px,
 # same fill. Also compares the SVG skeleton (everything but style, script and
 # frames). Deliberate differences are listed in known-differences.txt.
-fg_conf_dir=$SHARED/conformance/flamegraph/generated-by-head
+fg_conf_dir=$CONFORMANCE/flamegraph/generated-by-head
 if [ ! -f "$fg_conf_dir/svg-frames/CASES.txt" ]; then
-	skip "svg-frames" "no $fg_conf_dir/svg-frames/CASES.txt"
+	not_ok "svg-frames" "no $fg_conf_dir/svg-frames/CASES.txt (unpacked from tests/data/conformance.tar.xz)"
 else
 	: >"$TMPDIR/empty.txt"
 	# Compare two frame TSVs as sets: sort, then match row by row with a

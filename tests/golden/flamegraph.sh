@@ -4,9 +4,9 @@
 # it catches any change to the SVG text. REGEN=1 rewrites the goldens. Also
 # one frame TSV per palette, with and without --hash, on the same input.
 fgg=tests/golden/flamegraph
-fgb=$SHARED/conformance/flamegraph/generated-by-head
+fgb=$CONFORMANCE/flamegraph/generated-by-head
 if [ ! -d "$fgb" ]; then
-	skip "golden/flamegraph" "no $fgb"
+	not_ok "golden/flamegraph" "no $fgb (unpacked from tests/data/conformance.tar.xz)"
 else
 	while IFS= read -r fg_line; do
 		case "$fg_line" in '#'* | '') continue ;; esac

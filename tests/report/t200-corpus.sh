@@ -1,4 +1,4 @@
-# scorch report on the real captures of $SHARED/bench/corpus (perf 6.1 on
+# scorch report on the real captures of tests/data/corpus (perf 6.1 on
 # this machine kind). Oracles:
 #   - perf script run here on the same file, folded by scorch collapse perf
 #     (identical output expected: a, c, f1, f2 with several options);
@@ -10,13 +10,11 @@
 # The workload binaries go into a private build-id cache and the capture
 # kernel's kallsyms under a private HOME, as the corpus README describes.
 
-C=$SHARED/bench/corpus
+C=$CORPUS
 K=$TMPDIR/corpus
 mkdir -p "$K"
 corpus_why=""
-if [ ! -d "$C" ]; then
-	corpus_why="no $C"
-elif ! command -v perf >/dev/null 2>&1; then
+if ! command -v perf >/dev/null 2>&1; then
 	corpus_why="perf is not installed"
 elif ! command -v xz >/dev/null 2>&1; then
 	corpus_why="xz is not installed"

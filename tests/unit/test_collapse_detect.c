@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *shared_dir(void)
+/* FlameGraph's and inferno's test data, unpacked from
+ * tests/data/conformance.tar.xz by tests/run (CONFORMANCE) or by
+ * tests/data/unpack into its default folder. */
+static const char *conformance_dir(void)
 {
-	const char *s = getenv("SHARED");
-	return s && *s ? s : "../shared";
+	const char *s = getenv("CONFORMANCE");
+	return s && *s ? s : "build/test-data/conformance";
 }
 
 /* Detect the format of a file; NULL name when none claims it. Returns false
@@ -31,7 +34,7 @@ static bool detect_file(const char *path, const char **name)
 }
 
 static const struct {
-	const char *path; /* under SHARED/conformance/inferno/ */
+	const char *path; /* under CONFORMANCE/inferno/ */
 	const char *format;
 } conformance[] = {
 	{ "flamegraph/example-dtrace-stacks.txt", "dtrace" },
@@ -65,10 +68,12 @@ TEST(collapse_detect_conformance_inputs)
 {
 	char path[4096];
 	for (size_t i = 0; i < sizeof(conformance) / sizeof(conformance[0]); i++) {
-		snprintf(path, sizeof(path), "%s/conformance/inferno/%s", shared_dir(), conformance[i].path);
+		snprintf(path, sizeof(path), "%s/inferno/%s", conformance_dir(), conformance[i].path);
 		const char *got;
-		if (!detect_file(path, &got))
-			SKIP("shared conformance data not found (set SHARED)");
+		if (!detect_file(path, &got)) {
+			unit_fail(t_, __FILE__, __LINE__, "%s: cannot read (run tests/data/unpack)", path);
+			continue;
+		}
 		const char *want = conformance[i].format;
 		if (!want) {
 			if (got)
@@ -145,23 +150,25 @@ TEST(collapse_detect_golden_inputs)
 TEST(collapse_probes_leave_perf_script_alone)
 {
 	static const char *const perf_inputs[] = {
-		"conformance/flamegraph/test/perf-cycles-instructions-01.txt",
-		"conformance/flamegraph/test/perf-java-stacks-02.txt",
-		"conformance/flamegraph/test/perf-iperf-stacks-pidtid-01.txt",
-		"conformance/flamegraph/test/perf-js-stacks-01.txt",
-		"conformance/flamegraph/test/perf-rust-Yamakaky-dcpu.txt",
-		"conformance/inferno/tests/data/collapse-perf/go-stacks.txt",
-		"conformance/inferno/tests/data/collapse-perf/single-line-stacks.txt",
-		"conformance/inferno/tests/data/collapse-perf/java-inline.txt",
-		"conformance/inferno/tests/data/collapse-guess/invalid-perf-with-empty-line-after-event-line.txt",
-		"conformance/flamegraph/example-perf-stacks.txt.gz",
+		"flamegraph/test/perf-cycles-instructions-01.txt",
+		"flamegraph/test/perf-java-stacks-02.txt",
+		"flamegraph/test/perf-iperf-stacks-pidtid-01.txt",
+		"flamegraph/test/perf-js-stacks-01.txt",
+		"flamegraph/test/perf-rust-Yamakaky-dcpu.txt",
+		"inferno/tests/data/collapse-perf/go-stacks.txt",
+		"inferno/tests/data/collapse-perf/single-line-stacks.txt",
+		"inferno/tests/data/collapse-perf/java-inline.txt",
+		"inferno/tests/data/collapse-guess/invalid-perf-with-empty-line-after-event-line.txt",
+		"flamegraph/example-perf-stacks.txt.gz",
 	};
 	char path[4096];
 	for (size_t i = 0; i < sizeof(perf_inputs) / sizeof(perf_inputs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", shared_dir(), perf_inputs[i]);
+		snprintf(path, sizeof(path), "%s/%s", conformance_dir(), perf_inputs[i]);
 		struct input in;
-		if (input_load(&in, path))
-			SKIP("shared conformance data not found (set SHARED)");
+		if (input_load(&in, path)) {
+			unit_fail(t_, __FILE__, __LINE__, "%s: cannot read (run tests/data/unpack)", path);
+			continue;
+		}
 		size_t head = in.len < 65536 ? in.len : 65536;
 		for (size_t k = 0; collapse_formats[k]; k++) {
 			const struct collapse_format *f = collapse_formats[k];

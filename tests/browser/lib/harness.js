@@ -75,20 +75,55 @@ class Context {
 	}
 }
 
+/*
+ * Chromium binds its profile's singleton socket at
+ * $TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket and aborts at launch
+ * ("Socket path too long") when that exceeds a unix socket path (108 bytes
+ * with the NUL). So chromium gets a private temporary folder with a short
+ * name: in TMPDIR when that leaves room, else in /tmp or /dev/shm.
+ */
+const SOCKET_PATH_MAX = 107;
+const SOCKET_SUFFIX = '/chromium-XXXXXX/org.chromium.Chromium.XXXXXX/SingletonSocket';
+
+function shortTmpdir() {
+	const bases = [process.env.TMPDIR || os.tmpdir(), '/tmp', '/dev/shm'];
+	for (const base of bases) {
+		if (base.length + SOCKET_SUFFIX.length > SOCKET_PATH_MAX) continue;
+		try {
+			return fs.mkdtempSync(path.join(base, 'chromium-'));
+		} catch (e) {
+			/* not writable: try the next */
+		}
+	}
+	throw new Error(`no writable temporary folder short enough for chromium's socket among ${bases.join(', ')}`);
+}
+
 async function launch(chromium) {
 	const profile = fs.mkdtempSync(path.join(process.env.TMPDIR || os.tmpdir(), 'chromium-profile-'));
-	const ctx = await chromium.launchPersistentContext(profile, {
-		executablePath: CHROMIUM,
-		headless: true,
-		args: ARGS,
-		viewport: { width: 1280, height: 800 },
-		timeout: 30000
-	});
+	const tmp = shortTmpdir();
+	const cleanup = () => {
+		fs.rmSync(profile, { recursive: true, force: true });
+		fs.rmSync(tmp, { recursive: true, force: true });
+	};
+	let ctx;
+	try {
+		ctx = await chromium.launchPersistentContext(profile, {
+			executablePath: CHROMIUM,
+			headless: true,
+			args: ARGS,
+			env: { ...process.env, TMPDIR: tmp },
+			viewport: { width: 1280, height: 800 },
+			timeout: 30000
+		});
+	} catch (e) {
+		cleanup();
+		throw e;
+	}
 	return {
 		ctx,
 		async close() {
 			await ctx.close().catch(() => {});
-			fs.rmSync(profile, { recursive: true, force: true });
+			cleanup();
 		}
 	};
 }
