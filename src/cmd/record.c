@@ -52,6 +52,12 @@ const char record_usage[] =
 	"  -U, --user-only         user-space stacks only\n"
 	"  -K, --kernel-only       kernel stacks only\n"
 	"  -g                      accepted for perf's habit: stacks are always recorded\n"
+	"      --max-stack N       frames per stack (default and maximum: the kernel's\n"
+	"                          kernel.perf_event_max_stack, 127 unless raised, as\n"
+	"                          root: sysctl kernel.perf_event_max_stack=N; bpf:\n"
+	"                          127 at most, more falls back to perf). A stack that\n"
+	"                          reaches it lost its root end: a [truncated] frame\n"
+	"                          stands at the cut, under the process name\n"
 	"      --backend B         bpf (in-kernel aggregation; the default where it\n"
 	"                          loads: root or CAP_BPF+CAP_PERFMON) or perf (ring\n"
 	"                          buffers; what bpf falls back to, with a notice)\n"
@@ -117,6 +123,7 @@ enum {
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
+	OPT_MAX_STACK,
 };
 
 /* Followed by the flame-graph options (cmd/graph_opts.h). */
@@ -144,6 +151,7 @@ static const struct option own_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ NULL, 0, NULL, 0 },
@@ -420,6 +428,14 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
+		case OPT_MAX_STACK: {
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || errno || !v || v > 8000)
+				die_usage("--max-stack: 1..8000 frames, not '%s'", optarg);
+			o.max_stack = (unsigned)v;
+			break;
+		}
 		case OPT_STACK_MAP_SIZE: {
 			errno = 0;
 			unsigned long v = strtoul(optarg, &end, 10);

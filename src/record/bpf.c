@@ -145,6 +145,8 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 struct spill_ctx {
 	struct recorder *r;
 	uint64_t lost;
+	uint32_t depth; /* frames the stack map holds per stack */
+	uint32_t limit; /* a stack this deep reached the limit (root end lost) */
 };
 
 /* A sample the program sent whole after a stack-map collision. */
@@ -169,9 +171,11 @@ static void on_spill(void *ctx, int cpu, void *data, __u32 size)
 	memcpy(user, sp.user, sizeof(user));
 	memcpy(kernel, sp.kernel, sizeof(kernel));
 	s.user = user;
-	s.nr_user = sp.nr_user < PROFILE_MAX_DEPTH ? sp.nr_user : PROFILE_MAX_DEPTH;
+	s.nr_user = sp.nr_user < sc->depth ? sp.nr_user : sc->depth;
 	s.kernel = kernel;
-	s.nr_kernel = sp.nr_kernel < PROFILE_MAX_DEPTH ? sp.nr_kernel : PROFILE_MAX_DEPTH;
+	s.nr_kernel = sp.nr_kernel < sc->depth ? sp.nr_kernel : sc->depth;
+	s.user_truncated = s.nr_user >= sc->limit;
+	s.kernel_truncated = s.nr_kernel >= sc->limit;
 	recorder_sample(sc->r, &s);
 }
 
@@ -190,7 +194,7 @@ static uint32_t stack_depth(const uint64_t *ips)
 	return n;
 }
 
-static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats)
+static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats, uint32_t limit)
 {
 	int counts = bpf_map__fd(b->skel->maps.counts);
 	int stacks = bpf_map__fd(b->skel->maps.stacks);
@@ -223,6 +227,7 @@ static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *
 			if (!bpf_map_lookup_elem(stacks, &id, kernel)) {
 				s.kernel = kernel;
 				s.nr_kernel = stack_depth(kernel);
+				s.kernel_truncated = s.nr_kernel >= limit;
 			} else {
 				s.kernel_missing = true;
 			}
@@ -235,6 +240,7 @@ static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *
 			if (!bpf_map_lookup_elem(stacks, &id, user)) {
 				s.user = user;
 				s.nr_user = stack_depth(user);
+				s.user_truncated = s.nr_user >= limit;
 			} else {
 				s.user_missing = true;
 			}
@@ -251,8 +257,18 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	struct bpf_state b = { 0 };
 	struct perf_sideband *sideband = NULL;
 	struct perf_buffer *spill_buf = NULL;
-	struct spill_ctx spills = { r, 0 };
+	struct spill_ctx spills = { r, 0, PROFILE_MAX_DEPTH, 0 };
 	int ret = -1;
+
+	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
+	 * stores no more, and no more than perf_event_max_stack either). */
+	if (o->max_stack > PROFILE_MAX_DEPTH)
+		return record_bpf_unavailable(o, "its stack map holds at most %d frames per stack "
+					      "(--max-stack %u)", PROFILE_MAX_DEPTH, o->max_stack);
+	if (o->max_stack)
+		spills.depth = o->max_stack;
+	unsigned kernel_max = record_kernel_max_stack();
+	spills.limit = spills.depth < kernel_max ? spills.depth : kernel_max;
 
 	libbpf_set_print(quiet_libbpf);
 	b.ncpu = libbpf_num_possible_cpus();
@@ -270,6 +286,8 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	b.skel->rodata->include_idle = 1;
 	if (o->stack_map_size)
 		bpf_map__set_max_entries(b.skel->maps.stacks, o->stack_map_size);
+	if (spills.depth != PROFILE_MAX_DEPTH)
+		bpf_map__set_value_size(b.skel->maps.stacks, spills.depth * sizeof(uint64_t));
 	if (profile_bpf__load(b.skel)) {
 		int e = errno;
 		profile_bpf__destroy(b.skel);
@@ -354,7 +372,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
 	perf_buffer__consume(spill_buf);
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
-	drain(&b, r, stats);
+	drain(&b, r, stats, spills.limit);
 	stats->lost += spills.lost;
 	ret = 0;
 out:

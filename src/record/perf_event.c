@@ -100,6 +100,7 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 	attr->exclude_callchain_kernel = o->user_only;
 	attr->exclude_hv = 1;
 	attr->sample_id_all = 1;
+	attr->sample_max_stack = (uint16_t)o->max_stack; /* 0: perf_event_max_stack */
 }
 
 struct ring {
@@ -200,6 +201,13 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 			st->kips[nk++] = ip;
 		else if (ctx == 2)
 			st->uips[nu++] = ip;
+	}
+	/* The kernel stores kernel frames, then user frames, up to the limit
+	 * (context markers not counted): at the limit the root end is lost,
+	 * the user side's when there is one. */
+	if (st->max_stack && nk + nu >= st->max_stack) {
+		s.user_truncated = nu > 0;
+		s.kernel_truncated = nu == 0;
 	}
 	s.weight = 1;
 	s.kernel = st->kips;
@@ -492,6 +500,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 {
 	struct perf_state st = { .opts = o, .r = r, .stats = stats };
 	st.parser.r = r;
+	st.parser.max_stack = record_max_stack(o);
 	bool cycles = false;
 	int ret = -1;
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { STACK_USER_MISSING = 1, STACK_KERNEL_MISSING = 2 };
+enum { STACK_USER_MISSING = 1, STACK_KERNEL_MISSING = 2, STACK_USER_TRUNCATED = 4, STACK_KERNEL_TRUNCATED = 8 };
 
 /* One distinct raw stack. Frames live in recorder.frames: the user part
  * (procmaps refs, leaf first) then the kernel part (addresses, leaf
@@ -182,6 +182,19 @@ void recorder_refresh(struct recorder *r, uint32_t pid)
 		procmaps_reread(&r->maps, pid);
 }
 
+unsigned record_kernel_max_stack(void)
+{
+	char buf[32];
+	record_read_line("/proc/sys/kernel/perf_event_max_stack", buf, sizeof(buf));
+	long v = strtol(buf, NULL, 10);
+	return v > 0 ? (unsigned)v : 127; /* the kernel's default */
+}
+
+unsigned record_max_stack(const struct record_opts *o)
+{
+	return o->max_stack ? o->max_stack : record_kernel_max_stack();
+}
+
 void record_read_line(const char *path, char *buf, size_t cap)
 {
 	FILE *f = fopen(path, "re");
@@ -240,7 +253,9 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 	k.nr_user = nr_user;
 	k.nr_kernel = nr_kernel;
 	k.flags = (smp->user_missing && !o->kernel_only ? STACK_USER_MISSING : 0) |
-		  (smp->kernel_missing && !o->user_only ? STACK_KERNEL_MISSING : 0);
+		  (smp->kernel_missing && !o->user_only ? STACK_KERNEL_MISSING : 0) |
+		  (smp->user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
+		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0);
 
 	VEC_GROW(r->scratch, n, r->alloc_scratch);
 	if (nr_user && !procmaps_was_read(&r->maps, smp->pid))
@@ -398,11 +413,18 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		n += snprintf(root + n, sizeof(root) - n, "-%" PRIu32, s->pid);
 	node = profile_push_str(p, node, root, (size_t)n);
 
+	/* A stack that reached the depth limit lost its root end (the kernel
+	 * walks from the leaf): the marker stands where the cut is, under
+	 * the process name, so that such stacks never pass for complete. */
 	const uint64_t *f = s->nr_user + s->nr_kernel ? b->r->frames + s->frames : NULL;
+	if (s->flags & STACK_USER_TRUNCATED)
+		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_USER_MISSING)
 		node = profile_push_str(p, node, "[Missed User Stack]", 19);
 	for (uint32_t i = s->nr_user; i-- > 0;)
 		node = profile_push(p, node, user_sym(b, s->pid, f[i]));
+	if (s->flags & STACK_KERNEL_TRUNCATED)
+		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_KERNEL_MISSING)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
 	for (uint32_t i = s->nr_kernel; i-- > 0;)
@@ -460,6 +482,12 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 
 	memset(stats, 0, sizeof(*stats));
 	stats->command_status = -1;
+	unsigned kernel_max = record_kernel_max_stack();
+	if (opts->max_stack > kernel_max)
+		return error("--max-stack %u: the kernel records at most %u frames per stack "
+			     "(kernel.perf_event_max_stack); raise it first, as root: "
+			     "sysctl kernel.perf_event_max_stack=%u",
+			     opts->max_stack, kernel_max, opts->max_stack);
 	if (opts->command && target_spawn(&t, opts->command, opts->command_stdout_to_stderr))
 		return RECORD_ERROR;
 	target_watch(&t, opts);

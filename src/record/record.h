@@ -52,6 +52,7 @@ struct record_opts {
 	enum record_backend backend;
 	enum record_event event;
 	unsigned stack_map_size; /* bpf: stack-trace map entries, 0 = default */
+	unsigned max_stack;   /* frames per stack, 0 = the kernel's perf_event_max_stack */
 	bool progress;        /* elapsed/remaining/samples/lost on stderr */
 	bool quiet;           /* no notices */
 	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
@@ -104,6 +105,8 @@ struct record_sample {
 	uint32_t nr_user;
 	bool kernel_missing;    /* kernel stack asked for but lost */
 	bool user_missing;      /* user stack asked for but lost */
+	bool kernel_truncated;  /* reached the depth limit: its root end may be lost */
+	bool user_truncated;
 };
 
 void recorder_sample(struct recorder *r, const struct record_sample *s);
@@ -129,6 +132,7 @@ void recorder_build(struct recorder *r, struct profile *p);
 /* perf_event.c: the records of a perf ring buffer -> the recorder. */
 struct perf_parser {
 	struct recorder *r;
+	uint32_t max_stack;     /* frames a callchain holds at most (0: unknown) */
 	uint64_t lost;          /* from LOST and LOST_SAMPLES records */
 	uint64_t *kips, *uips;  /* one sample's callchain, split */
 	size_t alloc_kips, alloc_uips;
@@ -191,6 +195,10 @@ int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 /* Explain a perf_event_open failure (errno) with the fix; returns -1. */
 int record_perf_error(int err, const char *what);
 int record_nr_cpus(void);
+/* The kernel's frame limit per callchain (kernel.perf_event_max_stack). */
+unsigned record_kernel_max_stack(void);
+/* Frames per stack this run records: --max-stack, else the kernel's. */
+unsigned record_max_stack(const struct record_opts *o);
 /* Is this CPU sampled (-C)? */
 bool record_cpu_wanted(const struct record_opts *o, int cpu);
 

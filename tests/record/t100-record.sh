@@ -6,7 +6,7 @@ WL_SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
 WL=$TMPDIR/workloads
 mkdir -p "$WL"
 wl_ok=1
-for w in burn spawn syscalls; do
+for w in burn spawn syscalls deep; do
 	cc -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -g -pthread \
 		-o "$WL/$w" "$WL_SRC/$w.c" 2>"$TMPDIR/cc.err" || wl_ok=0
 done

@@ -1,0 +1,70 @@
+# Stacks that reach the depth limit are marked: a [truncated] frame under
+# the process name, where the root end was cut (the kernel walks from the
+# leaf). The deep workload recurses DEPTH frames, then spins.
+# Uses t100-record.sh's $WL and probes.
+
+kmax=$(cat /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo 127)
+
+# spin_lines FILE: the distinct "fields marker" of the lines whose leaf is
+# spin (user-space samples: no kernel frames to count).
+spin_lines() { awk -F';' '$NF ~ /^spin [0-9]+$/ { print NF, $2 }' "$1" | sort -u; }
+
+for be in perf bpf; do
+	eval "okv=\$${be}_ok why=\$${be}_why"
+	if [ "$okv" != 1 ]; then
+		for n in "stacks deeper than the limit are marked at the root end" \
+			"stacks within the limit are whole and unmarked" "--max-stack N cuts at N"; do
+			skip "record $be: $n" "$why"
+		done
+		continue
+	fi
+	# 73 frames more than the limit: every spin stack is cut, holds the
+	# limit's frames exactly, and is marked right under the process name.
+	# (bpf: its stack map holds 127 frames even where the sysctl allows more.)
+	lim=$kmax
+	[ $be = bpf ] && [ "$lim" -gt 127 ] && lim=127
+	"$SCORCH" record -q --backend $be -F 499 -o "$TMPDIR/deep.folded" -- "$WL/deep" $((lim + 73)) 0.3 \
+		2>"$TMPDIR/deep.err"
+	got=$(spin_lines "$TMPDIR/deep.folded")
+	if [ "$got" = "$((lim + 2)) [truncated]" ] && ! grep -q ';main;' "$TMPDIR/deep.folded"; then
+		ok "record $be: stacks deeper than the limit are marked at the root end"
+	else
+		not_ok "record $be: stacks deeper than the limit are marked at the root end" \
+			"fields/marker of spin lines: $got (want $((lim + 2)) [truncated])" "$(cat "$TMPDIR/deep.err")"
+	fi
+	# 50 frames: the whole stack, from libc's start through main.
+	"$SCORCH" record -q --backend $be -F 499 -o "$TMPDIR/shallow.folded" -- "$WL/deep" 50 0.3 2>"$TMPDIR/deep.err"
+	if [ -s "$TMPDIR/shallow.folded" ] && ! grep -q 'truncated' "$TMPDIR/shallow.folded" &&
+		[ "$(grep -c ';spin ' "$TMPDIR/shallow.folded")" = "$(grep -c ';main;recurse;.*;spin ' "$TMPDIR/shallow.folded")" ]; then
+		ok "record $be: stacks within the limit are whole and unmarked"
+	else
+		not_ok "record $be: stacks within the limit are whole and unmarked" "$(head -c 300 "$TMPDIR/shallow.folded")"
+	fi
+	# --max-stack 40 on 100 frames of recursion: cut at 40.
+	"$SCORCH" record -q --backend $be --max-stack 40 -F 499 -o "$TMPDIR/m40.folded" -- "$WL/deep" 100 0.3 \
+		2>"$TMPDIR/deep.err"
+	got=$(spin_lines "$TMPDIR/m40.folded")
+	if [ "$got" = "42 [truncated]" ]; then
+		ok "record $be: --max-stack N cuts at N"
+	else
+		not_ok "record $be: --max-stack N cuts at N" "fields/marker of spin lines: $got (want 42 [truncated])" \
+			"$(cat "$TMPDIR/deep.err")"
+	fi
+done
+
+# Above the kernel's limit: an error that names the sysctl (never changed
+# for the user), and nothing runs.
+if [ "$perf_ok" = 1 ]; then
+	over=$((kmax + 100))
+	"$SCORCH" record --max-stack $over -- "$WL/deep" 10 5 >/dev/null 2>"$TMPDIR/over.err"
+	st=$?
+	if [ "$st" = 1 ] && grep -q "sysctl kernel.perf_event_max_stack=$over" "$TMPDIR/over.err" &&
+		[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = "$kmax" ]; then
+		ok "record: --max-stack above the kernel's limit says how to raise it"
+	else
+		not_ok "record: --max-stack above the kernel's limit says how to raise it" "exit $st" "$(cat "$TMPDIR/over.err")"
+	fi
+else
+	skip "record: --max-stack above the kernel's limit says how to raise it" "$perf_why"
+fi
+expect_exit "record: --max-stack 0 is a usage error" 2 "$SCORCH" record --max-stack 0 -- true
