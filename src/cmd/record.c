@@ -217,6 +217,17 @@ static void explain_no_samples(const struct record_opts *o, const struct record_
 	}
 }
 
+/* A whole number in 1..max, or a usage error "what, not 'arg'". */
+static unsigned parse_count(const char *arg, unsigned long max, const char *what)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (*end || end == arg || errno || !v || v > max || arg[0] == '-')
+		die_usage("%s, not '%s'", what, arg);
+	return (unsigned)v;
+}
+
 /* -C: "N", "N,M", "N-M" (perf's CPU list), each CPU present here. */
 static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 {
@@ -356,14 +367,9 @@ int cmd_record(int argc, char **argv)
 		case 'L':
 			parse_ids(optarg, "-t", &o.tids, &o.nr_tids);
 			break;
-		case 'F': {
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || errno || !v || v > 100000)
-				die_usage("-F: frequency must be 1..100000 Hz, not '%s'", optarg);
-			o.freq = (unsigned)v;
+		case 'F':
+			o.freq = parse_count(optarg, 100000, "-F: frequency must be 1..100000 Hz");
 			break;
-		}
 		case 'd':
 			errno = 0;
 			o.duration = strtod(optarg, &end);
@@ -428,22 +434,12 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
-		case OPT_MAX_STACK: {
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || errno || !v || v > 8000)
-				die_usage("--max-stack: 1..8000 frames, not '%s'", optarg);
-			o.max_stack = (unsigned)v;
+		case OPT_MAX_STACK:
+			o.max_stack = parse_count(optarg, 8000, "--max-stack: 1..8000 frames");
 			break;
-		}
-		case OPT_STACK_MAP_SIZE: {
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || errno || !v || v > (1ul << 22))
-				die_usage("--stack-map-size: 1..4194304 entries, not '%s'", optarg);
-			o.stack_map_size = (unsigned)v;
+		case OPT_STACK_MAP_SIZE:
+			o.stack_map_size = parse_count(optarg, 1ul << 22, "--stack-map-size: 1..4194304 entries");
 			break;
-		}
 		default:
 			if (graph_opt_code(c)) {
 				if (graph_opts_set(&g, c, optarg))
