@@ -9,6 +9,7 @@ int cmd_collapse(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* Usage text of a command (printed by `scorch help CMD` and `CMD --help`). */
 extern const char flamegraph_usage[];
@@ -16,6 +17,7 @@ extern const char collapse_usage[];
 extern const char diff_usage[];
 extern const char report_usage[];
 extern const char record_usage[];
+extern const char merge_usage[];
 
 /* Compiled-in optional features, e.g. "+zlib +lzma -libbpf". */
 const char *scorch_features(void);

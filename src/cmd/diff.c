@@ -3,6 +3,7 @@
  * red for growth and blue for reduction. Output is sorted by stack (difffolded.pl
  * writes hash order) so runs are reproducible. */
 #include "cmd/cmd.h"
+#include "cmd/load.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -20,9 +21,11 @@
 const char diff_usage[] =
 	"usage: scorch diff [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
 	"\n"
-	"Write every stack of either folded profile as \"STACK BEFORE AFTER\" (0 where\n"
+	"Write every stack of either profile as \"STACK BEFORE AFTER\" (0 where\n"
 	"absent), like difffolded.pl. Draw it with `scorch flamegraph`: widths follow\n"
-	"AFTER, red frames grew, blue ones shrank. (`scorch diff AFTER BEFORE |\n"
+	"AFTER, red frames grew, blue ones shrank. BEFORE and AFTER may be any input\n"
+	"scorch reads (folded, a collapse format, perf.data, pprof; compressed or not).\n"
+	"(`scorch diff AFTER BEFORE |\n"
 	"scorch flamegraph --negate` gives widths from BEFORE instead.)\n"
 	"  -n, --normalize   scale BEFORE counts to AFTER's total (truncated to integers)\n"
 	"  -s, --strip-hex   replace hex addresses 0x1234abcd by 0x... before matching\n"
@@ -89,17 +92,13 @@ static void add_side(struct profile *dst, const struct profile *src, int col, bo
 	free(map);
 }
 
+/* Any input scorch reads (cmd/load.c): folded, a collapse format,
+ * perf.data, pprof. */
 static int load(struct profile *p, const char *path)
 {
-	struct input in;
-	if (input_load(&in, path))
-		return -1;
-	struct folded_opts fo = { 0 };
-	struct folded_stats st = { 0 };
-	int ret = folded_parse(p, in.name, in.data, in.len, &fo, &st);
+	int ret = load_profile(p, path, NULL);
 	if (!ret && p->differential)
-		warn("%s: has two-count (differential) lines; using the second count", in.name);
-	input_release(&in);
+		warn("%s: has two-count (differential) lines; using the second count", path);
 	return ret;
 }
 

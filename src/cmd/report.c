@@ -40,6 +40,7 @@ const char report_usage[] =
 	"      --pid               root frame comm-PID (as the script sees perf script's header)\n"
 	"      --tid               root frame comm-PID/TID\n"
 	"      --kernel            annotate kernel frames with _[k]\n"
+	"      --per-cpu           a \"CPU N\" frame at the root of each stack (as record)\n"
 	"      --jit               annotate JIT frames with _[j]\n"
 	"      --all               --kernel and --jit\n"
 	"      --addrs             [unknown <PC>] for unresolved frames\n"
@@ -87,6 +88,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_INLINE,
 	OPT_STATS,
+	OPT_PER_CPU,
 	OPT_SCRIPT,
 };
 
@@ -111,6 +113,7 @@ static const struct option own_opts[] = {
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "script", no_argument, NULL, OPT_SCRIPT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -188,6 +191,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'k':
 			o.keep_going = true;
+			break;
+		case OPT_PER_CPU:
+			o.per_cpu = true;
 			break;
 		case OPT_STATS:
 			stats = true;
@@ -276,6 +282,9 @@ int cmd_report(int argc, char **argv)
 			" not), %" PRIu64 " out of time order\n",
 			st.records, st.samples, st.folded, st.skipped_event, st.unwound, st.unwind_failed,
 			st.sort_moves);
+	if (!rc && o.per_cpu && strpool_find(&p.names, "CPU ?", 5) != UINT32_MAX)
+		warn("report: --per-cpu: %s has samples without CPU numbers (CPU ?): record with "
+		     "-a or --sample-cpu", in.name);
 	if (!rc && !script) {
 		if (graph) {
 			/* The graph says what it counts: the event's unit. */

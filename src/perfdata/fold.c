@@ -732,6 +732,8 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	uint64_t h1 = 0, h2 = 0;
 	if (cacheable) {
 		uint64_t version = sym_space_version(f->sym, s->pid, s->tid);
+		if (o->per_cpu) /* the leaf is under the sample's CPU frame */
+			version ^= ((uint64_t)s->cpu + 1) << 40;
 		uint64_t seed = hash_mix(version ^ 0x243f6a8885a308d3ull,
 					 ((uint64_t)pname << 32 | (uint32_t)s->nr_callchain) + 1) ^
 				(uint64_t)(uintptr_t)s->attr;
@@ -751,8 +753,15 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	if (!o->script)
 		nfr = resolve_sample(f, s);
 
-	/* Fold root-first: comm, then frames from the outermost caller. */
-	node_t node = profile_push(f->p, PROFILE_ROOT, pname);
+	/* Fold root-first: [CPU N,] comm, then frames from the outermost caller. */
+	node_t node = PROFILE_ROOT;
+	if (o->per_cpu) {
+		char cpu[24] = "CPU ?";
+		if (s->attr->sample_type & PD_SAMPLE_CPU)
+			snprintf(cpu, sizeof(cpu), "CPU %" PRIu32, s->cpu);
+		node = profile_push_str(f->p, node, cpu, strlen(cpu));
+	}
+	node = profile_push(f->p, node, pname);
 	for (size_t i = nfr; i-- > 0;) {
 		/* symbol names and dso names are owned by the symbolizer at fixed
 		 * addresses: the pointer plus a tag identifies the frame text */

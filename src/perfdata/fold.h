@@ -24,6 +24,7 @@ struct report_opts {
 	bool inline_addr2line;    /* stackcollapse-perf.pl --inline: addr2line -i -f -s -C
 				     per frame of a file-backed module */
 	bool quiet;               /* no "Filtering for events" note */
+	bool per_cpu;             /* a "CPU N" root frame above the process name */
 	int max_stack;            /* 0: 127 like perf script */
 	struct out *script;       /* also write perf script's default text here */
 	struct sym_options sym;

@@ -142,8 +142,13 @@ void profile_add(struct profile *p, node_t leaf, double c0, double c1)
 
 void profile_merge(struct profile *dst, const struct profile *src)
 {
+	profile_merge_under(dst, src, PROFILE_ROOT);
+}
+
+void profile_merge_under(struct profile *dst, const struct profile *src, node_t under)
+{
 	node_t *map = xreallocarray(NULL, src->nr, sizeof(*map));
-	map[0] = PROFILE_ROOT;
+	map[0] = under;
 	for (node_t i = 1; i < src->nr; i++) {
 		const struct node *n = &src->nodes[i];
 		sym_t name = profile_sym(dst, strpool_str(&src->names, n->name),

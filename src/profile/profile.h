@@ -102,6 +102,8 @@ static inline void profile_count(struct profile *p, node_t leaf, double c)
 
 /* Merge src into dst (names re-interned; events appended). */
 void profile_merge(struct profile *dst, const struct profile *src);
+/* The same with src's stacks below dst's node `under` (merge NAME=FILE). */
+void profile_merge_under(struct profile *dst, const struct profile *src, node_t under);
 
 /* Inclusive totals per node for a column: returns a malloc'd array of nr. */
 double *profile_totals(const struct profile *p, int column);
