@@ -225,3 +225,17 @@ enum graph_format graph_opts_format(const struct graph_opts *o, const char *outp
 {
 	return o->format != GRAPH_FORMAT_NONE ? o->format : graph_format_for_path(output);
 }
+
+int graph_opts_for_output(struct graph_opts *o, const char *output, bool quiet, enum graph_format *f)
+{
+	if (o->input_format)
+		die_usage("--format: '%s' is not an output format (%s)", o->input_format, graph_format_names);
+	if (graph_opts_finish(o))
+		return 2;
+	*f = graph_opts_format(o, output);
+	if (o->given && !*f && !quiet)
+		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
+	if (*f && graph_opts_load(o))
+		return 1;
+	return 0;
+}

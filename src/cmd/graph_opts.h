@@ -40,6 +40,13 @@ void graph_opts_release(struct graph_opts *o);
  * output; GRAPH_FORMAT_NONE when neither says (the caller's default). */
 enum graph_format graph_opts_format(const struct graph_opts *o, const char *output);
 
+/* After the last option of a command whose output may be a graph (report,
+ * merge): --format must name an output format, values are checked, the
+ * writer is chosen for output (*f; NONE: folded text, where graph options
+ * get a warning unless quiet) and its files are read. Returns 0, or the exit
+ * status (2 usage error, 1 unreadable file) with the error printed. */
+int graph_opts_for_output(struct graph_opts *o, const char *output, bool quiet, enum graph_format *f);
+
 /* The exit status for graph_render's result: 0 ok, 1 runtime error, 2 no
  * data or a bad filter. */
 static inline int graph_exit_code(int render_result)

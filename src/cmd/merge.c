@@ -136,18 +136,11 @@ int cmd_merge(int argc, char **argv)
 	free(long_opts);
 	if (optind >= argc)
 		die_usage("merge: give the profiles to merge (scorch merge --help)");
-	if (g.input_format)
-		die_usage("--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
-	if (graph_opts_finish(&g)) {
+	enum graph_format graph;
+	int usage_rc = graph_opts_for_output(&g, output, false, &graph);
+	if (usage_rc) {
 		graph_opts_release(&g);
-		return 2;
-	}
-	enum graph_format graph = graph_opts_format(&g, output);
-	if (g.given && !graph)
-		warn("flame graph options apply to graph output only (-o FILE.svg)");
-	if (graph && graph_opts_load(&g)) {
-		graph_opts_release(&g);
-		return 1;
+		return usage_rc;
 	}
 
 	int n = argc - optind;

@@ -232,18 +232,11 @@ int cmd_report(int argc, char **argv)
 		die_usage("report: unexpected argument '%s'", argv[optind]);
 	if (!input)
 		input = "perf.data";
-	if (g.input_format)
-		die_usage("--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
-	if (graph_opts_finish(&g)) {
+	enum graph_format graph;
+	int usage_rc = graph_opts_for_output(&g, output, o.quiet, &graph);
+	if (usage_rc) {
 		graph_opts_release(&g);
-		return 2;
-	}
-	enum graph_format graph = graph_opts_format(&g, output);
-	if (g.given && !graph && !o.quiet)
-		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
-	if (graph && graph_opts_load(&g)) {
-		graph_opts_release(&g);
-		return 1;
+		return usage_rc;
 	}
 
 	struct input in;
