@@ -20,10 +20,15 @@
 	var CHARW = (cfg.fontsize || 12) * 0.59;
 
 	/* ---- decoding ---- */
-	var raw = atob($('scorch-data').textContent);
-	var bytes = new Uint8Array(raw.length);
-	for (var bi = 0; bi < raw.length; bi++) bytes[bi] = raw.charCodeAt(bi);
-	raw = null;
+	var bytes;
+	if (Uint8Array.fromBase64) {
+		bytes = Uint8Array.fromBase64($('scorch-data').textContent);
+	} else {
+		var raw = atob($('scorch-data').textContent);
+		bytes = new Uint8Array(raw.length);
+		for (var bi = 0; bi < raw.length; bi++) bytes[bi] = raw.charCodeAt(bi);
+		raw = null;
+	}
 	var pos = 0;
 	function varint() {
 		var b = bytes[pos++];
@@ -87,9 +92,9 @@
 	}
 	var sets = {};
 	cfg.sets.forEach(function (m) { sets[m.kind] = decodeSet(m); });
-	var colors = new Array(NN);
+	var colorPx = new Uint32Array(NN);
 	for (var ci = 0; ci < NN; ci++, pos += 3)
-		colors[ci] = 'rgb(' + bytes[pos] + ',' + bytes[pos + 1] + ',' + bytes[pos + 2] + ')';
+		colorPx[ci] = (0xff000000 | bytes[pos + 2] << 16 | bytes[pos + 1] << 8 | bytes[pos]) >>> 0;
 	bytes = null;
 	var tDecode = performance.now() - t0;
 
@@ -100,14 +105,15 @@
 	function count(v) { return Math.round(v / SCALE * FACTOR); }
 	function commify(v) { return String(count(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 	function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '0.00%'; }
-	function diffColor(i, s) {
+	/* flamegraph.pl's differential colours, as a packed pixel. */
+	function diffPixel(i, s) {
 		var nm = names[s.name[i]];
-		if (nm === '--') return 'rgb(160,160,160)';
-		if (nm === '-') return 'rgb(200,200,200)';
+		if (nm === '--') return pack(160, 160, 160);
+		if (nm === '-') return pack(200, 200, 200);
 		var d = cfg.negate ? -s.delta[i] : s.delta[i], m = cfg.maxdelta;
-		if (d > 0) { var g = Math.trunc(210 * (m - d) / m) & 255; return 'rgb(255,' + g + ',' + g + ')'; }
-		if (d < 0) { var v = Math.trunc(210 * (m + d) / m) & 255; return 'rgb(' + v + ',' + v + ',255)'; }
-		return 'rgb(255,255,255)';
+		if (d > 0) { var g = Math.trunc(210 * (m - d) / m) & 255; return pack(255, g, g); }
+		if (d < 0) { var v = Math.trunc(210 * (m + d) / m) & 255; return pack(v, v, 255); }
+		return pack(255, 255, 255);
 	}
 
 	/* ---- page ---- */
@@ -213,73 +219,130 @@
 		}
 		return lo;
 	}
+	/* Drawing writes pixels into an ImageData (one Uint32 per pixel), then
+	 * puts it on the canvas and writes the labels on top: a frame costs a
+	 * few typed-array fills, not a canvas call. */
+	function rgbOf(css) {
+		var c = document.createElement('canvas').getContext('2d');
+		c.fillStyle = '#000';
+		c.fillStyle = css;
+		var m = /^#([0-9a-f]{6})$/i.exec(c.fillStyle);
+		var v = m ? parseInt(m[1], 16) : 0;
+		return [v >> 16 & 255, v >> 8 & 255, v & 255];
+	}
+	function pack(r, g, b) { return (0xff000000 | b << 16 | g << 8 | r) >>> 0; }
+	var SEARCH_RGB = rgbOf(cfg.searchcolor || 'rgb(230,0,230)');
+	var SEARCH_PX = pack(SEARCH_RGB[0], SEARCH_RGB[1], SEARCH_RGB[2]);
+	var BG_TOP = rgbOf(cfg.bgtop || '#eeeeee'), BG_BOTTOM = rgbOf(cfg.bgbottom || '#eeeeb0');
+	function background(W, H) {
+		var bg = new Uint32Array(W * H);
+		for (var y = 0; y < H; y++) {
+			var px;
+			if (dark()) px = pack(0x1b, 0x1b, 0x1d);
+			else {
+				var t = Math.min(1, Math.max(0, (y / H - 0.05) / 0.9)), m = [0, 1, 2].map(function (k) {
+					return Math.round(BG_TOP[k] + (BG_BOTTOM[k] - BG_TOP[k]) * t);
+				});
+				px = pack(m[0], m[1], m[2]);
+			}
+			bg.fill(px, y * W, (y + 1) * W);
+		}
+		return bg;
+	}
 	Pane.prototype.draw = function () {
 		var s = this.set, c = this.canvas.getContext('2d'), r = this.ratio;
-		c.setTransform(r, 0, 0, r, 0, 0);
-		var top = this.box.scrollTop, h = this.h, w = this.w;
-		if (dark()) {
-			c.fillStyle = '#1b1b1d';
-		} else {
-			var g = c.createLinearGradient(0, 0, 0, h);
-			g.addColorStop(0.05, cfg.bgtop || '#eeeeee');
-			g.addColorStop(0.95, cfg.bgbottom || '#eeeeb0');
-			c.fillStyle = g;
+		var W = this.canvas.width, H = this.canvas.height;
+		if (!this.img || this.img.width !== W || this.img.height !== H) {
+			this.img = c.createImageData(W, H);
+			this.buf = new Uint32Array(this.img.data.buffer);
+			this.bgKey = '';
 		}
-		c.fillRect(0, 0, w, h);
-		if (!s.n) return;
-		c.font = FONT;
-		c.textBaseline = 'middle';
-		var z = this.zoom, zx = s.x[z], zw = s.w[z] || 1, zd = s.depth[z];
-		var sx = (w - 2 * PAD) / zw;
-		var anc = [];
-		for (var a = z; a >= 0; a = s.parent[a]) anc.push(a);
-		for (var d = 0; d < s.rows; d++) {
-			var y = this.rowY(d) - top;
-			if (y + ROWH < 0 || y > h) continue;
-			if (d <= zd) {
-				this.box1(c, anc[zd - d], PAD, y, w - 2 * PAD, d < zd);
-				continue;
+		var key = (dark() ? 'd' : 'l') + W + 'x' + H;
+		if (this.bgKey !== key) {
+			this.bg = background(W, H);
+			this.bgKey = key;
+		}
+		var buf = this.buf, bg = this.bg;
+		buf.set(bg);
+		var labels = [];
+		var top = this.box.scrollTop, h = this.h, w = this.w;
+		var self = this;
+		/* a frame box in CSS px; faded: the zoomed frame's ancestors */
+		function box(i, px, y, pw, faded) {
+			var X0 = Math.max(0, Math.round(px * r)), X1 = Math.min(W, Math.round((px + pw) * r));
+			if (X1 - X0 >= 3) X1--;
+			if (X1 <= X0) X1 = Math.min(W, X0 + 1);
+			var Y0 = Math.max(0, Math.round(y * r)), Y1 = Math.min(H, Math.round((y + ROWH - 1) * r));
+			var col = self.pixel(i);
+			for (var yy = Y0; yy < Y1; yy++) {
+				var v = col;
+				if (faded) {
+					var b = bg[yy * W];
+					v = pack(((col & 255) * 3 + (b & 255) * 2) / 5, ((col >> 8 & 255) * 3 + (b >> 8 & 255) * 2) / 5,
+						((col >> 16 & 255) * 3 + (b >> 16 & 255) * 2) / 5);
+				}
+				buf.fill(v, yy * W + X0, yy * W + X1);
 			}
-			var lo = s.rowStart[d], hi = s.rowStart[d + 1];
-			var i = lowerBound(s, lo, hi, zx), xend = zx + zw;
-			while (i < hi && s.x[i] < xend) {
-				var px = PAD + (s.x[i] - zx) * sx, pw = s.w[i] * sx;
-				if (pw >= 1) {
-					this.box1(c, i, px, y, pw, false);
-					i++;
+			if (pw >= 3 * CHARW + 6 || i === self.sel) labels.push(i, px, y, pw);
+		}
+		if (s.n) {
+			var z = this.zoom, zx = s.x[z], zw = s.w[z] || 1, zd = s.depth[z];
+			var sx = (w - 2 * PAD) / zw;
+			var anc = [];
+			for (var a = z; a >= 0; a = s.parent[a]) anc.push(a);
+			for (var d = 0; d < s.rows; d++) {
+				var y = this.rowY(d) - top;
+				if (y + ROWH < 0 || y > h) continue;
+				if (d <= zd) {
+					box(anc[zd - d], PAD, y, w - 2 * PAD, d < zd);
 					continue;
 				}
-				/* narrower than a pixel: merge what starts before the next pixel */
-				var nextX = zx + (Math.floor(px - PAD) + 1) / sx;
-				var j = startAtOrAfter(s, i + 1, hi, nextX);
-				/* only the last frame starting in this pixel can be wider
-				 * than one: it is drawn on its own */
-				if (j - 1 > i && s.w[j - 1] * sx >= 1) j--;
-				var last = j - 1, ex = PAD + (s.x[last] + s.w[last] - zx) * sx;
-				c.fillStyle = this.fill(i);
-				c.fillRect(px, y, Math.max(1, ex - px), ROWH - 1);
-				i = j;
+				var lo = s.rowStart[d], hi = s.rowStart[d + 1];
+				var i = lowerBound(s, lo, hi, zx), xend = zx + zw;
+				while (i < hi && s.x[i] < xend) {
+					var px = PAD + (s.x[i] - zx) * sx, pw = s.w[i] * sx;
+					if (pw >= 1) {
+						box(i, px, y, pw, false);
+						i++;
+						continue;
+					}
+					/* narrower than a pixel: merge what starts before the next pixel */
+					var nextX = zx + (Math.floor(px - PAD) + 1) / sx;
+					var j = startAtOrAfter(s, i + 1, hi, nextX);
+					/* only the last frame starting in this pixel can be wider
+					 * than one: it is drawn on its own */
+					if (j - 1 > i && s.w[j - 1] * sx >= 1) j--;
+					var last = j - 1, ex = PAD + (s.x[last] + s.w[last] - zx) * sx;
+					box(i, px, y, Math.max(1, ex - px), false);
+					i = j;
+				}
 			}
 		}
+		c.putImageData(this.img, 0, 0);
+		c.setTransform(r, 0, 0, r, 0, 0);
+		c.font = FONT;
+		c.textBaseline = 'middle';
+		for (var k = 0; k < labels.length; k += 4) this.label(c, labels[k], labels[k + 1], labels[k + 2], labels[k + 3]);
 	};
 	Pane.prototype.fill = function (i) {
-		var s = this.set;
-		if (match && match[s.name[i]]) return cfg.searchcolor || 'rgb(230,0,230)';
-		return s.delta ? diffColor(i, s) : colors[s.name[i]];
+		var v = this.pixel(i);
+		return 'rgb(' + (v & 255) + ',' + (v >> 8 & 255) + ',' + (v >>> 16 & 255) + ')';
 	};
-	Pane.prototype.box1 = function (c, i, px, y, pw, faded) {
-		c.globalAlpha = faded ? 0.6 : 1;
-		c.fillStyle = this.fill(i);
-		c.fillRect(px, y, Math.max(pw - 0.5, 0.5), ROWH - 1);
+	Pane.prototype.pixel = function (i) {
+		var s = this.set;
+		if (match && match[s.name[i]]) return SEARCH_PX;
+		if (s.delta) return diffPixel(i, s);
+		return colorPx[s.name[i]];
+	};
+	Pane.prototype.label = function (c, i, px, y, pw) {
 		if (i === this.sel) {
 			c.strokeStyle = dark() ? '#fff' : '#000';
 			c.lineWidth = 1.5;
 			c.strokeRect(px + 0.75, y + 0.75, Math.max(pw - 2, 1), ROWH - 2.5);
 		}
-		c.globalAlpha = 1;
 		var fit = Math.floor((pw - 6) / CHARW);
 		if (fit >= 3) {
-			var t = i === 0 && this.set === sets.graph || i === 0 && this.set === sets.chart ? 'all' : shown[this.set.name[i]];
+			var t = shown[this.set.name[i]];
 			if (t.length > fit) t = cfg.truncateleft ? '..' + t.slice(t.length - fit + 2) : t.slice(0, fit - 2) + '..';
 			c.fillStyle = '#000';
 			c.fillText(t, px + 3, y + ROWH / 2);
