@@ -140,6 +140,16 @@ test('every frame of the folded input, with its width', async (c) => {
 	c.equal(root[0].w, TOTAL, 'root width');
 });
 
+test('fractional counts keep their value', async (c) => {
+	const T = 'a;b 1.5\na;c 2.25\nd 0.001\n', lines = F.parseFolded(T);
+	await open(c, file('frac', T));
+	for (const f of (await api(c, 'frames')).filter((x) => x.depth > 0)) {
+		const p = F.framePaths(lines).find((q) => q.length === f.depth && q[q.length - 1] === f.name);
+		c.near(f.w, F.countOf(lines, p), 1e-9, `width of ${f.name}`);
+	}
+	c.near(await api(c, 'search', '^c$'), 2.25 / F.total(lines), 1e-9, 'share');
+});
+
 test('zoom: share of the whole, breadcrumbs, percentages', async (c) => {
 	await open(c, file('main', FOLDED));
 	c.check(await api(c, 'zoomTo', 'compute'), 'zoomTo finds compute');

@@ -102,7 +102,8 @@
 	var shown = names.map(function (s) { return /_\[[kwij]\]$/.test(s) ? s.slice(0, -4) : s; });
 
 	/* ---- numbers ---- */
-	function count(v) { return Math.round(v / SCALE * FACTOR); }
+	function exact(v) { return v / SCALE * FACTOR; }
+	function count(v) { return Math.round(exact(v)); }
 	function commify(v) { return String(count(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 	function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '0.00%'; }
 	/* flamegraph.pl's differential colours, as a packed pixel. */
@@ -715,7 +716,7 @@
 				if (c[0] === 'name') td = el('td', { class: 'name' }, shown[id]);
 				else {
 					var v = val(id, c[0]);
-					td = el('td', { 'data-value': String(count(v)) },
+					td = el('td', { 'data-value': String(exact(v)) },
 						c[0] === 'delta' ? (v > 0 ? '+' : '') + commify(v) :
 						commify(v) + ' (' + pct(v, c[0] === 'before' ? a.beforeTotal : s.total) + ')');
 				}
@@ -879,8 +880,8 @@
 			if (!p) return [];
 			var s = p.set, out = [];
 			for (var i = 0; i < s.n; i++)
-				out.push({ name: i ? shown[s.name[i]] : shown[s.name[0]] || 'all', depth: s.depth[i],
-					x: count(s.x[i]), w: count(s.w[i]), fill: p.fill(i) });
+				out.push({ name: shown[s.name[i]], depth: s.depth[i],
+					x: exact(s.x[i]), w: exact(s.w[i]), fill: p.fill(i) });
 			return out;
 		},
 		dark: function (on) { setDark(on === undefined ? !dark() : !!on); },
