@@ -60,6 +60,7 @@ const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 			decodeMs: scorch.timing.decodeMs, firstDrawMs: scorch.timing.firstDrawMs,
 			frames: scorch.state().frames
 		})));
+		r.bytesPerFrame = r.bytes / r.frames;
 		Object.assign(r, await page.evaluate(([z, s]) => {
 			const time = (f) => { const t = performance.now(); f(); return performance.now() - t; };
 			const zoom = [], reset = [], search = [], clear = [];

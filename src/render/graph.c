@@ -190,6 +190,8 @@ int graph_render(struct profile *p, struct graph_opts *o, enum graph_format f, c
 		     o->total, l.total);
 
 	o->svg.nameattr = o->have_nameattr ? &o->nameattr : NULL;
+	if (o->have_nameattr && f == GRAPH_FORMAT_HTML)
+		warn("--nameattr applies to SVG output only; the HTML viewer ignores it");
 	struct palette_map *cp = NULL;
 	if (o->cp) {
 		size_t ignored = 0;
