@@ -445,6 +445,14 @@
 		if (!match) return 0;
 		for (var a = z; a >= 0; a = s.parent[a]) if (match[s.name[a]] && a) return s.w[z];
 		var covered = new Uint8Array(s.n), sum = 0, zd = s.depth[z], zx = s.x[z], ze = zx + s.w[z];
+		if (z === 0) { /* every frame, in row order: parents come first */
+			var par = s.parent, nm = s.name, w = s.w, n = s.n;
+			for (var f = 1; f < n; f++) {
+				if (covered[par[f]]) covered[f] = 1;
+				else if (match[nm[f]]) { covered[f] = 1; sum += w[f]; }
+			}
+			return sum;
+		}
 		for (var d = zd + 1; d < s.rows; d++) {
 			var lo = s.rowStart[d], hi = s.rowStart[d + 1];
 			for (var i = lowerBound(s, lo, hi, zx); i < hi && s.x[i] < ze; i++) {
