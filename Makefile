@@ -24,6 +24,7 @@ HAVE_ZLIB     ?= $(call have,zlib)
 HAVE_LZMA     ?= $(call have,liblzma)
 HAVE_ZSTD     ?= $(call have,libzstd)
 HAVE_ELFUTILS ?= $(and $(call have,libelf),$(call have,libdw),y)
+HAVE_CAIRO    ?= $(and $(call have,cairo),$(call have,pangocairo),y)
 # bpftool lives in /usr/sbin on Debian, which is not on every user's PATH.
 BPFTOOL       ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
 BPF_CLANG     ?= clang
@@ -33,8 +34,9 @@ HAVE_LIBBPF   ?= $(and $(call have,libbpf),$(BPFTOOL),$(shell command -v $(BPF_C
 # library (added back below when it is present) and BPF kernel programs.
 ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/unwind*.c src/symbolize/inline*.c src/symbolize/srcline*.c)
 BPF_SRCS   := $(wildcard src/record/bpf*.c)
+PNG_SRCS   := src/render/png.c
 ALL_SRCS   := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
-SRCS-y     := $(filter-out $(ELF_SRCS) $(BPF_SRCS),$(ALL_SRCS))
+SRCS-y     := $(filter-out $(ELF_SRCS) $(BPF_SRCS) $(PNG_SRCS),$(ALL_SRCS))
 
 SRCS-$(HAVE_ELFUTILS) += $(ELF_SRCS)
 DEFS-$(HAVE_ELFUTILS) += -DHAVE_ELFUTILS
@@ -45,6 +47,9 @@ DEFS-$(HAVE_LZMA)     += -DHAVE_LZMA
 LIBS-$(HAVE_LZMA)     += $(shell $(PKG_CONFIG) --libs liblzma 2>/dev/null)
 DEFS-$(HAVE_ZSTD)     += -DHAVE_ZSTD
 LIBS-$(HAVE_ZSTD)     += $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
+SRCS-$(HAVE_CAIRO)    += $(PNG_SRCS)
+DEFS-$(HAVE_CAIRO)    += -DHAVE_CAIRO $(shell $(PKG_CONFIG) --cflags cairo pangocairo 2>/dev/null)
+LIBS-$(HAVE_CAIRO)    += $(shell $(PKG_CONFIG) --libs cairo pangocairo 2>/dev/null)
 SRCS-$(HAVE_LIBBPF)   += $(BPF_SRCS)
 DEFS-$(HAVE_LIBBPF)   += -DHAVE_LIBBPF
 LIBS-$(HAVE_LIBBPF)   += $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null)
@@ -100,8 +105,8 @@ $(O)/config.h: FORCE
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 $(O)/features: $(O)/config.h
-	@printf 'zlib=%s lzma=%s zstd=%s elfutils=%s libbpf=%s\n' "$(HAVE_ZLIB)" "$(HAVE_LZMA)" \
-	  "$(HAVE_ZSTD)" "$(HAVE_ELFUTILS)" "$(HAVE_LIBBPF)" > $@
+	@printf 'zlib=%s lzma=%s zstd=%s elfutils=%s libbpf=%s cairo=%s\n' "$(HAVE_ZLIB)" "$(HAVE_LZMA)" \
+	  "$(HAVE_ZSTD)" "$(HAVE_ELFUTILS)" "$(HAVE_LIBBPF)" "$(HAVE_CAIRO)" > $@
 
 # Browser code embedded into the binary (render/viewer/*.js|css -> C arrays).
 $(O)/gen/%_js.h: src/render/viewer/%.js

@@ -29,5 +29,10 @@ const char *scorch_features(void)
 #else
 	       " -bpf"
 #endif
+#ifdef HAVE_CAIRO
+	       " +cairo"
+#else
+	       " -cairo"
+#endif
 		;
 }

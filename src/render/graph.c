@@ -6,13 +6,16 @@
 #include "profile/ops.h"
 #include "render/html.h"
 #include "render/palette.h"
+#ifdef HAVE_CAIRO
+#include "render/png.h"
+#endif
 #include "render/pprof.h"
 #include "render/speedscope.h"
 
 #include <string.h>
 #include <strings.h>
 
-const char graph_format_names[] = "svg, html, pprof, speedscope";
+const char graph_format_names[] = "svg, html, png, pprof, speedscope";
 
 static const struct {
 	const char *name;
@@ -20,6 +23,7 @@ static const struct {
 } format_names[] = {
 	{ "svg", GRAPH_FORMAT_SVG },
 	{ "html", GRAPH_FORMAT_HTML },
+	{ "png", GRAPH_FORMAT_PNG },
 	{ "pprof", GRAPH_FORMAT_PPROF },
 	{ "speedscope", GRAPH_FORMAT_SPEEDSCOPE },
 };
@@ -32,6 +36,7 @@ static const struct {
 	{ ".svg", GRAPH_FORMAT_SVG },
 	{ ".html", GRAPH_FORMAT_HTML },
 	{ ".htm", GRAPH_FORMAT_HTML },
+	{ ".png", GRAPH_FORMAT_PNG },
 	{ ".pb.gz", GRAPH_FORMAT_PPROF },
 	{ ".pprof", GRAPH_FORMAT_PPROF },
 	{ ".speedscope.json", GRAPH_FORMAT_SPEEDSCOPE },
@@ -143,16 +148,24 @@ static void write_html(struct out *out, const struct profile *p, const struct la
 	layout_release(&chart);
 }
 
-/* The graph itself, into an open output. */
-static void write_graph(struct out *out, const struct profile *p, const struct layout *l,
-			struct graph_opts *o, enum graph_format f)
+/* The graph itself, into an open output: 0, or -1 (error printed). */
+static int write_graph(struct out *out, const struct profile *p, const struct layout *l,
+		       struct graph_opts *o, enum graph_format f)
 {
-	if (f == GRAPH_FORMAT_HTML)
-		write_html(out, p, l, o);
-	else if (o->dump_frames)
+	if (o->dump_frames)
 		svg_dump_frames(out, p, l, &o->svg);
+	else if (f == GRAPH_FORMAT_HTML)
+		write_html(out, p, l, o);
+	else if (f == GRAPH_FORMAT_PNG)
+#ifdef HAVE_CAIRO
+		return png_write(out, p, l, &o->svg);
+#else
+		return error("PNG output needs cairo and pango, which this scorch was built "
+			     "without (scorch version; Debian: libcairo2-dev libpango1.0-dev)");
+#endif
 	else
 		svg_write(out, p, l, &o->svg);
+	return 0;
 }
 
 int graph_render(struct profile *p, struct graph_opts *o, enum graph_format f, const char *output)
@@ -208,8 +221,10 @@ int graph_render(struct profile *p, struct graph_opts *o, enum graph_format f, c
 	struct out *out = out_open(output);
 	int ret = -1;
 	if (out) {
-		write_graph(out, p, &l, o, f);
-		ret = out_commit(out);
+		if (write_graph(out, p, &l, o, f))
+			out_abort(out);
+		else
+			ret = out_commit(out);
 	}
 	if (!ret && cp && palette_map_save(cp, "palette.map"))
 		ret = -1;

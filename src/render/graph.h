@@ -17,6 +17,7 @@ enum graph_format {
 	GRAPH_FORMAT_NONE = 0, /* not a graph (record/report: folded stacks) */
 	GRAPH_FORMAT_SVG,
 	GRAPH_FORMAT_HTML,
+	GRAPH_FORMAT_PNG,        /* the SVG's picture as PNG (render/png.h; cairo) */
 	GRAPH_FORMAT_PPROF,      /* gzipped profile.proto (render/pprof.h) */
 	GRAPH_FORMAT_SPEEDSCOPE, /* speedscope JSON (render/speedscope.h) */
 };
@@ -26,7 +27,7 @@ extern const char graph_format_names[];
 
 /* By name ("svg", "html"); GRAPH_FORMAT_NONE if unknown. */
 enum graph_format graph_format_find(const char *name);
-/* By the extension of an output path (.svg; .html or .htm; .pb.gz, .speedscope.json); NONE for
+/* By the extension of an output path (.svg; .html or .htm; .png; .pb.gz, .speedscope.json); NONE for
  * anything else, or no path (stdout). */
 enum graph_format graph_format_for_path(const char *path);
 

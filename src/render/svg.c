@@ -46,13 +46,9 @@ static double round1(double v)
 	return numfmt_round(v, 1);
 }
 
-struct geometry {
-	double fs, H, ypad1, ypad2, ypad3, imageheight, wpt;
-};
-
-static struct geometry geometry(const struct layout *l, const struct svg_opts *s)
+struct svg_geometry svg_geometry(const struct layout *l, const struct svg_opts *s)
 {
-	struct geometry g;
+	struct svg_geometry g;
 	g.fs = s->fontsize;
 	g.H = s->frame_height;
 	g.ypad1 = g.fs * 3;
@@ -65,7 +61,7 @@ static struct geometry geometry(const struct layout *l, const struct svg_opts *s
 	return g;
 }
 
-static const char *default_title(const struct svg_opts *s)
+const char *svg_title(const struct svg_opts *s)
 {
 	if (s->title)
 		return s->title;
@@ -135,31 +131,45 @@ static void put_title(struct out *o, const struct profile *p, const struct layou
 	out_putc(o, ')');
 }
 
-static void put_label(struct out *o, const struct profile *p, const struct frame *f,
-		      double width_px, const struct svg_opts *s)
+struct svg_label svg_label(const struct profile *p, const struct frame *f, double width_px,
+			   const struct svg_opts *s)
 {
+	struct svg_label lb = { "", 0, 0 };
 	if (f->node == PROFILE_ROOT)
-		return; /* flamegraph.pl leaves the root label empty */
+		return lb; /* flamegraph.pl leaves the root label empty */
 	double cw = s->fontsize * s->fontwidth;
 	double fit = cw > 0 ? width_px / cw : 0;
 	if (!(fit >= 3))
-		return;
+		return lb;
 	size_t chars = fit > 1e9 ? (size_t)1e9 : (size_t)fit;
 	const char *name = profile_name(p, f->node);
 	size_t n = display_len(name, profile_name_len(p, f->node));
 	size_t have = utf8_chars(name, n);
-	if (have <= chars) {
-		xml_escape(o, name, n, 0);
-		return;
-	}
+	lb.text = name;
+	lb.len = n;
+	if (have <= chars)
+		return lb;
 	if (s->truncate_left) {
 		size_t off = utf8_offset(name, n, have - (chars - 2));
-		out_puts(o, "..");
-		xml_escape(o, name + off, n - off, 0);
+		lb.text = name + off;
+		lb.len = n - off;
+		lb.dots = -1;
 	} else {
-		xml_escape(o, name, utf8_offset(name, n, chars - 2), 0);
-		out_puts(o, "..");
+		lb.len = utf8_offset(name, n, chars - 2);
+		lb.dots = 1;
 	}
+	return lb;
+}
+
+static void put_label(struct out *o, const struct profile *p, const struct frame *f,
+		      double width_px, const struct svg_opts *s)
+{
+	struct svg_label lb = svg_label(p, f, width_px, s);
+	if (lb.dots < 0)
+		out_puts(o, "..");
+	xml_escape(o, lb.text, lb.len, 0);
+	if (lb.dots > 0)
+		out_puts(o, "..");
 }
 
 /* The "--" and "-" separator frames are grey whatever the palette. */
@@ -189,8 +199,8 @@ struct rgb svg_name_fill(const struct profile *p, node_t node, struct svg_opts *
 	return c;
 }
 
-static struct rgb frame_fill(const struct profile *p, const struct layout *l, const struct frame *f,
-			     struct svg_opts *s)
+struct rgb svg_frame_fill(const struct profile *p, const struct layout *l, const struct frame *f,
+			  struct svg_opts *s)
 {
 	struct rgb c;
 	if (separator_fill(profile_name(p, f->node), profile_name_len(p, f->node), &c))
@@ -200,13 +210,9 @@ static struct rgb frame_fill(const struct profile *p, const struct layout *l, co
 	return svg_name_fill(p, f->node, s);
 }
 
-struct box {
-	double x1, x2, y1, y2;
-};
-
-static struct box frame_box(const struct frame *f, const struct geometry *g, const struct svg_opts *s)
+struct svg_box svg_frame_box(const struct frame *f, const struct svg_geometry *g, const struct svg_opts *s)
 {
-	struct box b;
+	struct svg_box b;
 	b.x1 = LAYOUT_XPAD + f->stime * g->wpt;
 	b.x2 = LAYOUT_XPAD + f->etime * g->wpt;
 	if (s->inverted) {
@@ -229,12 +235,12 @@ static void put_attr(struct out *o, const char *k, const char *v)
 }
 
 static void write_frame(struct out *o, const struct profile *p, const struct layout *l,
-			const struct frame *f, const struct geometry *g, struct svg_opts *s)
+			const struct frame *f, const struct svg_geometry *g, struct svg_opts *s)
 {
 	const struct nameattr_entry *na = NULL;
 	if (s->nameattr)
 		na = nameattr_find(s->nameattr, profile_name(p, f->node), profile_name_len(p, f->node));
-	struct box b = frame_box(f, g, s);
+	struct svg_box b = svg_frame_box(f, g, s);
 	if (na && na->href) {
 		out_puts(o, "<a");
 		put_attr(o, "xlink:href", na->href);
@@ -262,7 +268,7 @@ static void write_frame(struct out *o, const struct profile *p, const struct lay
 	put_fixed(o, rx1, 1);
 	out_puts(o, "\" y=\"");
 	put_num(o, b.y1);
-	struct rgb c = frame_fill(p, l, f, s);
+	struct rgb c = svg_frame_fill(p, l, f, s);
 	out_puts(o, "\" width=\"");
 	put_fixed(o, rx2 - rx1, 1);
 	out_puts(o, "\" height=\"");
@@ -286,11 +292,11 @@ static void write_frame(struct out *o, const struct profile *p, const struct lay
 void svg_dump_frames(struct out *o, const struct profile *p, const struct layout *l,
 		     struct svg_opts *s)
 {
-	struct geometry g = geometry(l, s);
+	struct svg_geometry g = svg_geometry(l, s);
 	out_puts(o, "# title\tx\ty\twidth\theight\tfill\ttext_x\ttext_y\ttext\n");
 	for (size_t i = 0; i < l->nr; i++) {
 		const struct frame *f = &l->frames[i];
-		struct box b = frame_box(f, &g, s);
+		struct svg_box b = svg_frame_box(f, &g, s);
 		const struct nameattr_entry *na = NULL;
 		if (s->nameattr)
 			na = nameattr_find(s->nameattr, profile_name(p, f->node),
@@ -302,7 +308,7 @@ void svg_dump_frames(struct out *o, const struct profile *p, const struct layout
 		double rx1 = round1(b.x1), rx2 = round1(b.x2);
 		out_printf(o, "\t%.1f\t", rx1);
 		put_num(o, b.y1);
-		struct rgb c = frame_fill(p, l, f, s);
+		struct rgb c = svg_frame_fill(p, l, f, s);
 		out_printf(o, "\t%.1f\t%.1f\trgb(%u,%u,%u)\t%.2f\t", rx2 - rx1, b.y2 - b.y1, c.r, c.g,
 			   c.b, b.x1 + 3);
 		put_num(o, 3 + (b.y1 + b.y2) / 2);
@@ -417,7 +423,7 @@ static void write_script(struct out *o, const struct layout *l, const struct svg
 
 void svg_write(struct out *o, const struct profile *p, const struct layout *l, struct svg_opts *s)
 {
-	struct geometry g = geometry(l, s);
+	struct svg_geometry g = svg_geometry(l, s);
 	double W = s->width;
 	write_header(o, s, g.imageheight);
 	out_printf(o, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n"
@@ -433,7 +439,7 @@ void svg_write(struct out *o, const struct profile *p, const struct layout *l, s
 	out_printf(o, "<text id=\"title\" x=\"%.2f\" y=\"", mid);
 	put_num(o, g.fs * 2);
 	out_puts(o, "\" >");
-	xml_escape_str(o, default_title(s), 0);
+	xml_escape_str(o, svg_title(s), 0);
 	out_puts(o, "</text>\n");
 	if (s->subtitle && *s->subtitle) {
 		out_printf(o, "<text id=\"subtitle\" x=\"%.2f\" y=\"", mid);

@@ -48,6 +48,30 @@ void svg_write(struct out *o, const struct profile *p, const struct layout *l,
  * separators' grey, the --cp map's, or the palette's (which, for --cp, is
  * added to the map). */
 struct rgb svg_name_fill(const struct profile *p, node_t node, struct svg_opts *s);
+/* The picture the SVG draws, for other writers of the same picture (PNG):
+ * the image geometry, each frame's box, fill and label, and the title. */
+struct svg_geometry {
+	double fs, H, ypad1, ypad2, ypad3, imageheight, wpt;
+};
+struct svg_box {
+	double x1, x2, y1, y2;
+};
+/* A frame's label: text[0..len) (UTF-8 from the input, unescaped), with
+ * ".." before it (dots < 0) or after it (dots > 0) when truncated. */
+struct svg_label {
+	const char *text;
+	size_t len;
+	int dots;
+};
+struct svg_geometry svg_geometry(const struct layout *l, const struct svg_opts *s);
+struct svg_box svg_frame_box(const struct frame *f, const struct svg_geometry *g, const struct svg_opts *s);
+struct rgb svg_frame_fill(const struct profile *p, const struct layout *l, const struct frame *f,
+			  struct svg_opts *s);
+struct svg_label svg_label(const struct profile *p, const struct frame *f, double width_px,
+			   const struct svg_opts *s);
+/* --title, or the default for the mode (Flame Graph, Icicle Graph, ...). */
+const char *svg_title(const struct svg_opts *s);
+
 /* The small SVG flamegraph.pl writes when there is nothing to draw. */
 void svg_write_error(struct out *o, const struct svg_opts *opts, const char *message);
 /* One TSV row per frame (title, x, y, width, height, fill, text_x, text_y,

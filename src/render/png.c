@@ -1,0 +1,171 @@
+/* PNG output (render/png.h). Coordinates are the SVG's, in pixels. */
+#include "render/png.h"
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/numfmt.h"
+#include "render/escape.h"
+
+#include <cairo.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cairo_status_t write_out(void *closure, const unsigned char *data, unsigned int len)
+{
+	out_write(closure, data, len);
+	return CAIRO_STATUS_SUCCESS;
+}
+
+static void set_hex(cairo_t *cr, cairo_pattern_t *pat, double offset, const char *hex)
+{
+	unsigned v = (unsigned)strtoul(hex[0] == '#' ? hex + 1 : hex, NULL, 16);
+	double r = (v >> 16 & 255) / 255.0, g = (v >> 8 & 255) / 255.0, b = (v & 255) / 255.0;
+	if (pat)
+		cairo_pattern_add_color_stop_rgb(pat, offset, r, g, b);
+	else
+		cairo_set_source_rgb(cr, r, g, b);
+}
+
+/* Text as pango takes it: valid UTF-8 (what the SVG escaper would turn
+ * into U+FFFD is U+FFFD here too), with the label's "..". */
+static void put_text(PangoLayout *pl, struct svg_label lb, char **buf, size_t *alloc)
+{
+	size_t n = 0;
+	VEC_GROW(*buf, lb.len * 3 + 8, *alloc);
+	char *b = *buf;
+	if (lb.dots < 0)
+		b[n++] = '.', b[n++] = '.';
+	for (size_t i = 0; i < lb.len;) {
+		uint32_t raw, c = utf8_decode(lb.text, lb.len, &i, &raw);
+		if (c < 0x80) {
+			b[n++] = (char)c;
+		} else if (c < 0x800) {
+			b[n++] = (char)(0xc0 | c >> 6);
+			b[n++] = (char)(0x80 | (c & 63));
+		} else if (c < 0x10000) {
+			b[n++] = (char)(0xe0 | c >> 12);
+			b[n++] = (char)(0x80 | (c >> 6 & 63));
+			b[n++] = (char)(0x80 | (c & 63));
+		} else {
+			VEC_GROW(*buf, n + 4 + (lb.len - i) * 3 + 8, *alloc);
+			b = *buf;
+			b[n++] = (char)(0xf0 | c >> 18);
+			b[n++] = (char)(0x80 | (c >> 12 & 63));
+			b[n++] = (char)(0x80 | (c >> 6 & 63));
+			b[n++] = (char)(0x80 | (c & 63));
+		}
+	}
+	if (lb.dots > 0)
+		b[n++] = '.', b[n++] = '.';
+	pango_layout_set_text(pl, b, (int)n);
+}
+
+/* Text with its baseline at y, starting at x (anchor 0), centred on x
+ * (anchor 1). */
+static void show(cairo_t *cr, PangoLayout *pl, double x, double y, int anchor)
+{
+	int w, h;
+	pango_layout_get_pixel_size(pl, &w, &h);
+	double base = pango_layout_get_baseline(pl) / (double)PANGO_SCALE;
+	cairo_move_to(cr, anchor ? x - w / 2.0 : x, y - base);
+	pango_cairo_show_layout(cr, pl);
+}
+
+static PangoFontDescription *font(const struct svg_opts *s, double px)
+{
+	PangoFontDescription *fd = pango_font_description_new();
+	/* the SVG's font list is CSS ("Verdana", "a, b"): pango takes a comma list */
+	char *family = xstrdup(s->fonttype);
+	size_t k = 0;
+	for (size_t i = 0; family[i]; i++)
+		if (family[i] != '"' && family[i] != '\'')
+			family[k++] = family[i];
+	family[k] = '\0';
+	pango_font_description_set_family(fd, family);
+	free(family);
+	pango_font_description_set_absolute_size(fd, px * PANGO_SCALE);
+	return fd;
+}
+
+static void rounded_rect(cairo_t *cr, double x, double y, double w, double h, double r)
+{
+	if (r > w / 2)
+		r = w / 2;
+	if (r > h / 2)
+		r = h / 2;
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x + w - r, y + r, r, -M_PI / 2, 0);
+	cairo_arc(cr, x + w - r, y + h - r, r, 0, M_PI / 2);
+	cairo_arc(cr, x + r, y + h - r, r, M_PI / 2, M_PI);
+	cairo_arc(cr, x + r, y + r, r, M_PI, 3 * M_PI / 2);
+	cairo_close_path(cr);
+}
+
+int png_write(struct out *out, const struct profile *p, const struct layout *l, struct svg_opts *s)
+{
+	struct svg_geometry g = svg_geometry(l, s);
+	double height = ceil(g.imageheight);
+	if (s->width > 32767 || height > 32767)
+		return error("png: a %d x %.0f image is larger than cairo draws (32767 px a side); "
+			     "use a smaller --width or --height, or SVG", s->width, height);
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, s->width, (int)height);
+	cairo_t *cr = cairo_create(surface);
+
+	cairo_pattern_t *bg = cairo_pattern_create_linear(0, 0, 0, g.imageheight);
+	set_hex(cr, bg, 0.05, s->bg_top);
+	set_hex(cr, bg, 0.95, s->bg_bottom);
+	cairo_set_source(cr, bg);
+	cairo_paint(cr);
+	cairo_pattern_destroy(bg);
+
+	PangoLayout *pl = pango_cairo_create_layout(cr);
+	PangoFontDescription *big = font(s, s->fontsize + 5), *normal = font(s, s->fontsize);
+	double mid = (double)(s->width / 2);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	char *buf = NULL;
+	size_t alloc = 0;
+	const char *title = svg_title(s);
+	pango_layout_set_font_description(pl, big);
+	put_text(pl, (struct svg_label){ title, strlen(title), 0 }, &buf, &alloc);
+	show(cr, pl, mid, g.fs * 2, 1);
+	pango_layout_set_font_description(pl, normal);
+	if (s->subtitle && *s->subtitle) {
+		put_text(pl, (struct svg_label){ s->subtitle, strlen(s->subtitle), 0 }, &buf, &alloc);
+		show(cr, pl, mid, g.fs * 4, 1);
+	}
+	/* "Search" and "ic" at 0.1 opacity, as the SVG shows them */
+	cairo_set_source_rgba(cr, 0, 0, 0, 0.1);
+	pango_layout_set_text(pl, "Search", -1);
+	show(cr, pl, s->width - 110, g.fs * 2, 0);
+	pango_layout_set_text(pl, "ic", -1);
+	show(cr, pl, s->width - 26, g.fs * 2, 0);
+
+	for (size_t i = 0; i < l->nr; i++) {
+		const struct frame *f = &l->frames[i];
+		struct svg_box b = svg_frame_box(f, &g, s);
+		double x1 = numfmt_round(b.x1, 1), x2 = numfmt_round(b.x2, 1);
+		struct rgb c = svg_frame_fill(p, l, f, s);
+		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+		rounded_rect(cr, x1, b.y1, x2 - x1, b.y2 - b.y1, 2);
+		cairo_fill(cr);
+		struct svg_label lb = svg_label(p, f, b.x2 - b.x1, s);
+		if (!lb.len)
+			continue;
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		put_text(pl, lb, &buf, &alloc);
+		show(cr, pl, b.x1 + 3, 3 + (b.y1 + b.y2) / 2, 0);
+	}
+	free(buf);
+	pango_font_description_free(big);
+	pango_font_description_free(normal);
+	g_object_unref(pl);
+	cairo_destroy(cr);
+	cairo_surface_flush(surface);
+	cairo_status_t st = cairo_surface_write_to_png_stream(surface, write_out, out);
+	cairo_surface_destroy(surface);
+	if (st != CAIRO_STATUS_SUCCESS)
+		return error("png: %s", cairo_status_to_string(st));
+	return 0;
+}
