@@ -82,6 +82,9 @@ REPLAYS   := $(patsubst tests/fuzz/%.c,$(O)/replay/%,$(FUZZ_SRCS))
 # Workloads with known hot functions (record's tests, the README demo):
 # frame pointers everywhere, no inlining, no tail calls.
 WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/workloads/%,$(wildcard tests/workloads/*.c))
+# ...and workloads built like distribution binaries (-O2, no frame
+# pointers): only DWARF unwinding finds their callers.
+WORKLOADS += $(patsubst tests/workloads/nofp/%.c,$(O)/workloads/nofp/%,$(wildcard tests/workloads/nofp/*.c))
 
 all: $(BIN) $(O)/features $(WORKLOADS)
 
@@ -89,6 +92,10 @@ $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 	  -pthread -o $@ $<
+
+$(O)/workloads/nofp/%: tests/workloads/nofp/%.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
 
 $(BIN): $(OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)

@@ -23,7 +23,7 @@
 const char record_usage[] =
 	"usage: scorch record [OPTIONS] [-- COMMAND [ARGS...]]\n"
 	"\n"
-	"Sample on-CPU stacks (user and kernel, frame-pointer callchains) and write\n"
+	"Sample on-CPU stacks (user and kernel) and write\n"
 	"folded stacks, or a flame graph when the output file ends in .svg (SVG)\n"
 	"or .html (interactive viewer).\n"
 	"Without a target, the whole system is sampled (-a) until -d or Ctrl-C.\n"
@@ -49,6 +49,15 @@ const char record_usage[] =
 	"                          running then is sent SIGTERM)\n"
 	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where there is\n"
 	"                          a hardware PMU, else cpu-clock, with a notice)\n"
+	"      --call-graph MODE   how user stacks are walked: auto (the default:\n"
+	"                          DWARF unwinding from .eh_frame of a copy of the\n"
+	"                          stack, continued along frame pointers where the\n"
+	"                          two meet), dwarf[,SIZE] (DWARF only, as perf\n"
+	"                          --call-graph dwarf) or fp (frame pointers only:\n"
+	"                          cheapest, but code built without them, as most\n"
+	"                          distribution binaries are, loses its callers).\n"
+	"                          SIZE: bytes of stack copied per sample (default\n"
+	"                          16384, at most 65528; auto,SIZE also works)\n"
 	"  -U, --user-only         user-space stacks only\n"
 	"  -K, --kernel-only       kernel stacks only\n"
 	"  -g                      accepted for perf's habit: stacks are always recorded\n"
@@ -90,8 +99,10 @@ const char record_usage[] =
 	"\n"
 	"Stacks are counted in samples, one per sample whatever the event (a graph\n"
 	"says \"samples\" in its tooltips; --countname overrides it). Lost samples\n"
-	"and stack-map collisions are reported on stderr at the end. Stacks are walked with frame pointers: code\n"
-	"built without them (most distribution libraries) loses callers. User\n"
+	"and stack-map collisions are reported on stderr at the end, with the share\n"
+	"of user stacks that reached a thread's start (main, _start, start_thread,\n"
+	"clone3...); a stack that broke before shows an [unknown] caller where it\n"
+	"broke. User\n"
 	"addresses are resolved against the mappings captured while each process\n"
 	"lived (/proc/PID/maps when first seen, then the kernel's mmap, comm and\n"
 	"fork records), so processes that exit early keep their names. The bpf\n"
@@ -124,6 +135,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
 	OPT_MAX_STACK,
+	OPT_CALL_GRAPH,
 };
 
 /* Followed by the flame-graph options (cmd/graph_opts.h). */
@@ -154,6 +166,7 @@ static const struct option own_opts[] = {
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -174,6 +187,33 @@ static void parse_ids(const char *arg, const char *what, pid_t **ids, size_t *nr
 	if (!*nr)
 		die_usage("%s: empty id list", what);
 }
+
+/* --call-graph fp | dwarf[,SIZE] | auto[,SIZE] (perf's spelling). */
+static void parse_call_graph(const char *arg, struct record_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	if (n == 2 && !strncmp(arg, "fp", 2) && !comma)
+		o->unwind = RECORD_UNWIND_FP;
+	else if (n == 5 && !strncmp(arg, "dwarf", 5))
+		o->unwind = RECORD_UNWIND_DWARF;
+	else if (n == 4 && !strncmp(arg, "auto", 4))
+		o->unwind = RECORD_UNWIND_AUTO;
+	else
+		die_usage("--call-graph: fp, dwarf[,SIZE] or auto[,SIZE], not '%s'", arg);
+	if (comma) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(comma + 1, &end, 0);
+		if (*end || end == comma + 1 || errno || v < 8 || v > RECORD_STACK_SIZE_MAX)
+			die_usage("--call-graph: stack size must be 8..%d bytes, not '%s'", RECORD_STACK_SIZE_MAX,
+				  comma + 1);
+		o->stack_size = (unsigned)(v + 7) / 8 * 8;
+		if (o->stack_size > RECORD_STACK_SIZE_MAX)
+			o->stack_size = RECORD_STACK_SIZE_MAX;
+	}
+}
+
 
 /* The exit code of a command that ended on its own: its status, or 128+N
  * when signal N killed it; -1 when there was no command or scorch ended it
@@ -440,6 +480,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_STACK_MAP_SIZE:
 			o.stack_map_size = parse_count(optarg, 1ul << 22, "--stack-map-size: 1..4194304 entries");
 			break;
+		case OPT_CALL_GRAPH:
+			parse_call_graph(optarg, &o);
+			break;
 		default:
 			if (graph_opt_code(c)) {
 				if (graph_opts_set(&g, c, optarg))
@@ -525,6 +568,8 @@ int cmd_record(int argc, char **argv)
 	int ret = record_run(&o, &p, &st);
 	for (int i = 0; i < 3; i++)
 		sigaction(stop_signals[i], &old_sa[i], NULL);
+	if (!ret && st.unwind_note && !o.quiet)
+		fprintf(stderr, "scorch: %s\n", st.unwind_note);
 	int rc;
 	double t0 = record_now(), c0 = record_cpu_now();
 	if (ret) {
@@ -581,6 +626,10 @@ int cmd_record(int argc, char **argv)
 				st.collisions);
 		if (st.map_full)
 			fprintf(stderr, ", %" PRIu64 " with a stack lost to a full stack map", st.map_full);
+		if (st.user_samples)
+			fprintf(stderr, "; %.1f%% of user stacks reached a thread's start (%s)",
+				100.0 * (double)st.reached / (double)st.user_samples,
+				st.unwound ? "DWARF" : "frame pointers");
 		fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",
 			st.finish_seconds + write_seconds, st.finish_cpu_seconds + write_cpu);
 	}

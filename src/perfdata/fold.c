@@ -637,7 +637,7 @@ static size_t resolve_sample(struct folder *f, const struct pd_sample *s)
 			rv[i] = pd_u64(s->regs + 8 * i);
 		regs.regs = rv;
 		int n = sym_unwind_user(f->sym, s->pid, s->tid, &regs, s->stack, (size_t)s->stack_size,
-					f->ips, max_stack);
+					f->ips, max_stack, NULL);
 		if (n > 0)
 			f->st->unwound++;
 		else

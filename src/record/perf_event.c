@@ -19,9 +19,17 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-enum { RING_PAGES = 128 }; /* data pages per CPU (512 KiB), as perf's default */
+/* Data pages per CPU: 512 KiB as perf's default for frame-pointer samples
+ * (about 200 bytes each); stack copies are 8-64 KiB each, so they get 8 MiB
+ * where locked memory allows it (root), and less otherwise. */
+enum { RING_PAGES = 128, RING_PAGES_STACKS = 2048, RING_PAGES_MIN = 16 };
+/* Samples are read every POLL_MS at least (more often when a ring fills
+ * to its watermark); records newer than FLUSH_MARGIN_NS wait a round. */
+enum { POLL_MS = 100, POLL_MS_STACKS = 20 };
+#define FLUSH_MARGIN_NS 2000000u
 
 int record_nr_cpus(void)
 {
@@ -101,6 +109,35 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 	attr->exclude_hv = 1;
 	attr->sample_id_all = 1;
 	attr->sample_max_stack = (uint16_t)o->max_stack; /* 0: perf_event_max_stack */
+	/* One clock for every ring (and for the BPF program's records):
+	 * records are merged across CPUs by time. */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+}
+
+/* The user registers libdw needs to start unwinding on x86-64: ip, sp,
+ * the frame pointer and the other callee-saved registers (bx, r12-r15)
+ * that CFI may restore (perf_regs.h numbering). */
+#define USER_REGS_MASK 0xff01ffull
+
+uint64_t record_user_regs_mask(void)
+{
+	return USER_REGS_MASK;
+}
+
+unsigned record_stack_size(const struct record_opts *o)
+{
+	return o->stack_size ? o->stack_size : RECORD_STACK_SIZE_DEFAULT;
+}
+
+void record_attr_user_stack(struct perf_event_attr *attr, const struct record_opts *o)
+{
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	attr->sample_regs_user = USER_REGS_MASK;
+	attr->sample_stack_user = record_stack_size(o);
+	/* DWARF alone, as perf does: no frame-pointer chain to join. */
+	if (o->unwind == RECORD_UNWIND_DWARF)
+		attr->exclude_callchain_user = 1;
 }
 
 struct ring {
@@ -108,6 +145,11 @@ struct ring {
 	void *base;
 	size_t size; /* data area bytes, a power of two */
 	char *data;
+};
+
+struct queued {
+	uint64_t time, seq;
+	size_t off; /* in perf_state.queue */
 };
 
 struct perf_state {
@@ -118,8 +160,16 @@ struct perf_state {
 	int nr_rings;
 	int *fds;
 	size_t nr_fds, alloc_fds;
-	char *copy; /* a record that wraps around the ring */
-	size_t copy_alloc;
+	size_t ring_pages;
+	/* Records of every ring, merged by time before they reach the
+	 * recorder (a process's exec on one CPU must come before its samples
+	 * on another): a round reads every ring, then hands over the records
+	 * older than the round (drain_all); the rest wait for the next. */
+	char *queue;
+	size_t queue_len, queue_alloc;
+	struct queued *pending;
+	size_t nr_pending, alloc_pending;
+	uint64_t seq;
 	bool user_only; /* fell back to user space (perf_event_paranoid) */
 	struct perf_parser parser;
 };
@@ -160,17 +210,24 @@ static void close_all(struct perf_state *st)
 		close(st->fds[i]);
 	free(st->rings);
 	free(st->fds);
-	free(st->copy);
+	free(st->queue);
+	free(st->pending);
 	perf_parser_release(&st->parser);
 }
 
 /* ---- parsing records -------------------------------------------------- */
+
+/* The sample layout record_fill_attr asks for when the parser is not told. */
+#define DEFAULT_SAMPLE_TYPE                                                                      \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+	 PERF_SAMPLE_CALLCHAIN)
 
 static void handle_sample(struct perf_parser *st, const char *p, const char *end)
 {
 	struct record_sample s = { 0 };
 	uint64_t v;
 	uint32_t u[2];
+	uint64_t type = st->sample_type ? st->sample_type : DEFAULT_SAMPLE_TYPE;
 
 #define TAKE(dst) do { if (p + sizeof(dst) > end) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
 	TAKE(v); /* ip */
@@ -185,14 +242,42 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 	TAKE(nr);
 	if (nr > (uint64_t)(end - p) / 8)
 		return;
+	const char *chain = p;
+	p += nr * 8;
+	if (type & PERF_SAMPLE_REGS_USER) {
+		TAKE(s.regs_abi);
+		if (s.regs_abi) {
+			size_t n = (size_t)__builtin_popcountll(st->regs_mask);
+			if (n > (size_t)(end - p) / 8)
+				return;
+			s.regs_mask = st->regs_mask;
+			s.regs = (const uint64_t *)(const void *)p; /* records are 8-byte aligned */
+			p += n * 8;
+		}
+	}
+	if (type & PERF_SAMPLE_STACK_USER) {
+		uint64_t size, dyn;
+		TAKE(size);
+		if (size) {
+			if (size > (uint64_t)(end - p) - 8)
+				return;
+			const char *data = p;
+			p += size;
+			TAKE(dyn);
+			s.stack = (const uint8_t *)data;
+			s.stack_len = (size_t)(dyn < size ? dyn : size);
+		}
+	}
+	if (!s.stack_len)
+		s.regs_abi = 0;
 #undef TAKE
 	size_t nk = 0, nu = 0;
 	VEC_GROW(st->kips, nr, st->alloc_kips);
 	VEC_GROW(st->uips, nr, st->alloc_uips);
 	int ctx = 0; /* 1 kernel, 2 user, 0 other */
-	for (uint64_t i = 0; i < nr; i++, p += 8) {
+	for (uint64_t i = 0; i < nr; i++, chain += 8) {
 		uint64_t ip;
-		memcpy(&ip, p, 8);
+		memcpy(&ip, chain, 8);
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			ctx = ip == (uint64_t)PERF_CONTEXT_KERNEL ? 1 : ip == (uint64_t)PERF_CONTEXT_USER ? 2 : 0;
 			continue;
@@ -223,6 +308,7 @@ static void handle_record(struct perf_parser *st, const struct perf_event_header
 	const char *end = (const char *)h + h->size;
 	uint32_t u[4];
 
+	st->bytes += h->size;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		handle_sample(st, p, end);
@@ -282,6 +368,74 @@ static void handle_record(struct perf_parser *st, const struct perf_event_header
 	}
 }
 
+/* The time of a record: a sample's own field, or the sample_id trailer
+ * (sample_id_all) of the others; 0 when it has none. */
+static uint64_t record_time(const struct perf_parser *ps, const struct perf_event_header *h)
+{
+	uint64_t type = ps->sample_type ? ps->sample_type : DEFAULT_SAMPLE_TYPE, t = 0;
+	if (!(type & PERF_SAMPLE_TIME))
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		size_t at = sizeof(*h) + (type & PERF_SAMPLE_IDENTIFIER ? 8 : 0) + (type & PERF_SAMPLE_IP ? 8 : 0) +
+			    (type & PERF_SAMPLE_TID ? 8 : 0);
+		if (h->size >= at + 8)
+			memcpy(&t, (const char *)h + at, 8);
+		return t;
+	}
+	/* trailer: TID TIME ID STREAM_ID CPU IDENTIFIER, those asked for */
+	size_t after = 8 * (1 + !!(type & PERF_SAMPLE_ID) + !!(type & PERF_SAMPLE_STREAM_ID) +
+			    !!(type & PERF_SAMPLE_CPU) + !!(type & PERF_SAMPLE_IDENTIFIER));
+	if (h->size >= sizeof(*h) + after + 8)
+		memcpy(&t, (const char *)h + h->size - after, 8);
+	return t;
+}
+
+static void enqueue(struct perf_state *st, const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	VEC_GROW(st->queue, st->queue_len + a_len + b_len, st->queue_alloc);
+	memcpy(st->queue + st->queue_len, a, a_len);
+	if (b_len)
+		memcpy(st->queue + st->queue_len + a_len, b, b_len);
+	const struct perf_event_header *h = (const void *)(st->queue + st->queue_len);
+	uint64_t t = record_time(&st->parser, h);
+	VEC_GROW(st->pending, st->nr_pending + 1, st->alloc_pending);
+	st->pending[st->nr_pending++] = (struct queued){ t, st->seq++, st->queue_len };
+	st->queue_len += a_len + b_len;
+}
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Hand the queued records up to limit to the recorder, in time order. */
+static void flush_queue(struct perf_state *st, uint64_t limit)
+{
+	qsort(st->pending, st->nr_pending, sizeof(st->pending[0]), cmp_queued);
+	size_t i = 0;
+	for (; i < st->nr_pending && st->pending[i].time <= limit; i++)
+		handle_record(&st->parser, (const void *)(st->queue + st->pending[i].off));
+	/* Keep the rest (few: one round's newest records) at the front. */
+	size_t keep = st->nr_pending - i, len = 0;
+	char *rest = keep ? xmalloc(st->queue_len) : NULL;
+	for (size_t k = 0; k < keep; k++) {
+		struct queued q = st->pending[i + k];
+		const struct perf_event_header *h = (const void *)(st->queue + q.off);
+		memcpy(rest + len, h, h->size);
+		q.off = len;
+		len += h->size;
+		st->pending[k] = q;
+	}
+	if (rest)
+		memcpy(st->queue, rest, len);
+	free(rest);
+	st->queue_len = len;
+	st->nr_pending = keep;
+}
+
 static void drain(struct perf_state *st, struct ring *rg)
 {
 	struct perf_event_mmap_page *pg = rg->base;
@@ -303,21 +457,30 @@ static void drain(struct perf_state *st, struct ring *rg)
 		}
 		if (hdr.size < sizeof(hdr) || hdr.size > head - tail)
 			break;
-		const struct perf_event_header *rec;
 		if (off + hdr.size <= rg->size) {
-			rec = (const void *)(rg->data + off);
+			enqueue(st, rg->data + off, hdr.size, NULL, 0);
 		} else {
-			/* Wrapped: copy it out whole (aligned for the parser). */
 			size_t first = rg->size - off;
-			VEC_GROW(st->copy, hdr.size, st->copy_alloc);
-			memcpy(st->copy, rg->data + off, first);
-			memcpy(st->copy + first, rg->data, hdr.size - first);
-			rec = (const void *)st->copy;
+			enqueue(st, rg->data + off, first, rg->data, hdr.size - first);
 		}
-		handle_record(&st->parser, rec);
 		tail += hdr.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* One round: read every ring, hand over what is old enough: what happened
+ * before the round began (less a margin for a record being written as
+ * the round reads its ring) cannot still be missing from the rings. The
+ * samples then reach the unwinder while their process still runs. */
+static void drain_all(struct perf_state *st, bool last)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t limit = now > FLUSH_MARGIN_NS ? now - FLUSH_MARGIN_NS : 0;
+	for (int i = 0; i < st->nr_rings; i++)
+		drain(st, &st->rings[i]);
+	flush_queue(st, last ? UINT64_MAX : limit);
 }
 
 void perf_parser_release(struct perf_parser *ps)
@@ -398,6 +561,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 	if (collect_targets(o, t, &tasks, &nr_tasks, &inherit))
 		return -1;
 	st->rings = xcalloc((size_t)ncpu, sizeof(st->rings[0]));
+	st->ring_pages = recorder_unwinds(st->r) ? RING_PAGES_STACKS : RING_PAGES;
 	*cycles = o->event == RECORD_EVENT_CYCLES;
 	bool probing = o->event == RECORD_EVENT_AUTO;
 	if (probing)
@@ -419,10 +583,14 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 			 * event may carry it without duplicates. */
 			attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 1;
 			attr.mmap_data = 0;
-			attr.wakeup_watermark = (uint32_t)(RING_PAGES * page / 4);
 			attr.watermark = 1;
 			attr.exclude_kernel |= st->user_only;
 			attr.exclude_callchain_kernel |= st->user_only;
+			if (recorder_unwinds(st->r))
+				record_attr_user_stack(&attr, o);
+			st->parser.sample_type = attr.sample_type;
+			st->parser.regs_mask = attr.sample_regs_user;
+			attr.wakeup_watermark = (uint32_t)(st->ring_pages * page / 4);
 			int fd = record_perf_open(&attr, tasks[i], cpu, -1, 0);
 			if (fd < 0 && errno == EACCES && tasks[i] > 0 && !st->user_only && !o->kernel_only &&
 			    !st->nr_fds) {
@@ -464,10 +632,19 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 			}
 			add_fd(st, fd);
 			if (leader) {
-				size_t len = (size_t)(RING_PAGES + 1) * (size_t)page;
-				void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				void *base = MAP_FAILED;
+				int e = 0;
+				/* Smaller rings where locked memory is limited. */
+				for (;;) {
+					size_t len = (st->ring_pages + 1) * (size_t)page;
+					base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+					e = errno;
+					if (base != MAP_FAILED || (e != EPERM && e != ENOMEM) ||
+					    st->nr_rings || st->ring_pages <= RING_PAGES_MIN)
+						break;
+					st->ring_pages /= 2;
+				}
 				if (base == MAP_FAILED) {
-					int e = errno;
 					free(tasks);
 					return error("cannot map the sample buffer of CPU %d: %s%s", cpu, strerror(e),
 						     e == EPERM ? " (locked memory limit: raise "
@@ -476,7 +653,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				}
 				rg->fd = fd;
 				rg->base = base;
-				rg->size = (size_t)RING_PAGES * (size_t)page;
+				rg->size = st->ring_pages * (size_t)page;
 				rg->data = (char *)base + page;
 				st->nr_rings++;
 			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rg->fd)) {
@@ -536,12 +713,11 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	double start = record_now(), last_progress = 0;
 	while (!record_should_stop(o, t, start, stats)) {
 		size_t n = nr_events + target_pollfds(t, pfd + nr_events);
-		poll(pfd, (nfds_t)n, 100);
+		poll(pfd, (nfds_t)n, recorder_unwinds(r) ? POLL_MS_STACKS : POLL_MS);
 		for (size_t i = 0; i < nr_events; i++)
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1;
-		for (int i = 0; i < st.nr_rings; i++)
-			drain(&st, &st.rings[i]);
+		drain_all(&st, false);
 		double now = record_now();
 		if (o->progress && now - last_progress >= 0.25) {
 			record_progress(o, now - start, recorder_samples(r), st.parser.lost);
@@ -551,12 +727,12 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	for (size_t i = 0; i < st.nr_fds; i++)
 		ioctl(st.fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	stats->seconds = record_now() - start;
-	for (int i = 0; i < st.nr_rings; i++)
-		drain(&st, &st.rings[i]);
+	drain_all(&st, true);
 	if (o->progress)
 		record_progress_end(o);
 	free(pfd);
 	stats->lost = st.parser.lost;
+	stats->bytes = st.parser.bytes;
 	ret = 0;
 out:
 	close_all(&st);
@@ -592,6 +768,12 @@ struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct rec
 		attr.size = sizeof(attr);
 		attr.type = PERF_TYPE_SOFTWARE;
 		attr.config = PERF_COUNT_SW_DUMMY;
+		/* Timed records, on the samples' clock, merged with them. */
+		attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		attr.sample_id_all = 1;
+		attr.use_clockid = 1;
+		attr.clockid = CLOCK_MONOTONIC;
+		st->parser.sample_type = attr.sample_type;
 		attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 1;
 		attr.inherit = t->child > 0;
 		attr.enable_on_exec = t->child > 0;
@@ -617,15 +799,14 @@ struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct rec
 
 void perf_sideband_drain(struct perf_sideband *sb)
 {
-	for (int i = 0; i < sb->st.nr_rings; i++)
-		drain(&sb->st, &sb->st.rings[i]);
+	drain_all(&sb->st, false);
 }
 
 void perf_sideband_close(struct perf_sideband *sb)
 {
 	if (!sb)
 		return;
-	perf_sideband_drain(sb);
+	drain_all(&sb->st, true);
 	close_all(&sb->st);
 	free(sb);
 }

@@ -11,6 +11,7 @@
 #include "base/strpool.h"
 #include "record/procmaps.h"
 #include "record/symbols.h"
+#include "record/unwind.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -21,7 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { STACK_USER_MISSING = 1, STACK_KERNEL_MISSING = 2, STACK_USER_TRUNCATED = 4, STACK_KERNEL_TRUNCATED = 8 };
+enum {
+	STACK_USER_MISSING = 1,
+	STACK_KERNEL_MISSING = 2,
+	STACK_USER_TRUNCATED = 4,
+	STACK_KERNEL_TRUNCATED = 8,
+	STACK_USER_COMPLETE = 16,
+};
 
 /* One distinct raw stack. Frames live in recorder.frames: the user part
  * (procmaps refs, leaf first) then the kernel part (addresses, leaf
@@ -57,7 +64,17 @@ struct recorder {
 	struct order_event *events; /* keep_order only */
 	size_t nr_events, alloc_events;
 	uint64_t samples;
+	struct record_unwinder *unwinder; /* NULL: frame pointers only */
+	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
+	size_t nr_unwound_alloc;
+	uint64_t nr_unwound;        /* samples unwound with DWARF */
+	uint64_t user_samples, reached; /* set by build_profile */
 };
+
+/* Frames a DWARF unwind gives at most without --max-stack: the stack copy
+ * is the real bound (a 16 KiB copy holds a few hundred frames); the
+ * kernel's frame-pointer walk stops at 127. */
+enum { UNWIND_MAX_FRAMES = 1024 };
 
 double record_cpu_now(void)
 {
@@ -81,6 +98,21 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	strpool_init(&r->comms);
 	hashmap_init(&r->comm_by_tid);
 	hashmap_init(&r->by_hash);
+	if (opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only)
+		r->unwinder = record_unwinder_new();
+}
+
+const char *recorder_unwind_note(const struct recorder *r)
+{
+	if (r->opts->unwind == RECORD_UNWIND_FP || r->opts->kernel_only || r->unwinder)
+		return NULL;
+	return "scorch was built without elfutils (libdw): user stacks are walked with frame "
+	       "pointers only, and code built without them loses its callers";
+}
+
+bool recorder_unwinds(const struct recorder *r)
+{
+	return r->unwinder != NULL;
 }
 
 struct recorder *recorder_new(const struct record_opts *opts, const char *proc_root)
@@ -112,6 +144,8 @@ static void recorder_release(struct recorder *r)
 	free(r->frames);
 	free(r->scratch);
 	free(r->events);
+	free(r->unwound);
+	record_unwinder_free(r->unwinder);
 }
 
 static uint32_t intern_comm(struct recorder *r, const char *comm)
@@ -127,6 +161,8 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 	*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
 	if (exec)
 		procmaps_exec(&r->maps, pid);
+	if (r->unwinder)
+		record_unwinder_comm(r->unwinder, pid, tid, comm, exec);
 }
 
 static void build_profile(struct recorder *r, struct profile *p, struct symbols *syms);
@@ -144,6 +180,8 @@ void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pi
 		bool inserted;
 		*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
 	}
+	if (r->unwinder)
+		record_unwinder_fork(r->unwinder, ppid, ptid, pid, tid);
 	if (ppid == pid)
 		return;
 	/* ...and a new process with its parent's maps: know those first. */
@@ -163,6 +201,8 @@ void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t le
 		   const char *path)
 {
 	procmaps_add(&r->maps, pid, start, len, pgoff, path);
+	if (r->unwinder)
+		record_unwinder_mmap(r->unwinder, pid, start, len, pgoff, path);
 }
 
 bool recorder_knows(const struct recorder *r, uint32_t pid)
@@ -174,6 +214,8 @@ void recorder_seen(struct recorder *r, uint32_t pid)
 {
 	if (pid)
 		procmaps_read(&r->maps, pid);
+	if (pid && r->unwinder)
+		record_unwinder_load(r->unwinder, pid);
 }
 
 void recorder_refresh(struct recorder *r, uint32_t pid)
@@ -238,11 +280,42 @@ static bool same_stack(const struct recorder *r, const struct rstack *s, const s
 		!memcmp(r->frames + s->frames, frames, (k->nr_user + k->nr_kernel) * sizeof(uint64_t)));
 }
 
+/* A DWARF-unwound stack d (n frames) continued along the frame-pointer
+ * chain f where the two meet: code with frame pointers but no CFI (some
+ * JIT code), or a stack deeper than the copy, keeps its callers. */
+static uint32_t join_chains(uint64_t *d, uint32_t n, const uint64_t *f, uint32_t m, uint32_t cap)
+{
+	for (uint32_t j = 0; j < m; j++) {
+		if (f[j] != d[n - 1])
+			continue;
+		while (++j < m && n < cap)
+			d[n++] = f[j];
+		break;
+	}
+	return n;
+}
+
 void recorder_sample(struct recorder *r, const struct record_sample *smp)
 {
 	const struct record_opts *o = r->opts;
 	struct rstack k = { 0 };
+	const uint64_t *user = smp->user;
 	uint32_t nr_user = o->kernel_only ? 0 : smp->nr_user;
+	bool complete = false, user_truncated = smp->user_truncated;
+	if (r->unwinder && smp->regs_abi && smp->pid && !o->kernel_only) {
+		/* --max-stack, else deeper than the kernel's frame-pointer walk:
+		 * the stack copy is the real bound. */
+		uint32_t limit = o->max_stack ? o->max_stack : UNWIND_MAX_FRAMES;
+		VEC_GROW(r->unwound, limit, r->nr_unwound_alloc);
+		int n = record_unwind(r->unwinder, smp, r->unwound, (int)limit, &complete);
+		if (n > 0) {
+			r->nr_unwound++;
+			nr_user = complete ? (uint32_t)n
+					   : join_chains(r->unwound, (uint32_t)n, smp->user, smp->nr_user, limit);
+			user = r->unwound;
+			user_truncated = !complete && (nr_user >= limit || (nr_user > (uint32_t)n && smp->user_truncated));
+		}
+	}
 	uint32_t nr_kernel = o->user_only ? 0 : smp->nr_kernel;
 	uint32_t n = nr_user + nr_kernel;
 
@@ -254,14 +327,15 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 	k.nr_kernel = nr_kernel;
 	k.flags = (smp->user_missing && !o->kernel_only ? STACK_USER_MISSING : 0) |
 		  (smp->kernel_missing && !o->user_only ? STACK_KERNEL_MISSING : 0) |
-		  (smp->user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
-		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0);
+		  (user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
+		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0) |
+		  (complete && nr_user ? STACK_USER_COMPLETE : 0);
 
 	VEC_GROW(r->scratch, n, r->alloc_scratch);
 	if (nr_user && !procmaps_was_read(&r->maps, smp->pid))
 		procmaps_read(&r->maps, smp->pid);
 	for (uint32_t i = 0; i < nr_user; i++) {
-		uint64_t a = smp->user[i];
+		uint64_t a = user[i];
 		r->scratch[i] = procmaps_ref(&r->maps, smp->pid, i && a ? a - 1 : a);
 	}
 	for (uint32_t i = 0; i < nr_kernel; i++) {
@@ -387,6 +461,22 @@ static sym_t kernel_sym(struct builder *b, uint64_t addr)
 	return sym;
 }
 
+/* Where a complete user stack ends: the program's entry and libc's start
+ * code, or a thread's (glibc's start_thread under clone3/clone). main
+ * counts too: some unwinders stop there by design. */
+static bool thread_start(const char *name)
+{
+	static const char *const starts[] = {
+		"main", "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+		"start_thread", "clone3", "__clone3", "clone", "__clone", "__GI___clone3",
+	};
+	size_t n = strcspn(name, "@"); /* __libc_start_main@@GLIBC_2.34 */
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (strlen(starts[i]) == n && !strncmp(name, starts[i], n))
+			return true;
+	return false;
+}
+
 static node_t build_stack(struct builder *b, const struct rstack *s)
 {
 	const struct record_opts *o = b->r->opts;
@@ -421,6 +511,17 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_USER_MISSING)
 		node = profile_push_str(p, node, "[Missed User Stack]", 19);
+	if (s->nr_user) {
+		/* A chain that ends anywhere but at a thread's start broke
+		 * there: say so with an [unknown] caller. */
+		sym_t outer = user_sym(b, s->pid, f[s->nr_user - 1]);
+		const char *name = strpool_str(&p->names, outer);
+		b->r->user_samples += s->count;
+		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
+			b->r->reached += s->count;
+		else if (strcmp(name, "[unknown]") && !(s->flags & STACK_USER_TRUNCATED))
+			node = profile_push_str(p, node, "[unknown]", 9);
+	}
 	for (uint32_t i = s->nr_user; i-- > 0;)
 		node = profile_push(p, node, user_sym(b, s->pid, f[i]));
 	if (s->flags & STACK_KERNEL_TRUNCATED)
@@ -496,6 +597,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	pthread_t loader;
 	bool loading = !opts->user_only && !pthread_create(&loader, NULL, preload_kernel, syms);
 
+	stats->unwind_note = recorder_unwind_note(&r);
 	enum record_backend be = opts->backend;
 	ret = -2;
 	if (be != RECORD_BACKEND_PERF) {
@@ -516,6 +618,9 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		stats->finish_cpu_seconds = record_cpu_now() - c0;
 		stats->samples = r.samples;
 		stats->unique = r.nr_stacks;
+		stats->user_samples = r.user_samples;
+		stats->reached = r.reached;
+		stats->unwound = r.nr_unwound;
 	}
 	symbols_free(syms);
 	recorder_release(&r);

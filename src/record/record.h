@@ -27,6 +27,19 @@ enum record_backend {
 	RECORD_BACKEND_BPF,
 };
 
+/* How user stacks are walked (--call-graph). */
+enum record_unwind {
+	RECORD_UNWIND_AUTO,  /* copy registers + stack and unwind with DWARF CFI,
+				falling back to (and continuing along) the
+				frame-pointer chain where CFI gives out */
+	RECORD_UNWIND_FP,    /* frame pointers only (in-kernel walk) */
+	RECORD_UNWIND_DWARF, /* DWARF CFI only, like perf --call-graph dwarf */
+};
+
+/* Default bytes of user stack copied per sample (see record.c). */
+#define RECORD_STACK_SIZE_DEFAULT 16384
+#define RECORD_STACK_SIZE_MAX 65528
+
 enum record_event {
 	RECORD_EVENT_AUTO, /* cycles where there is a PMU, else cpu-clock */
 	RECORD_EVENT_CPU_CLOCK,
@@ -53,6 +66,8 @@ struct record_opts {
 	enum record_event event;
 	unsigned stack_map_size; /* bpf: stack-trace map entries, 0 = default */
 	unsigned max_stack;   /* frames per stack, 0 = the kernel's perf_event_max_stack */
+	enum record_unwind unwind;
+	unsigned stack_size;  /* bytes of user stack per sample, 0 = default */
 	bool progress;        /* elapsed/remaining/samples/lost on stderr */
 	bool quiet;           /* no notices */
 	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
@@ -67,6 +82,11 @@ struct record_stats {
 	uint64_t map_full;    /* stacks lost because the stack map was full */
 	uint64_t spilled;     /* bpf: collided samples sent whole (not lost) */
 	uint64_t unique;      /* distinct raw stacks */
+	uint64_t user_samples;/* samples with a user stack */
+	uint64_t reached;     /* ...whose stack reached a thread's start */
+	uint64_t unwound;     /* samples unwound with DWARF CFI */
+	uint64_t bytes;       /* bytes of sample data read from the kernel */
+	const char *unwind_note; /* why DWARF unwinding is not used, or NULL */
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
 	double command_cpu;   /* CPU seconds the command (and its reaped children) used */
@@ -103,6 +123,13 @@ struct record_sample {
 	uint32_t nr_kernel;
 	const uint64_t *user;
 	uint32_t nr_user;
+	/* A user register set and stack copy to unwind (perf's
+	 * PERF_SAMPLE_REGS_USER / STACK_USER), or regs_abi 0. user[] is then
+	 * the frame-pointer chain, if any, that DWARF unwinding extends. */
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;   /* popcount(regs_mask) values */
+	const uint8_t *stack;
+	size_t stack_len;
 	bool kernel_missing;    /* kernel stack asked for but lost */
 	bool user_missing;      /* user stack asked for but lost */
 	bool kernel_truncated;  /* reached the depth limit: its root end may be lost */
@@ -120,6 +147,10 @@ void recorder_seen(struct recorder *r, uint32_t pid);
 /* Read /proc/PID/maps again if it lives (libraries loaded late). */
 void recorder_refresh(struct recorder *r, uint32_t pid);
 bool recorder_knows(const struct recorder *r, uint32_t pid);
+/* Does it unwind user stacks with DWARF (samples should carry regs and a
+ * stack copy)? If not while asked to, why not (else NULL). */
+bool recorder_unwinds(const struct recorder *r);
+const char *recorder_unwind_note(const struct recorder *r);
 uint64_t recorder_samples(const struct recorder *r);
 
 /* A recorder on its own (the run makes one; so do tests and fuzzers).
@@ -133,7 +164,11 @@ void recorder_build(struct recorder *r, struct profile *p);
 struct perf_parser {
 	struct recorder *r;
 	uint32_t max_stack;     /* frames a callchain holds at most (0: unknown) */
+	/* The sample layout: 0 = record_fill_attr's frame-pointer layout;
+	 * else attr.sample_type and attr.sample_regs_user. */
+	uint64_t sample_type, regs_mask;
 	uint64_t lost;          /* from LOST and LOST_SAMPLES records */
+	uint64_t bytes;         /* of the records parsed */
 	uint64_t *kips, *uips;  /* one sample's callchain, split */
 	size_t alloc_kips, alloc_uips;
 };
@@ -191,6 +226,10 @@ void perf_sideband_close(struct perf_sideband *sb); /* drains first */
 /* perf_event.c helpers shared with bpf.c. */
 struct perf_event_attr;
 void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *opts, bool cycles);
+/* Ask for the user registers and a copy of the user stack (DWARF). */
+void record_attr_user_stack(struct perf_event_attr *attr, const struct record_opts *opts);
+uint64_t record_user_regs_mask(void);
+unsigned record_stack_size(const struct record_opts *opts);
 int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
 /* Explain a perf_event_open failure (errno) with the fix; returns -1. */
 int record_perf_error(int err, const char *what);

@@ -222,7 +222,8 @@ void sym_exit(struct symbolizer *s, int32_t pid, int32_t tid)
 
 const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid)
 {
-	return s->threads[findnew_thread(s, pid, tid)].comm;
+	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
+	return s->threads[t].comm;
 }
 
 /* ---- DSOs ------------------------------------------------------------------ */
@@ -579,13 +580,15 @@ static void load_kernel(struct symbolizer *s, struct dso *d)
 
 uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid)
 {
-	uint32_t as = s->threads[findnew_thread(s, pid, tid)].as;
+	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
+	uint32_t as = s->threads[t].as;
 	return hash_mix(((uint64_t)as << 32 | s->spaces[as].gen) + 1, (uint64_t)s->kgen * 2 + 1);
 }
 
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
 {
-	return s->threads[findnew_thread(s, pid, tid)].as;
+	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
+	return s->threads[t].as;
 }
 
 const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
@@ -650,7 +653,8 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 {
 	uint32_t as = UINT32_MAX, gen = s->kgen;
 	if (!is_kernel) {
-		as = s->threads[findnew_thread(s, pid, tid)].as;
+		uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
+		as = s->threads[t].as;
 		gen = s->spaces[as].gen;
 	}
 	struct lookup_slot *c = &s->cache[(hash_u64(ip ^ ((uint64_t)as << 40)) >> 20) & (LOOKUP_SLOTS - 1)];
@@ -754,9 +758,11 @@ int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 #ifndef HAVE_ELFUTILS
 
 int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct sym_user_regs *regs,
-		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
+		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max, bool *complete)
 {
 	(void)s, (void)pid, (void)tid, (void)regs, (void)stack, (void)stack_len, (void)ips, (void)max;
+	if (complete)
+		*complete = false;
 	return -1;
 }
 

@@ -133,9 +133,11 @@ struct sym_user_regs {
  * sample (stack[0] is at the sampled sp). Writes up to max return addresses
  * into ips (ips[0] = the sampled ip), already adjusted the way perf's
  * unwinder reports them. Returns the count (>= 0), or -1 when unwinding is
- * unavailable (no elfutils, unsupported arch/abi). */
+ * unavailable (no elfutils, unsupported arch/abi). *complete (if not NULL)
+ * tells whether the walk ended where the unwind tables say the stack ends
+ * (a thread's or the program's first frame), not at an error. */
 int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid,
 		    const struct sym_user_regs *regs, const uint8_t *stack,
-		    size_t stack_len, uint64_t *ips, int max);
+		    size_t stack_len, uint64_t *ips, int max, bool *complete);
 
 #endif

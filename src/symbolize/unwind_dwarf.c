@@ -38,6 +38,7 @@ struct unwind_ctx {
 	uint64_t *ips;
 	int max, n;
 	bool thread_given;
+	bool read_failed; /* libdw takes an unreadable return address for the end */
 };
 
 struct unwinder {
@@ -116,8 +117,12 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	uint64_t sp = c->regs[7];
 	if (addr + sizeof(Dwarf_Word) < addr)
 		return false;
-	if (addr < sp || addr + sizeof(Dwarf_Word) > sp + c->stack_len)
-		return read_file_word(c, addr, result);
+	if (addr < sp || addr + sizeof(Dwarf_Word) > sp + c->stack_len) {
+		if (read_file_word(c, addr, result))
+			return true;
+		c->read_failed = true;
+		return false;
+	}
 	memcpy(result, c->stack + (addr - sp), sizeof(*result));
 	return true;
 }
@@ -214,8 +219,10 @@ void sym_unwind_free(struct symbolizer *s)
 }
 
 int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct sym_user_regs *regs,
-		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max)
+		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max, bool *complete)
 {
+	if (complete)
+		*complete = false;
 	if (!regs || regs->abi != PERF_REG_ABI_64 || !regs->regs || max <= 0)
 		return -1;
 	uint32_t as = sym_thread_space(s, pid, tid);
@@ -242,12 +249,17 @@ int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct
 	c->ips = ips;
 	c->max = max;
 	c->n = 0;
+	c->read_failed = false;
 	report_module(c, c->regs[8]);
 	if (!c->attached) {
 		if (!dwfl_attach_state(c->dwfl, NULL, pid > 0 ? pid : 1, &thread_callbacks, c))
 			return -1;
 		c->attached = true;
 	}
-	dwfl_getthread_frames(c->dwfl, tid > 0 ? tid : 1, frame_callback, c);
+	/* 0: the walk ended where the CFI says the stack ends (the return
+	 * address of _start or of a thread's start is undefined). */
+	int end = dwfl_getthread_frames(c->dwfl, tid > 0 ? tid : 1, frame_callback, c);
+	if (complete)
+		*complete = end == 0 && c->n > 0 && !c->read_failed;
 	return c->n;
 }
