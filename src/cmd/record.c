@@ -630,6 +630,11 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "; %.1f%% of user stacks reached a thread's start (%s)",
 				100.0 * (double)st.reached / (double)st.user_samples,
 				st.unwound ? "DWARF" : "frame pointers");
+		if (st.unwound && st.bytes)
+			fprintf(stderr, ", %.1f KiB copied per sample", (double)st.bytes / 1024.0 / (double)st.unwound);
+		if (st.copy_full)
+			fprintf(stderr, ", %" PRIu64 " stack copies refused by a full ring buffer (frame pointers used)",
+				st.copy_full);
 		fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",
 			st.finish_seconds + write_seconds, st.finish_cpu_seconds + write_cpu);
 	}

@@ -30,8 +30,8 @@
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
-	(void)fmt;
-	(void)ap;
+	if (getenv("SCORCH_DEBUG_BPF")) /* the verifier's log, for developers */
+		return vfprintf(stderr, fmt, ap);
 	return 0;
 }
 
@@ -142,12 +142,98 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 	return 0;
 }
 
+static uint32_t stack_depth(const uint64_t *ips);
+
 struct spill_ctx {
 	struct recorder *r;
 	uint64_t lost;
 	uint32_t depth; /* frames the stack map holds per stack */
 	uint32_t limit; /* a stack this deep reached the limit (root end lost) */
 };
+
+/* User stacks copied out by the program (--call-graph auto or dwarf): on
+ * their way in, queued with the side band's records by time; on their way
+ * out, unwound by the recorder with their kernel stack from the map. */
+struct ustack_ctx {
+	struct recorder *r;
+	struct perf_sideband *sideband;
+	int stacks_fd;
+	struct hashmap kernel_at; /* stack id -> index in kernel_frames */
+	uint64_t *kernel_frames;  /* per id: count, then the frames */
+	size_t nr_kernel_frames, alloc_kernel_frames;
+	uint64_t bytes, samples;
+	uint32_t limit; /* frame-pointer chains this deep lost their root end */
+};
+
+static int on_ustack_in(void *ctx, void *data, size_t size)
+{
+	struct ustack_ctx *uc = ctx;
+	uint64_t time;
+	if (size < PROFILE_USTACK_HEAD)
+		return 0;
+	memcpy(&time, data, sizeof(time));
+	uc->bytes += size;
+	perf_sideband_push(uc->sideband, time, data, size);
+	return 0;
+}
+
+/* The kernel frames of a stack id, read once per id (ids are stable while
+ * the program runs: a full bucket is refused, never overwritten). */
+static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, uint32_t *nr)
+{
+	uint32_t at;
+	if (!hashmap_get(&uc->kernel_at, (uint32_t)id, &at)) {
+		uint64_t ips[PROFILE_MAX_DEPTH] = { 0 };
+		uint32_t key = (uint32_t)id;
+		uint32_t n = bpf_map_lookup_elem(uc->stacks_fd, &key, ips) ? 0 : stack_depth(ips);
+		VEC_GROW(uc->kernel_frames, uc->nr_kernel_frames + 1 + n, uc->alloc_kernel_frames);
+		at = (uint32_t)uc->nr_kernel_frames;
+		uc->kernel_frames[at] = n;
+		memcpy(uc->kernel_frames + at + 1, ips, n * sizeof(uint64_t));
+		uc->nr_kernel_frames += 1 + n;
+		bool inserted;
+		*hashmap_upsert(&uc->kernel_at, (uint32_t)id, at, &inserted) = at;
+	}
+	*nr = (uint32_t)uc->kernel_frames[at];
+	return uc->kernel_frames + at + 1;
+}
+
+static void on_ustack_out(void *ctx, const void *data, size_t size)
+{
+	struct ustack_ctx *uc = ctx;
+	const struct profile_ustack *u = data; /* 8-byte aligned in the queue */
+	if (size < PROFILE_USTACK_HEAD || u->stack_len > size - PROFILE_USTACK_HEAD)
+		return;
+	char comm[PROFILE_COMM_LEN + 1];
+	memcpy(comm, u->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = 0;
+	struct record_sample s = { 0 };
+	s.pid = u->pid;
+	s.tid = u->tid;
+	s.cpu = u->cpu;
+	s.time = u->time;
+	s.weight = 1;
+	s.comm = comm;
+	s.user = (const uint64_t *)u->user;
+	s.nr_user = u->nr_user < PROFILE_MAX_DEPTH ? u->nr_user : PROFILE_MAX_DEPTH;
+	s.user_truncated = s.nr_user >= uc->limit;
+	if (u->kernel_stack >= 0) {
+		s.kernel = kernel_frames(uc, u->kernel_stack, &s.nr_kernel);
+	} else if (u->nr_kernel) {
+		s.kernel = (const uint64_t *)u->kernel;
+		s.nr_kernel = u->nr_kernel < PROFILE_MAX_DEPTH ? u->nr_kernel : PROFILE_MAX_DEPTH;
+	} else if (u->kernel_stack == -ENOMEM) {
+		s.kernel_missing = true;
+	}
+	s.kernel_truncated = s.nr_kernel >= uc->limit;
+	s.regs_abi = 2; /* PERF_SAMPLE_REGS_ABI_64 */
+	s.regs_mask = record_user_regs_mask();
+	s.regs = (const uint64_t *)u->regs;
+	s.stack = u->stack;
+	s.stack_len = u->stack_len;
+	uc->samples++;
+	recorder_sample(uc->r, &s);
+}
 
 /* A sample the program sent whole after a stack-map collision. */
 static void on_spill(void *ctx, int cpu, void *data, __u32 size)
@@ -258,6 +344,9 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	struct perf_sideband *sideband = NULL;
 	struct perf_buffer *spill_buf = NULL;
 	struct spill_ctx spills = { r, 0, PROFILE_MAX_DEPTH, 0 };
+	struct ustack_ctx ustacks = { .r = r };
+	struct ring_buffer *ustack_ring = NULL;
+	hashmap_init(&ustacks.kernel_at);
 	int ret = -1;
 
 	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
@@ -284,6 +373,15 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	b.skel->rodata->filter_pid = t->child <= 0 && o->nr_pids > 0;
 	b.skel->rodata->filter_tid = t->child <= 0 && !o->nr_pids && o->nr_tids > 0;
 	b.skel->rodata->include_idle = 1;
+	/* DWARF: user regs and stack copied out and unwound here. */
+	bool copy = recorder_unwinds(r);
+	b.skel->rodata->copy_stack = copy;
+	b.skel->rodata->copy_fp = o->unwind == RECORD_UNWIND_AUTO;
+	unsigned size = record_stack_size(o);
+	b.skel->rodata->stack_size = size < PROFILE_USTACK_MAX ? size : PROFILE_USTACK_MAX;
+	bpf_map__set_max_entries(b.skel->maps.ustack_buf, copy ? (uint32_t)b.ncpu : 1);
+	if (!copy)
+		bpf_map__set_max_entries(b.skel->maps.ustacks, (uint32_t)sysconf(_SC_PAGESIZE));
 	if (o->stack_map_size)
 		bpf_map__set_max_entries(b.skel->maps.stacks, o->stack_map_size);
 	if (spills.depth != PROFILE_MAX_DEPTH)
@@ -325,6 +423,15 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (open_events(&b, o, t, &stats->event))
 		goto out;
 	sideband = perf_sideband_open(o, r, t);
+	ustacks.sideband = sideband;
+	ustacks.limit = spills.limit;
+	ustacks.stacks_fd = bpf_map__fd(b.skel->maps.stacks);
+	perf_sideband_on_push(sideband, on_ustack_out, &ustacks);
+	ustack_ring = ring_buffer__new(bpf_map__fd(b.skel->maps.ustacks), on_ustack_in, &ustacks, NULL);
+	if (!ustack_ring) {
+		error("cannot open the BPF backend's ring buffer: %s", strerror(errno));
+		goto out;
+	}
 	spill_buf = perf_buffer__new(bpf_map__fd(b.skel->maps.spills), 64, on_spill, on_spill_lost, &spills, NULL);
 	if (!spill_buf) {
 		error("cannot open the BPF backend's perf buffer: %s", strerror(errno));
@@ -362,6 +469,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	free(pfd);
 	/* Detach before reading: nothing changes the maps while we walk them. */
 	detach(&b);
+	ring_buffer__consume(ustack_ring);
 	perf_sideband_close(sideband);
 	sideband = NULL;
 	stats->seconds = record_now() - start;
@@ -374,8 +482,13 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
 	drain(&b, r, stats, spills.limit);
 	stats->lost += spills.lost;
+	stats->copy_full = stat_sum(&b, PROFILE_STAT_COPY_FULL);
+	stats->bytes = ustacks.bytes;
 	ret = 0;
 out:
+	ring_buffer__free(ustack_ring);
+	hashmap_release(&ustacks.kernel_at);
+	free(ustacks.kernel_frames);
 	perf_buffer__free(spill_buf);
 	perf_sideband_close(sideband);
 	detach(&b);

@@ -149,7 +149,8 @@ struct ring {
 
 struct queued {
 	uint64_t time, seq;
-	size_t off; /* in perf_state.queue */
+	size_t off, len; /* in perf_state.queue */
+	bool foreign;    /* a perf_sideband_push record, not a perf one */
 };
 
 struct perf_state {
@@ -170,6 +171,9 @@ struct perf_state {
 	struct queued *pending;
 	size_t nr_pending, alloc_pending;
 	uint64_t seq;
+	/* The handler of perf_sideband_push records. */
+	void (*foreign)(void *arg, const void *data, size_t len);
+	void *foreign_arg;
 	bool user_only; /* fell back to user space (perf_event_paranoid) */
 	struct perf_parser parser;
 };
@@ -390,17 +394,34 @@ static uint64_t record_time(const struct perf_parser *ps, const struct perf_even
 	return t;
 }
 
-static void enqueue(struct perf_state *st, const char *a, size_t a_len, const char *b, size_t b_len)
+static void enqueue_bytes(struct perf_state *st, uint64_t t, bool foreign, const char *a, size_t a_len,
+			  const char *b, size_t b_len)
 {
-	VEC_GROW(st->queue, st->queue_len + a_len + b_len, st->queue_alloc);
+	/* 8-byte aligned copies: the parser reads u64 fields in place. */
+	size_t len = (a_len + b_len + 7) & ~(size_t)7;
+	VEC_GROW(st->queue, st->queue_len + len, st->queue_alloc);
 	memcpy(st->queue + st->queue_len, a, a_len);
 	if (b_len)
 		memcpy(st->queue + st->queue_len + a_len, b, b_len);
-	const struct perf_event_header *h = (const void *)(st->queue + st->queue_len);
-	uint64_t t = record_time(&st->parser, h);
 	VEC_GROW(st->pending, st->nr_pending + 1, st->alloc_pending);
-	st->pending[st->nr_pending++] = (struct queued){ t, st->seq++, st->queue_len };
-	st->queue_len += a_len + b_len;
+	st->pending[st->nr_pending++] = (struct queued){ t, st->seq++, st->queue_len, a_len + b_len, foreign };
+	st->queue_len += len;
+}
+
+static void enqueue(struct perf_state *st, const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	struct perf_event_header h;
+	memcpy(&h, a, sizeof(h)); /* a_len >= sizeof(h): drain() read it whole */
+	uint64_t t;
+	if (b_len) {
+		/* Wrapped: the time is read from a joined copy. */
+		enqueue_bytes(st, 0, false, a, a_len, b, b_len);
+		struct queued *q = &st->pending[st->nr_pending - 1];
+		q->time = record_time(&st->parser, (const void *)(st->queue + q->off));
+		return;
+	}
+	t = record_time(&st->parser, (const void *)a);
+	enqueue_bytes(st, t, false, a, a_len, NULL, 0);
 }
 
 static int cmp_queued(const void *a, const void *b)
@@ -416,17 +437,22 @@ static void flush_queue(struct perf_state *st, uint64_t limit)
 {
 	qsort(st->pending, st->nr_pending, sizeof(st->pending[0]), cmp_queued);
 	size_t i = 0;
-	for (; i < st->nr_pending && st->pending[i].time <= limit; i++)
-		handle_record(&st->parser, (const void *)(st->queue + st->pending[i].off));
+	for (; i < st->nr_pending && st->pending[i].time <= limit; i++) {
+		const struct queued *q = &st->pending[i];
+		if (q->foreign)
+			st->foreign(st->foreign_arg, st->queue + q->off, q->len);
+		else
+			handle_record(&st->parser, (const void *)(st->queue + q->off));
+	}
 	/* Keep the rest (few: one round's newest records) at the front. */
 	size_t keep = st->nr_pending - i, len = 0;
 	char *rest = keep ? xmalloc(st->queue_len) : NULL;
 	for (size_t k = 0; k < keep; k++) {
 		struct queued q = st->pending[i + k];
-		const struct perf_event_header *h = (const void *)(st->queue + q.off);
-		memcpy(rest + len, h, h->size);
+		size_t padded = (q.len + 7) & ~(size_t)7;
+		memcpy(rest + len, st->queue + q.off, padded);
 		q.off = len;
-		len += h->size;
+		len += padded;
 		st->pending[k] = q;
 	}
 	if (rest)
@@ -795,6 +821,18 @@ struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct rec
 		rg->data = (char *)base + page;
 	}
 	return sb;
+}
+
+void perf_sideband_on_push(struct perf_sideband *sb, void (*fn)(void *arg, const void *data, size_t len),
+			   void *arg)
+{
+	sb->st.foreign = fn;
+	sb->st.foreign_arg = arg;
+}
+
+void perf_sideband_push(struct perf_sideband *sb, uint64_t time, const void *data, size_t len)
+{
+	enqueue_bytes(&sb->st, time, true, data, len, NULL, 0);
 }
 
 void perf_sideband_drain(struct perf_sideband *sb)

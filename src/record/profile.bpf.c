@@ -7,6 +7,7 @@
  * No vmlinux.h or CO-RE: a stack sampler needs nothing but uapi headers. */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
+#include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 
 #include "profile_abi.h"
@@ -24,6 +25,9 @@ const volatile int filter_pid = 0;  /* only tgids in `pids` */
 const volatile int filter_tid = 0;  /* only tids in `tids` */
 const volatile int include_idle = 0;
 const volatile int spill = 1;        /* send collided samples whole */
+const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
+const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
+const volatile __u32 stack_size = 16384;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -67,6 +71,21 @@ struct {
 	__type(value, struct profile_spill);
 } spill_buf SEC(".maps");
 
+/* User stacks to unwind in user space (struct profile_ustack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} ustacks SEC(".maps");
+
+/* One profile_ustack per CPU, indexed by CPU (too big for a per-CPU
+ * map's 32 KiB); user space sets max_entries to the number of CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_ustack);
+} ustack_buf SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PROFILE_STAT_NR);
@@ -89,6 +108,109 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_inc(enomem);
 }
 
+/* The user registers of the interrupted task: the sample's own when it
+ * was in user mode, else those saved on kernel entry. 0 when there are
+ * none (a kernel thread). */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct pt_regs *out)
+{
+	if ((ctx->regs.cs & 3) == 3) {
+		*out = ctx->regs;
+		return 1;
+	}
+	struct task_struct *task = bpf_get_current_task_btf();
+	long p = bpf_task_pt_regs(task);
+	if (!p || bpf_probe_read_kernel(out, sizeof(*out), (const void *)p))
+		return 0;
+	return out->rsp != 0 && (out->cs & 3) == 3;
+}
+
+/* Copy the user stack from sp up, a page at a time, stopping at the first
+ * page that cannot be read (as perf's copy does); returns the bytes. */
+static __always_inline __u32 copy_user_stack(struct profile_ustack *u, __u64 sp)
+{
+	__u32 len = 0, want = stack_size;
+	if (want > PROFILE_USTACK_MAX)
+		want = PROFILE_USTACK_MAX;
+	for (int i = 0; i < PROFILE_USTACK_MAX / 4096 + 1; i++) {
+		if (len >= want)
+			break;
+		__u32 chunk = 4096 - ((sp + len) & 4095);
+		if (chunk > want - len)
+			chunk = want - len;
+		/* Masks the verifier can follow: off < MAX, chunk < 8192, and
+		 * the buffer has 8 KiB of slack past MAX. */
+		__u64 off = len, n = chunk;
+		asm volatile("" : "+r"(off), "+r"(n)); /* hide the ranges from clang */
+		off &= PROFILE_USTACK_MAX - 1;
+		n &= 8191;
+		if (!n || bpf_probe_read_user(&u->stack[off], (__u32)n, (const void *)(sp + len)))
+			break;
+		len += chunk;
+	}
+	return len;
+}
+
+/* Send the sample's user regs and stack for unwinding; 0 when sent. */
+static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid)
+{
+	struct pt_regs regs;
+	if (!user_regs(ctx, &regs))
+		return -1;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct profile_ustack *u = bpf_map_lookup_elem(&ustack_buf, &cpu);
+	if (!u)
+		return -1;
+	u->time = bpf_ktime_get_ns();
+	u->pid = tgid;
+	u->tid = tid;
+	u->cpu = cpu;
+	bpf_get_current_comm(u->comm, sizeof(u->comm));
+	u->nr_user = u->nr_kernel = 0;
+	u->kernel_stack = PROFILE_NO_STACK;
+	if (want_kernel) {
+		u->kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+		stack_error(u->kernel_stack, PROFILE_STAT_KERNEL_EEXIST, PROFILE_STAT_KERNEL_ENOMEM);
+		if (u->kernel_stack == -EEXIST) {
+			long n = bpf_get_stack(ctx, u->kernel, sizeof(u->kernel), 0);
+			u->nr_kernel = n > 0 ? (__u32)n / 8 : 0;
+		}
+	}
+	if (copy_fp) {
+		long n = bpf_get_stack(ctx, u->user, sizeof(u->user), BPF_F_USER_STACK);
+		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
+	}
+	u->regs[0] = regs.rax;
+	u->regs[1] = regs.rbx;
+	u->regs[2] = regs.rcx;
+	u->regs[3] = regs.rdx;
+	u->regs[4] = regs.rsi;
+	u->regs[5] = regs.rdi;
+	u->regs[6] = regs.rbp;
+	u->regs[7] = regs.rsp;
+	u->regs[8] = regs.rip;
+	u->regs[9] = regs.r8;
+	u->regs[10] = regs.r9;
+	u->regs[11] = regs.r10;
+	u->regs[12] = regs.r11;
+	u->regs[13] = regs.r12;
+	u->regs[14] = regs.r13;
+	u->regs[15] = regs.r14;
+	u->regs[16] = regs.r15;
+	__u32 len = copy_user_stack(u, regs.rsp);
+	u->stack_len = len;
+	__u64 size = len;
+	asm volatile("" : "+r"(size)); /* keep the bound check for the verifier */
+	if (size > PROFILE_USTACK_MAX)
+		return -1;
+	size += PROFILE_USTACK_HEAD;
+	if (bpf_ringbuf_output(&ustacks, u, size, 0)) {
+		stat_inc(PROFILE_STAT_COPY_FULL);
+		return -1;
+	}
+	stat_inc(PROFILE_STAT_COPIED);
+	return 0;
+}
+
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
@@ -102,6 +224,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	if (filter_pid && !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &tid))
+		return 0;
+
+	if (copy_stack && want_user && tgid && !send_user_stack(ctx, tgid, tid))
 		return 0;
 
 	key.pid = tgid;

@@ -41,6 +41,32 @@ struct profile_spill {
 	__u64 kernel[PROFILE_MAX_DEPTH];
 };
 
+/* A sample whose user stack is unwound in user space (--call-graph auto or
+ * dwarf): the user registers and a copy of the user stack, sent through
+ * the `ustacks` ring buffer; the kernel stack stays in the stack map (its
+ * id), or comes inline when its bucket was taken. Only the first
+ * PROFILE_USTACK_HEAD + stack_len bytes are sent. Registers are in
+ * perf_regs order (ax bx cx dx si di bp sp ip r8..r15). */
+#define PROFILE_USTACK_MAX 65536   /* the most stack bytes one sample copies */
+#define PROFILE_USTACK_REGS 17
+struct profile_ustack {
+	__u64 time;         /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__s32 kernel_stack; /* stack id, PROFILE_NO_STACK, or -errno */
+	char comm[PROFILE_COMM_LEN];
+	__u32 nr_user;      /* frame-pointer chain (auto), for joining */
+	__u32 nr_kernel;    /* inline kernel frames (kernel_stack -EEXIST) */
+	__u32 stack_len;
+	__u32 pad;
+	__u64 regs[PROFILE_USTACK_REGS];
+	__u64 user[PROFILE_MAX_DEPTH];
+	__u64 kernel[PROFILE_MAX_DEPTH];
+	__u8 stack[PROFILE_USTACK_MAX + 8192]; /* + slack for the verifier */
+};
+#define PROFILE_USTACK_HEAD (sizeof(struct profile_ustack) - PROFILE_USTACK_MAX - 8192)
+
 /* Indices of the per-CPU statistics array. */
 enum profile_stat {
 	PROFILE_STAT_SAMPLES,       /* program runs that were counted */
@@ -50,6 +76,8 @@ enum profile_stat {
 	PROFILE_STAT_KERNEL_ENOMEM, /* kernel stack lost: stack map full */
 	PROFILE_STAT_COUNTS_FULL,   /* sample dropped: counts hash full */
 	PROFILE_STAT_SPILLED,       /* sent whole after a collision */
+	PROFILE_STAT_COPIED,        /* user stack copied out for unwinding */
+	PROFILE_STAT_COPY_FULL,     /* ring buffer full: counted with frame pointers */
 	PROFILE_STAT_NR
 };
 

@@ -86,6 +86,8 @@ struct record_stats {
 	uint64_t reached;     /* ...whose stack reached a thread's start */
 	uint64_t unwound;     /* samples unwound with DWARF CFI */
 	uint64_t bytes;       /* bytes of sample data read from the kernel */
+	uint64_t copy_full;   /* bpf: stack copies refused by a full ring buffer
+				 (counted with frame-pointer stacks instead) */
 	const char *unwind_note; /* why DWARF unwinding is not used, or NULL */
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
@@ -221,6 +223,11 @@ struct perf_sideband;
 struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct recorder *r,
 					 const struct record_target *t);
 void perf_sideband_drain(struct perf_sideband *sb);
+/* Records from elsewhere (the BPF program's user stacks), merged with the
+ * side band's by time (CLOCK_MONOTONIC ns) and handed to fn in order. */
+void perf_sideband_on_push(struct perf_sideband *sb, void (*fn)(void *arg, const void *data, size_t len),
+			   void *arg);
+void perf_sideband_push(struct perf_sideband *sb, uint64_t time, const void *data, size_t len);
 void perf_sideband_close(struct perf_sideband *sb); /* drains first */
 
 /* perf_event.c helpers shared with bpf.c. */

@@ -44,6 +44,11 @@ struct unwind_ctx {
 struct unwinder {
 	struct unwind_ctx **ctx; /* by address space index */
 	size_t nr;
+	/* The architecture, told to libdw explicitly: left to guess, it takes
+	 * the first module reported, and one of another machine (any file a
+	 * process maps executable) fails an assertion inside libdw. */
+	Elf64_Ehdr arch_header;
+	Elf *arch;
 	char *debuginfo_path;    /* NULL: libdw's default search path */
 	Dwfl_Callbacks callbacks; /* modules are reported with dwfl_report_elf */
 };
@@ -185,6 +190,17 @@ static struct unwind_ctx *get_ctx(struct symbolizer *s, uint32_t as)
 		u->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 		u->callbacks.debuginfo_path = &u->debuginfo_path;
 		u->callbacks.section_address = dwfl_offline_section_address;
+		Elf64_Ehdr *h = &u->arch_header;
+		memcpy(h->e_ident, ELFMAG, SELFMAG);
+		h->e_ident[EI_CLASS] = ELFCLASS64;
+		h->e_ident[EI_DATA] = ELFDATA2LSB;
+		h->e_ident[EI_VERSION] = EV_CURRENT;
+		h->e_type = ET_EXEC;
+		h->e_machine = EM_X86_64;
+		h->e_version = EV_CURRENT;
+		h->e_ehsize = sizeof(*h);
+		elf_version(EV_CURRENT);
+		u->arch = elf_memory((char *)h, sizeof(*h));
 	}
 	if (as >= u->nr) {
 		u->ctx = xreallocarray(u->ctx, as + 1, sizeof(*u->ctx));
@@ -214,6 +230,8 @@ void sym_unwind_free(struct symbolizer *s)
 	for (size_t i = 0; i < u->nr; i++)
 		ctx_free(u->ctx[i]);
 	free(u->ctx);
+	if (u->arch)
+		elf_end(u->arch);
 	free(u);
 	s->unwinder = NULL;
 }
@@ -252,7 +270,8 @@ int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct
 	c->read_failed = false;
 	report_module(c, c->regs[8]);
 	if (!c->attached) {
-		if (!dwfl_attach_state(c->dwfl, NULL, pid > 0 ? pid : 1, &thread_callbacks, c))
+		if (!dwfl_attach_state(c->dwfl, s->unwinder ? ((struct unwinder *)s->unwinder)->arch : NULL,
+				       pid > 0 ? pid : 1, &thread_callbacks, c))
 			return -1;
 		c->attached = true;
 	}

@@ -167,7 +167,7 @@ backend_tests bpf "$bpf_ok" "$bpf_why"
 # A one-entry stack map makes the stacks of burn_a and burn_b collide: the
 # program then sends those samples whole, and the shares stay right.
 if [ "$bpf_ok" = 1 ]; then
-	"$SCORCH" record --backend bpf --stack-map-size 1 -F 299 -o "$TMPDIR/spill.folded" -- "$WL/burn" 1 \
+	"$SCORCH" record --backend bpf --call-graph fp --stack-map-size 1 -F 299 -o "$TMPDIR/spill.folded" -- "$WL/burn" 1 \
 		2>"$TMPDIR/spill.err"
 	a=$(share "$TMPDIR/spill.folded" ';main;burn_a(;|$| )')
 	b=$(share "$TMPDIR/spill.folded" ';main;burn_b(;|$| )')

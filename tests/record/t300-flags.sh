@@ -66,7 +66,7 @@ done
 
 # bcc's --stack-storage-size is --stack-map-size: one entry makes stacks collide.
 if [ "$bpf_ok" = 1 ]; then
-	"$SCORCH" record --backend bpf --stack-storage-size 1 -F 299 -o "$TMPDIR/sss.folded" -- "$WL/burn" 0.5 \
+	"$SCORCH" record --backend bpf --call-graph fp --stack-storage-size 1 -F 299 -o "$TMPDIR/sss.folded" -- "$WL/burn" 0.5 \
 		2>"$TMPDIR/sss.err"
 	expect_grep "record bpf: --stack-storage-size sizes the stack map" 'sent whole after stack-map collisions' \
 		"$TMPDIR/sss.err"
