@@ -99,7 +99,7 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	hashmap_init(&r->comm_by_tid);
 	hashmap_init(&r->by_hash);
 	if (opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only)
-		r->unwinder = record_unwinder_new();
+		r->unwinder = record_unwinder_new(true);
 }
 
 const char *recorder_unwind_note(const struct recorder *r)
@@ -119,8 +119,13 @@ struct recorder *recorder_new(const struct record_opts *opts, const char *proc_r
 {
 	struct recorder *r = xmalloc(sizeof(*r));
 	recorder_init(r, opts);
-	if (proc_root)
+	if (proc_root) {
 		r->maps.proc_root = proc_root;
+		/* Only the records' mappings: nothing of this machine. */
+		record_unwinder_free(r->unwinder);
+		r->unwinder = opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only ? record_unwinder_new(false)
+										    : NULL;
+	}
 	return r;
 }
 

@@ -13,9 +13,10 @@
 struct record_unwinder {
 	struct symbolizer *sym;
 	struct hashmap loaded; /* pid -> 1: /proc/PID/maps read */
+	bool read_proc;
 };
 
-struct record_unwinder *record_unwinder_new(void)
+struct record_unwinder *record_unwinder_new(bool read_proc)
 {
 #ifndef HAVE_ELFUTILS
 	return NULL; /* symbolize/unwind_dwarf.c needs libdw */
@@ -25,6 +26,7 @@ struct record_unwinder *record_unwinder_new(void)
 	o.kallsyms = "/proc/kallsyms"; /* never read: user frames only */
 	u->sym = symbolizer_new(&o);
 	hashmap_init(&u->loaded);
+	u->read_proc = read_proc;
 	return u;
 }
 
@@ -71,7 +73,7 @@ void record_unwinder_load(struct record_unwinder *u, uint32_t pid)
 {
 	bool inserted;
 	hashmap_upsert(&u->loaded, pid, 1, &inserted);
-	if (inserted && pid)
+	if (inserted && pid && u->read_proc)
 		sym_load_proc(u->sym, (int32_t)pid);
 }
 

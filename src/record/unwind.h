@@ -14,8 +14,10 @@
 struct record_unwinder;
 struct record_sample;
 
-/* NULL when this build has no DWARF unwinder (no elfutils). */
-struct record_unwinder *record_unwinder_new(void);
+/* NULL when this build has no DWARF unwinder (no elfutils). read_proc:
+ * read /proc/PID/maps of processes first seen (false in tests and fuzzers,
+ * which describe every mapping in records). */
+struct record_unwinder *record_unwinder_new(bool read_proc);
 void record_unwinder_free(struct record_unwinder *u);
 
 void record_unwinder_comm(struct record_unwinder *u, uint32_t pid, uint32_t tid, const char *comm,

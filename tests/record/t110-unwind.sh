@@ -74,7 +74,7 @@ unwind_tests() {
 	out=$TMPDIR/unwind-$be
 	mkdir -p "$out"
 	# No --call-graph flag: auto is the default.
-	"$SCORCH" record --backend $be -F 499 -o "$out/u.folded" -- "$UW/unwind" 2 2>"$out/err"
+	"$SCORCH" record --backend $be -F 499 -o "$out/u.folded" -- "$UW/unwind" 0.5 2>"$out/err"
 	unwind_checks "record $be (no flag)" "$out/u.folded"
 
 	# The same workload under perf record --call-graph dwarf, through
@@ -82,7 +82,7 @@ unwind_tests() {
 	# (perf's report stops at 127 frames: leaves, not callers, compared),
 	# and perf does not reach main more often.
 	if command -v perf >/dev/null 2>&1 &&
-		perf record -q -F 499 --call-graph dwarf,16384 -o "$out/perf.data" -- "$UW/unwind" 2 >/dev/null 2>&1 &&
+		perf record -q -F 499 --call-graph dwarf,16384 -o "$out/perf.data" -- "$UW/unwind" 0.5 >/dev/null 2>&1 &&
 		"$SCORCH" report -i "$out/perf.data" >"$out/perf.folded" 2>/dev/null; then
 		bad=""
 		for ph in ';leaf_a;' ';leaf_b;' ';slow_compare' 'phase_memcmp;' ';deep_leaf;' ';thread_[ab];'; do
@@ -125,7 +125,7 @@ unwind_tests() {
 	fi
 
 	# Frame pointers alone cannot: the same workload loses main.
-	"$SCORCH" record --backend $be --call-graph fp -F 499 -o "$out/fp.folded" -- "$UW/unwind" 0.6 2>"$out/err"
+	"$SCORCH" record --backend $be --call-graph fp -F 499 -o "$out/fp.folded" -- "$UW/unwind" 0.2 2>"$out/err"
 	fpr=$(share "$out/fp.folded" ';main;phase_')
 	if [ "$fpr" -le 30 ] && grep -q "reached a thread's start (frame pointers)" "$out/err"; then
 		ok "record $be (no flag): fp still loses callers of code without frame pointers"
@@ -149,7 +149,7 @@ for be in perf bpf; do
 	bad=0
 	for i in 1 2 3; do
 		"$SCORCH" record -q --backend $be -F 999 -o "$TMPDIR/sh.folded" -- \
-			sh -c "'$WL/burn' 0.3; '$UW/unwind' 0.4" 2>/dev/null
+			sh -c "'$WL/burn' 0.3; '$UW/unwind' 0.2" 2>/dev/null
 		# Frames of burn or unwind never sit under sh's name.
 		grep -q -E '^sh;.*(burn_|main;phase_|thread_main)' "$TMPDIR/sh.folded" && bad=$((bad + 1))
 		grep -q -E '^burn;.*main;burn_a' "$TMPDIR/sh.folded" || bad=$((bad + 1))

@@ -1,7 +1,9 @@
 /* A workload for DWARF unwinding, built -O2 -fomit-frame-pointer (like
  * distribution binaries): its functions keep no frame pointer, so only
  * unwinding from .eh_frame finds their callers. Phases, one after the
- * other, in fixed shares of SECONDS (default 2) of wall time:
+ * other, each a fixed amount of work (so that two recordings of it agree
+ * whatever the machine's load), about 2 s of CPU in all on a 2020s x86-64
+ * core times SCALE (default 1):
  *   leaves   main;phase_leaves;work_a;leaf_a twice the time of ...;work_b;leaf_b
  *   qsort    main;phase_qsort;qsort (libc);...;slow_compare
  *   memcmp   main;phase_memcmp;<libc memcmp>  (the leaf inside libc)
@@ -11,16 +13,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static volatile unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Burn about n units of CPU. */
 __attribute__((noinline)) static unsigned long spin(unsigned long n)
@@ -37,9 +31,9 @@ __attribute__((noinline)) unsigned long leaf_b(unsigned long n) { return spin(n)
 __attribute__((noinline)) unsigned long work_a(unsigned long n) { return leaf_a(n) * 3; }
 __attribute__((noinline)) unsigned long work_b(unsigned long n) { return leaf_b(n) * 5; }
 
-__attribute__((noinline)) void phase_leaves(double until)
+__attribute__((noinline)) void phase_leaves(long rounds)
 {
-	while (now() < until) {
+	for (long r = 0; r < rounds; r++) {
 		sink += work_a(20);
 		sink += work_a(20);
 		sink += work_b(20);
@@ -54,11 +48,11 @@ __attribute__((noinline)) int slow_compare(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-__attribute__((noinline)) void phase_qsort(double until)
+__attribute__((noinline)) void phase_qsort(long rounds)
 {
 	enum { N = 4000 };
 	int *v = malloc(N * sizeof(int));
-	while (now() < until) {
+	for (long r = 0; r < rounds; r++) {
 		for (int i = 0; i < N; i++)
 			v[i] = (i * 7919) % N;
 		qsort(v, N, sizeof(int), slow_compare);
@@ -67,11 +61,11 @@ __attribute__((noinline)) void phase_qsort(double until)
 	free(v);
 }
 
-__attribute__((noinline)) void phase_memcmp(double until)
+__attribute__((noinline)) void phase_memcmp(long rounds)
 {
 	enum { N = 1 << 20 };
 	char *a = calloc(N, 1), *b = calloc(N, 1);
-	while (now() < until)
+	for (long r = 0; r < rounds; r++)
 		for (int i = 0; i < 64; i++)
 			sink += (unsigned long)memcmp(a, b, N) + (unsigned long)i;
 	free(a);
@@ -88,9 +82,9 @@ __attribute__((noinline)) unsigned long recurse(int depth)
 	return recurse(depth - 1) + (unsigned long)mine;
 }
 
-__attribute__((noinline)) void phase_deep(double until)
+__attribute__((noinline)) void phase_deep(long rounds)
 {
-	while (now() < until)
+	for (long r = 0; r < rounds; r++)
 		sink += recurse(300);
 }
 
@@ -98,21 +92,21 @@ __attribute__((noinline)) unsigned long thread_a(unsigned long n) { return spin(
 __attribute__((noinline)) unsigned long thread_b(unsigned long n) { return spin(n) + 4; }
 
 struct job {
-	double until;
+	long rounds;
 	int which;
 };
 
 static void *thread_main(void *arg)
 {
 	const struct job *j = arg;
-	while (now() < j->until)
+	for (long r = 0; r < j->rounds; r++)
 		sink += j->which ? thread_b(10) : thread_a(10);
 	return NULL;
 }
 
-__attribute__((noinline)) void phase_threads(double until)
+__attribute__((noinline)) void phase_threads(long rounds)
 {
-	struct job ja = { until, 0 }, jb = { until, 1 };
+	struct job ja = { rounds, 0 }, jb = { rounds, 1 };
 	pthread_t a, b;
 	pthread_create(&a, NULL, thread_main, &ja);
 	pthread_create(&b, NULL, thread_main, &jb);
@@ -122,12 +116,11 @@ __attribute__((noinline)) void phase_threads(double until)
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 2;
-	double t = now();
-	phase_leaves(t += seconds * 0.35);
-	phase_qsort(t += seconds * 0.15);
-	phase_memcmp(t += seconds * 0.15);
-	phase_deep(t += seconds * 0.15);
-	phase_threads(t += seconds * 0.20);
+	double scale = argc > 1 ? atof(argv[1]) : 1;
+	phase_leaves((long)(12000 * scale));
+	phase_qsort((long)(80 * scale));
+	phase_memcmp((long)(370 * scale));
+	phase_deep((long)(50000 * scale));
+	phase_threads((long)(40000 * scale));
 	return 0;
 }
