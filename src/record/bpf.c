@@ -346,7 +346,6 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	struct spill_ctx spills = { r, 0, PROFILE_MAX_DEPTH, 0 };
 	struct ustack_ctx ustacks = { .r = r };
 	struct ring_buffer *ustack_ring = NULL;
-	hashmap_init(&ustacks.kernel_at);
 	int ret = -1;
 
 	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
@@ -395,6 +394,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		return record_bpf_unavailable(o, "cannot load the program: %s", strerror(e));
 	}
 	stats->backend = "bpf";
+	hashmap_init(&ustacks.kernel_at);
 
 	/* Filters, checked against /proc so that a typo is an error. */
 	uint8_t one = 1;
