@@ -124,3 +124,19 @@ size_t numfmt_g15(char *buf, double v)
 	buf[len] = '\0';
 	return len;
 }
+
+size_t numfmt_grouped(char *buf, size_t cap, unsigned long long v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%llu", v);
+	size_t k = 0;
+	if (!cap)
+		return 0;
+	for (int i = 0; i < n && k + 2 < cap; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = 0;
+	return k;
+}

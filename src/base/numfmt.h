@@ -23,4 +23,8 @@ double numfmt_round(double v, int decimals);
  * number. Returns the length. */
 size_t numfmt_g15(char *buf, double v);
 
+/* "1,234,567": a count grouped by thousands, as the graphs' tooltips print
+ * it. Returns the length (cut to cap - 1). */
+size_t numfmt_grouped(char *buf, size_t cap, unsigned long long v);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/numfmt.h"
 #include "base/out.h"
 #include "profile/folded.h"
 #include "record/record.h"
@@ -298,20 +299,6 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 		die_usage("-C: empty CPU list");
 }
 
-/* "1,234,567": a count as the graph's tooltips print it. */
-static void thousands(char *buf, size_t cap, uint64_t v)
-{
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	size_t k = 0;
-	for (int i = 0; i < n && k + 2 < cap; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[k++] = ',';
-		buf[k++] = digits[i];
-	}
-	buf[k] = 0;
-}
-
 /* Append printf output to buf (of cap bytes, holding *len), cut at cap. */
 PRINTF_LIKE(4, 5) static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
 {
@@ -372,12 +359,12 @@ static void describe_run(const struct record_opts *o, const struct record_stats 
 	host[sizeof(host) - 1] = 0;
 	if (gmtime_r(&started, &tm))
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
-	thousands(samples, sizeof(samples), st->samples);
+	numfmt_grouped(samples, sizeof(samples), st->samples);
 	size_t len = 0;
 	append(buf, cap, &len, "host %s \xc2\xb7 %s \xc2\xb7 %s %u Hz \xc2\xb7 %.1f s \xc2\xb7 %s sample%s", host,
 	       date, st->event ? st->event : "?", o->freq, st->seconds, samples, st->samples == 1 ? "" : "s");
 	if (st->lost) {
-		thousands(lost, sizeof(lost), st->lost);
+		numfmt_grouped(lost, sizeof(lost), st->lost);
 		append(buf, cap, &len, " (%s lost)", lost);
 	}
 }

@@ -6,6 +6,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
+#include "base/numfmt.h"
 #include "base/out.h"
 #include "perfdata/fold.h"
 #include "profile/folded.h"
@@ -66,7 +67,9 @@ const char report_usage[] =
 	"Counts are what stackcollapse-perf counts: the sum of the samples' periods,\n"
 	"so nanoseconds for cpu-clock and task-clock, cycles for cycles, events for\n"
 	"other events (1 per sample when the file has no periods). A graph names\n"
-	"that unit in its tooltips (--countname overrides it).\n"
+	"that unit in its tooltips (--countname overrides it). Its title is perf's\n"
+	"command line from the file's header, its subtitle the host, event and\n"
+	"sample count (--title/--subtitle replace them).\n"
 	"\n"
 	"Exit status: 0 ok, 1 unreadable or damaged input (the error names the byte\n"
 	"offset; with --keep-going the output is still written and the status is 0),\n"
@@ -119,6 +122,28 @@ static const struct option own_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* "scorch report: perf record -g -- make" (perf's command line, its
+ * program named by its base name), or the file's name without one. */
+static void describe_capture(const struct report_stats *st, const char *file, char *buf, size_t cap)
+{
+	const char *cmd = st->cmdline;
+	const char *space = strchr(cmd, ' ');
+	const char *slash = memrchr(cmd, '/', space ? (size_t)(space - cmd) : strlen(cmd));
+	if (slash)
+		cmd = slash + 1;
+	snprintf(buf, cap, "scorch report: %s", *cmd ? cmd : file ? file : "stdin");
+}
+
+/* "host x · cpu-clock · 1,234 samples · perf.data". */
+static void describe_samples(const struct report_stats *st, const char *file, char *buf, size_t cap)
+{
+	char n[32];
+	numfmt_grouped(n, sizeof(n), st->folded);
+	snprintf(buf, cap, "%s%s%s%s \xc2\xb7 %s sample%s \xc2\xb7 %s", st->hostname[0] ? "host " : "",
+		 st->hostname, st->hostname[0] ? " \xc2\xb7 " : "", st->event[0] ? st->event : "?", n,
+		 st->folded == 1 ? "" : "s", file ? file : "stdin");
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -283,6 +308,17 @@ int cmd_report(int argc, char **argv)
 			/* The graph says what it counts: the event's unit. */
 			if (g.svg.countname == default_countname && st.count_unit)
 				g.svg.countname = st.count_unit;
+			/* What, where and how, from the file's header, unless
+			 * --title/--subtitle say. */
+			char title[600], subtitle[600];
+			if (!g.svg.title) {
+				describe_capture(&st, in.name, title, sizeof(title));
+				g.svg.title = title;
+			}
+			if (!g.svg.subtitle) {
+				describe_samples(&st, in.name, subtitle, sizeof(subtitle));
+				g.svg.subtitle = subtitle;
+			}
 			g.count_unit = st.count_unit;
 			rc = graph_exit_code(graph_render(&p, &g, graph, output));
 		} else {

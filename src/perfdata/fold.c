@@ -1000,6 +1000,10 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		replay_record(&f, &f.ents[i]);
 	if (st->damaged && !o->keep_going)
 		ret = -1;
+	/* For a graph's title (pipe mode delivers these during the walk). */
+	snprintf(st->hostname, sizeof(st->hostname), "%s", pd.hostname);
+	snprintf(st->cmdline, sizeof(st->cmdline), "%s", pd.cmdline);
+	snprintf(st->event, sizeof(st->event), "%s", f.filter ? f.filter : "");
 out:
 	symbolizer_free(f.sym);
 	hashmap_release(&f.frame_cache);

@@ -33,6 +33,9 @@ struct report_opts {
 struct report_stats {
 	uint64_t records, samples, folded, skipped_event, unwound, unwind_failed;
 	uint64_t sort_moves; /* records that were out of time order */
+	char hostname[256];     /* where it was recorded (perf.data HOSTNAME), or "" */
+	char cmdline[512];      /* how (perf's command line, CMDLINE), or "" */
+	char event[64];         /* the event folded, or "" */
 	const char *count_unit; /* what the counts are: "samples", "ns" (cpu-clock and
 				   task-clock periods), "cycles", "instructions" or
 				   "events"; NULL before the first folded sample */

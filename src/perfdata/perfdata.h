@@ -157,6 +157,8 @@ struct perf_data {
 	size_t nr_attrs;
 	uint64_t data_offset, data_size;
 	uint64_t features[4];
+	char hostname[256];  /* HOSTNAME feature, "" if absent */
+	char cmdline[512];   /* CMDLINE feature: perf's argv joined by spaces, "" if absent */
 	struct pd_build_id *build_ids;
 	size_t nr_build_ids, build_ids_alloc;
 	struct hashmap id_map; /* sample id -> attr index */

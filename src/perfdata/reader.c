@@ -11,7 +11,7 @@
 #include <string.h>
 
 enum { HEADER_SIZE = 104, PIPE_HEADER_SIZE = 16, ATTR_MIN_SIZE = 64 };
-enum { FEAT_BUILD_ID = 2, FEAT_EVENT_DESC = 12, FEAT_COMPRESSED = 27 };
+enum { FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_COMPRESSED = 27 };
 
 int pd_damage(const struct perf_data *pd, uint64_t off, const char *what)
 {
@@ -212,9 +212,46 @@ static int parse_build_ids(struct perf_data *pd, const uint8_t *p, size_t n, uin
 	return 0;
 }
 
+/* perf's header string at p[*pos..n): u32 length, then that many bytes
+ * (NUL-padded). Appends it to out (cap bytes, holding *len), after a space
+ * when out is not empty. False when it does not fit in the section. These
+ * are informational (graph titles): a bad one is skipped, not damage. */
+static bool header_string(const uint8_t *p, size_t n, size_t *pos, char *out, size_t cap, size_t *len)
+{
+	if (n - *pos < 4)
+		return false;
+	uint32_t l = pd_u32(p + *pos);
+	if (l > n - *pos - 4)
+		return false;
+	const char *s = (const char *)p + *pos + 4;
+	size_t sl = strnlen(s, l);
+	*pos += 4 + (size_t)l;
+	if (*len && *len + 1 < cap)
+		out[(*len)++] = ' ';
+	for (size_t i = 0; i < sl && *len + 1 < cap; i++)
+		out[(*len)++] = s[i];
+	out[*len] = 0;
+	return true;
+}
+
 int pd_feature(struct perf_data *pd, uint64_t feat, const uint8_t *p, size_t n, uint64_t off)
 {
+	size_t pos = 0, len = 0;
 	switch (feat) {
+	case FEAT_HOSTNAME:
+		pd->hostname[0] = 0;
+		header_string(p, n, &pos, pd->hostname, sizeof(pd->hostname), &len);
+		return 0;
+	case FEAT_CMDLINE: {
+		pd->cmdline[0] = 0;
+		if (n < 4)
+			return 0;
+		uint32_t nr = pd_u32(p);
+		pos = 4;
+		for (uint32_t i = 0; i < nr && header_string(p, n, &pos, pd->cmdline, sizeof(pd->cmdline), &len); i++)
+			;
+		return 0;
+	}
 	case FEAT_BUILD_ID:
 		return parse_build_ids(pd, p, n, off);
 	case FEAT_EVENT_DESC:

@@ -50,3 +50,24 @@ else
 		not_ok "report unit: pprof cpu/nanoseconds" "total $got, want $want" "$(head -6 "$L/u-ns.raw")" "$(cat "$L/err")"
 	fi
 fi
+
+# A report graph's title is perf's command line from the file's header,
+# its subtitle the host, the event and the number of samples (what perf
+# report --header-only and perf script say about the same file).
+if [ -n "$live_why" ]; then
+	skip "report: a graph's title and subtitle come from the header" "$live_why"
+else
+	title=$(sed -n 's/.*<text id="title"[^>]*>\([^<]*\)<.*/\1/p' "$L/u-ns.svg")
+	sub=$(sed -n 's/.*<text id="subtitle"[^>]*>\([^<]*\)<.*/\1/p' "$L/u-ns.svg")
+	cmdline=$(perf report -i "$L/u-ns.data" --header-only 2>/dev/null | sed -n 's/^# cmdline : //p' |
+		sed 's/^[^ ]*\/\([^ \/]*\) /\1 /; s/ *$//')
+	host=$(perf report -i "$L/u-ns.data" --header-only 2>/dev/null | sed -n 's/^# hostname : //p')
+	n=$(perf script -i "$L/u-ns.data" -F period 2>/dev/null | grep -c .)
+	want_sub="host $host · cpu-clock · $(echo "$n" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta') samples · $L/u-ns.data"
+	if [ "$title" = "scorch report: $cmdline" ] && [ "$sub" = "$want_sub" ]; then
+		ok "report: a graph's title and subtitle come from the header"
+	else
+		not_ok "report: a graph's title and subtitle come from the header" "title: $title" \
+			"want:  scorch report: $cmdline" "subtitle: $sub" "want:     $want_sub"
+	fi
+fi
