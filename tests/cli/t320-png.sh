@@ -18,14 +18,15 @@ else
 		n=$((n + 1))
 		# shellcheck disable=SC2086
 		"$SCORCH" flamegraph $opts --title "png test $n" "$pg/$input.folded" -o "$pg/$n.png" 2>"$pg/err"
+		rc=$?
 		# shellcheck disable=SC2086
 		"$SCORCH" flamegraph $opts --title "png test $n" "$pg/$input.folded" -o "$pg/$n.svg"
 		# shellcheck disable=SC2086
 		"$SCORCH" flamegraph $opts --title "png test $n" --dump-frames "$pg/$input.folded" >"$pg/$n.tsv"
-		if python3 tests/cli/pngcheck.py "$pg/$n.png" "$pg/$n.tsv" "$pg/$n.svg" >"$pg/$n.check" 2>&1; then
+		if [ "$rc" = 0 ] && python3 tests/cli/pngcheck.py "$pg/$n.png" "$pg/$n.tsv" "$pg/$n.svg" >"$pg/$n.check" 2>&1; then
 			ok "png: $input $opts: same size and fills as the SVG ($(tail -1 "$pg/$n.check"))"
 		else
-			not_ok "png: $input $opts: same size and fills as the SVG" "$(head -5 "$pg/$n.check")" "$(cat "$pg/err")"
+			not_ok "png: $input $opts: same size and fills as the SVG" "exit $rc" "$(head -5 "$pg/$n.check")" "$(head -5 "$pg/err")"
 		fi
 	done <<-'CASES'
 	lua|
