@@ -20,7 +20,7 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "flamegraph", cmd_flamegraph, flamegraph_usage, "render folded stacks (or any supported input) as an SVG flame graph" },
 	{ "collapse", cmd_collapse, collapse_usage, "convert profiler text output to folded stacks" },
-	{ "diff", cmd_diff, diff_usage, "compare two folded profiles (difffolded.pl format)" },
+	{ "diff", cmd_diff, diff_usage, "compare two profiles of any format (difffolded.pl output)" },
 	{ "merge", cmd_merge, merge_usage, "sum profiles of any format into one, with a root frame per input" },
 	{ "report", cmd_report, report_usage, "read perf.data directly: folded stacks or a flame graph" },
 	{ "record", cmd_record, record_usage, "sample stacks (perf_event or eBPF) and write a flame graph" },
