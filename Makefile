@@ -1,5 +1,7 @@
 # scorch: one non-recursive Makefile.
 #   make                      build ./scorch
+#   make install              ./scorch and its manual pages into PREFIX
+#                             (/usr/local); DESTDIR=DIR stages them under DIR
 #   make check                run every test suite (tests/run)
 #   make SANITIZE=address,undefined O=build-san   sanitizer build
 #   make fuzz CC=clang        libFuzzer targets in $(O)/fuzz/
@@ -11,12 +13,22 @@ O          ?= build
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
 CFLAGS     ?= -O2 -g
-VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# The release (raised by hand when one is cut) and, in a git checkout, the
+# commit built (git describe): `scorch --version` prints both. safe.directory:
+# `sudo make install` in a user's checkout must not lose the describe (and
+# rebuild main.o); running make there already trusts the checkout.
+RELEASE    := 0.2.0
+GIT_DESCRIBE := $(if $(wildcard .git),$(shell git -c safe.directory='*' describe --always --dirty --tags 2>/dev/null))
+VERSION    := $(RELEASE)$(if $(GIT_DESCRIBE), (git $(GIT_DESCRIBE)))
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/scorch
 STD        := -std=c11 -D_GNU_SOURCE
 WARN       := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
               -Wformat=2 -Wvla -Wimplicit-fallthrough -Wno-format-nonliteral
 ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc -I$(O) -MMD -MP \
-              -DSCORCH_VERSION='"$(VERSION)"' $(DEFS-y) -pthread
+              $(DEFS-y) -pthread
 ALL_LDFLAGS = $(LDFLAGS) -pthread
 
 have = $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y)
@@ -111,6 +123,31 @@ $(O)/config.h: FORCE
 	@printf '/* %s */\n' "$(CONFIG)" > $@.new
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
+# Only main.c sees the version, and is rebuilt when it changes (a new commit
+# rebuilds one file, not all of them).
+$(O)/obj/main.o: ALL_CFLAGS += -DSCORCH_VERSION='"$(VERSION)"'
+$(O)/obj/main.o: $(O)/version
+$(O)/version: FORCE
+	@mkdir -p $(O)
+	@echo '$(VERSION)' > $@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+# Manual pages, generated from the binary's own help texts (one source).
+man: $(O)/man/scorch.1
+$(O)/man/scorch.1: $(BIN) scripts/man-pages
+	$(QUIET_GEN)scripts/man-pages ./$(BIN) $(O)/man
+
+install: $(BIN) man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/scorch
+	install -m 644 $(O)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 README.md LICENSE $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/scorch $(DESTDIR)$(MANDIR)/man1/scorch.1 \
+	  $(DESTDIR)$(MANDIR)/man1/scorch-*.1 $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/LICENSE
+	-rmdir $(DESTDIR)$(DOCDIR)
+
 $(O)/features: $(O)/config.h
 	@printf 'zlib=%s lzma=%s zstd=%s elfutils=%s libbpf=%s cairo=%s\n' "$(HAVE_ZLIB)" "$(HAVE_LZMA)" \
 	  "$(HAVE_ZSTD)" "$(HAVE_ELFUTILS)" "$(HAVE_LIBBPF)" "$(HAVE_CAIRO)" > $@
@@ -178,7 +215,7 @@ bench: all
 clean:
 	rm -rf build build-* scorch
 
-.PHONY: all unit replay fuzz check bench clean FORCE
+.PHONY: all unit replay fuzz check bench clean man install uninstall FORCE
 .DELETE_ON_ERROR:
 
 -include $(OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

@@ -26,6 +26,19 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, record_usage, "sample stacks (perf_event or eBPF) and write a flame graph" },
 };
 
+/* The two commands that only print, for `scorch help help|version`. */
+static const char help_usage[] =
+	"usage: scorch help [COMMAND]\n\n"
+	"Without COMMAND, list the commands; with one, print its options (as\n"
+	"'scorch COMMAND --help' does). The manual pages say the same: man scorch,\n"
+	"man scorch-COMMAND.\n";
+static const char version_usage[] =
+	"usage: scorch version\n"
+	"       scorch --version (or -V)\n\n"
+	"Print the release and, for a build from a git checkout, the commit built\n"
+	"(git describe), then the optional features compiled in (zlib, xz, zstd,\n"
+	"elfutils, libbpf).\n";
+
 static const struct cmd *find_command(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -81,11 +94,16 @@ int main(int argc, char **argv)
 			return finish_stdout(0);
 		}
 		const struct cmd *c = find_command(argv[2]);
-		if (!c) {
+		const char *usage = c ? c->usage : NULL;
+		if (!strcmp(argv[2], "help"))
+			usage = help_usage;
+		else if (!strcmp(argv[2], "version"))
+			usage = version_usage;
+		if (!usage) {
 			fprintf(stderr, "scorch: unknown command '%s'\n", argv[2]);
 			return 2;
 		}
-		fputs(c->usage, stdout);
+		fputs(usage, stdout);
 		return finish_stdout(0);
 	}
 	const struct cmd *c = find_command(name);

