@@ -62,6 +62,7 @@ static int make_temp(struct out *o, bool in_tmpdir)
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
+	in_tmpdir |= !o->target;
 	size_t n = in_tmpdir ? strlen(dir) + 1 : strlen(o->target);
 	char *tmp = xmalloc(n + 16);
 	if (in_tmpdir) {
@@ -102,9 +103,12 @@ static void out_free(struct out *o)
 	free(o);
 }
 
+/* Print "cannot WHAT 'path': strerror(err)" (nothing when what is NULL:
+ * already said) and free o. */
 static struct out *fail(struct out *o, const char *what, int err)
 {
-	error("cannot %s '%s': %s", what, o->path, strerror(err));
+	if (what)
+		error("cannot %s '%s': %s", what, o->path, strerror(err));
 	if (o->rewrite_fd >= 0)
 		close(o->rewrite_fd);
 	out_free(o);
@@ -116,7 +120,7 @@ static struct out *fail(struct out *o, const char *what, int err)
  * before the run, and rewrite it at commit from a temporary file. */
 static struct out *open_rewrite(struct out *o)
 {
-	o->rewrite_fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	o->rewrite_fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (o->rewrite_fd < 0)
 		return fail(o, "write", errno);
 	o->fd = make_temp(o, false);
@@ -156,39 +160,54 @@ static struct out *open_new(struct out *o)
 	return o;
 }
 
-/* Sets *st and returns o ready for the kind of file o->target is, or
- * NULL after an error; with check_only, a device or FIFO is not opened. */
+/* o ready for the kind of file o->path is, or NULL after an error; with
+ * check_only, a device or FIFO is not opened. The kind comes from stat() on
+ * the path itself, which follows every link as open() will (including
+ * /proc's, such as /dev/stdout, that readlink cannot name); the links are
+ * only followed by hand (o->target) to find where a regular file lives. */
 static struct out *open_target(struct out *o, bool check_only)
 {
-	struct stat st;
-	if (stat(o->target, &st))
-		return errno == ENOENT ? open_new(o) : fail(o, "write", errno);
+	struct stat st, at_target;
+	if (stat(o->path, &st)) {
+		if (errno != ENOENT)
+			return fail(o, "write", errno);
+		o->target = follow_links(o->path);
+		return o->target ? open_new(o) : fail(o, NULL, 0);
+	}
 	if (S_ISDIR(st.st_mode))
 		return fail(o, "write", EISDIR);
 	if (S_ISSOCK(st.st_mode)) {
 		error("cannot write '%s': it is a socket", o->path);
-		out_free(o);
-		return NULL;
+		return fail(o, NULL, 0);
 	}
-	if (S_ISREG(st.st_mode))
-		return st.st_nlink > 1 ? open_rewrite(o) : open_replace(o, &st);
-	/* Device or FIFO: written directly (opening a FIFO waits for a reader). */
-	if (check_only)
-		return access(o->target, W_OK) ? fail(o, "write", errno) : o;
-	o->fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	return o->fd < 0 ? fail(o, "write", errno) : o;
+	if (!S_ISREG(st.st_mode)) {
+		/* Device or FIFO: written directly (a FIFO waits for a reader). */
+		if (check_only)
+			return access(o->path, W_OK) ? fail(o, "write", errno) : o;
+		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		return o->fd < 0 ? fail(o, "write", errno) : o;
+	}
+	o->target = follow_links(o->path);
+	if (!o->target)
+		return fail(o, NULL, 0);
+	/* A link readlink cannot follow to this file (/proc/PID/fd/N of a
+	 * deleted file): no name to rename over, so rewrite it. */
+	bool found = !stat(o->target, &at_target) && at_target.st_dev == st.st_dev &&
+		     at_target.st_ino == st.st_ino;
+	if (!found) {
+		free(o->target);
+		o->target = NULL; /* the temporary goes to $TMPDIR */
+		return open_rewrite(o);
+	}
+	return st.st_nlink > 1 ? open_rewrite(o) : open_replace(o, &st);
 }
 
 static struct out *open_path(const char *path, bool check_only)
 {
 	if (!path || !strcmp(path, "-"))
 		return out_new(STDOUT_FILENO);
-	char *target = follow_links(path);
-	if (!target)
-		return NULL;
 	struct out *o = out_new(-1);
 	o->path = xstrdup(path);
-	o->target = target;
 	return open_target(o, check_only);
 }
 

@@ -118,6 +118,13 @@ for c in flamegraph collapse diff report; do
 	out_same "outputs/$c: -o a FIFO: its reader gets the output" "$d/expected" "$d/fifo.out"
 	if [ -p "$d/fifo" ]; then ok "outputs/$c: the FIFO stays a FIFO"; else not_ok "outputs/$c: the FIFO stays a FIFO"; fi
 
+	# A link to /proc/self/fd/1 (what /dev/stdout is, made here: a broken
+	# -o must not replace the real one) with stdout a pipe: readlink gives
+	# pipe:[N], which is no path; the pipe gets the output.
+	ln -s /proc/self/fd/1 "$d/stdout"
+	out_run $c "$d/stdout" 2>"$d/err" | cat >"$d/stdout.out"
+	out_same "outputs/$c: -o a link to /proc/self/fd/1 writes to the pipe" "$d/expected" "$d/stdout.out"
+
 	# A directory: an error naming it, and the directory is untouched.
 	mkdir "$d/dir"
 	out_run $c "$d/dir" >/dev/null 2>"$d/err"
