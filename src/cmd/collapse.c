@@ -8,6 +8,8 @@
  * profile -> folded_write -> out_commit. The output file is only opened once
  * every input parsed, and replaced atomically. */
 #include "cmd/cmd.h"
+#include "cmd/output_format.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -70,14 +72,6 @@ static void list_formats(FILE *f)
 		fprintf(f, "  %-12s %s\n", collapse_formats[i]->name, collapse_formats[i]->description);
 }
 
-static _Noreturn void usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "scorch: collapse: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see 'scorch collapse --help')\n");
-	exit(2);
-}
-
 struct args {
 	struct collapse_opts opts;
 	const char *output;
@@ -94,7 +88,7 @@ static const char *take_value(int argc, char **argv, int *i, const char *arg, si
 	if (arg[namelen] == '=')
 		return arg + namelen + 1;
 	if (*i + 1 >= argc)
-		usage_error("option '%s' needs a value", arg);
+		usage_error("collapse", "option '%s' needs a value", arg);
 	return argv[++*i];
 }
 
@@ -157,10 +151,10 @@ static void parse_args(int argc, char **argv, struct args *a)
 			errno = 0;
 			long t = strtol(v, &end, 10);
 			if (errno || *end || end == v || t < 0 || t > 1024)
-				usage_error("bad thread count '%s'", v);
+				usage_error("collapse", "bad thread count '%s'", v);
 			o->threads = (int)t;
 		} else {
-			usage_error("unknown option '%s'", arg);
+			usage_error("collapse", "unknown option '%s'", arg);
 		}
 	}
 }
@@ -186,6 +180,7 @@ int cmd_collapse(int argc, char **argv)
 		free(a.files);
 		return 0;
 	}
+	output_format("collapse", a.output, WRITES_FOLDED);
 	const struct collapse_format *fmt = NULL;
 	if (a.nfiles && strcmp(a.files[0], "-")) {
 		fmt = collapse_find(a.files[0]);
@@ -193,11 +188,12 @@ int cmd_collapse(int argc, char **argv)
 			a.skip = 1;
 		} else if (!file_exists(a.files[0]) && !strchr(a.files[0], '/') &&
 			   !strchr(a.files[0], '.')) {
-			fprintf(stderr, "scorch: collapse: unknown format '%s'; the formats are:\n",
-				a.files[0]);
-			list_formats(stderr);
-			free(a.files);
-			return 2;
+			char names[512] = "";
+			for (size_t i = 0; collapse_formats[i]; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 i ? ", " : "", collapse_formats[i]->name);
+			usage_error("collapse", "'%s' is neither a format (%s) nor a file (no such file)",
+				    a.files[0], names);
 		}
 	}
 	if (a.opts.context && !a.opts.inline_frames) {
@@ -209,6 +205,8 @@ int cmd_collapse(int argc, char **argv)
 	size_t nnamed = a.nfiles - a.skip;
 	const char *const *files = nnamed ? a.files + a.skip : stdin_only;
 	size_t nfiles = nnamed ? nnamed : 1;
+	for (size_t i = 0; i < nfiles; i++)
+		usage_stdin_not_terminal("collapse", files[i], "profiler output");
 	struct input *in = xcalloc(nfiles, sizeof(*in));
 	int ret = 0;
 	size_t loaded = 0;

@@ -4,6 +4,8 @@
  * writes hash order) so runs are reproducible. */
 #include "cmd/cmd.h"
 #include "cmd/load.h"
+#include "cmd/output_format.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -108,19 +110,22 @@ int cmd_diff(int argc, char **argv)
 	const char *output = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "nso:h", long_options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":nso:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'n': normalize = true; break;
 		case 's': strip = true; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(diff_usage, stdout); return 0;
-		default: fputs(diff_usage, stderr); return 2;
+		default: usage_bad_option("diff", c, argv);
 		}
 	}
-	if (argc - optind != 2) {
-		fputs(diff_usage, stderr);
-		return 2;
-	}
+	if (argc - optind != 2)
+		usage_error("diff", "needs two folded profiles, BEFORE and AFTER (%s)",
+			    argc - optind < 2 ? "too few" : "too many");
+	output_format("diff", output, WRITES_FOLDED);
+	for (int i = 0; i < 2; i++)
+		usage_stdin_not_terminal("diff", argv[optind + i], "stacks");
 	struct profile side[2], out;
 	profile_init(&side[0]);
 	profile_init(&side[1]);

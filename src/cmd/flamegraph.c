@@ -3,6 +3,8 @@
  * Getopt::Long); input is folded stacks, or any format collapse detects. */
 #include "cmd/cmd.h"
 #include "cmd/graph_opts.h"
+#include "cmd/output_format.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -95,9 +97,9 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 	struct option *options = graph_options_with(own_options, NULL);
 	graph_opts_init(&o->graph);
 	optind = 1;
-	opterr = 1;
+	opterr = 0;
 	int c, ret = 0;
-	while (!ret && (c = getopt_long_only(argc, argv, "o:h", options, NULL)) != -1) {
+	while (!ret && (c = getopt_long_only(argc, argv, ":o:h", options, NULL)) != -1) {
 		if (graph_opt_code(c)) {
 			ret = graph_opts_set(&o->graph, c, optarg);
 			continue;
@@ -111,9 +113,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 			ret = 1;
 			break;
 		default:
-			fputs(flamegraph_usage, stderr);
-			ret = -1;
-			break;
+			usage_bad_option("flamegraph", c, argv);
 		}
 	}
 	free(options);
@@ -121,6 +121,8 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 		return ret;
 	o->files = argv + optind;
 	o->nr_files = argc - optind;
+	if (o->graph.format == GRAPH_FORMAT_NONE && !o->graph.dump_frames)
+		output_format("flamegraph", o->output, WRITES_GRAPH);
 	return graph_opts_finish(&o->graph);
 }
 
@@ -261,7 +263,7 @@ int cmd_flamegraph(int argc, char **argv)
 	struct fg_opts o = { 0 };
 	int r = parse_args(argc, argv, &o);
 	if (r)
-		return r > 0 ? 0 : 2;
+		return r > 0 ? 0 : usage_hint("flamegraph");
 	if (graph_opts_load(&o.graph)) {
 		graph_opts_release(&o.graph);
 		return 1;
@@ -270,7 +272,10 @@ int cmd_flamegraph(int argc, char **argv)
 	profile_init(&p);
 	p.keep_events = o.graph.layout.flamechart;
 	int ret = 0;
+	for (int i = 0; i < o.nr_files; i++)
+		usage_stdin_not_terminal("flamegraph", o.files[i], "stacks");
 	if (o.nr_files == 0) {
+		usage_stdin_not_terminal("flamegraph", "-", "stacks");
 		if (read_input(&p, "-", &o.graph))
 			ret = 1;
 	}
@@ -279,7 +284,7 @@ int cmd_flamegraph(int argc, char **argv)
 			ret = 1;
 	if (!ret) {
 		o.graph.reverse = false; /* done while reading */
-		enum graph_format f = graph_opts_format(&o.graph, o.output);
+		enum graph_format f = graph_opts_format(&o.graph, "flamegraph", o.output, WRITES_GRAPH);
 		ret = graph_exit_code(graph_render(&p, &o.graph, f ? f : GRAPH_FORMAT_SVG, o.output));
 	}
 	profile_release(&p);

@@ -1,5 +1,7 @@
 /* Flame-graph options shared by flamegraph, record and report (graph_opts.h). */
 #include "cmd/graph_opts.h"
+#include "cmd/output_format.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -221,18 +223,21 @@ void graph_opts_release(struct graph_opts *o)
 	o->have_nameattr = false;
 }
 
-enum graph_format graph_opts_format(const struct graph_opts *o, const char *output)
+enum graph_format graph_opts_format(const struct graph_opts *o, const char *cmd, const char *output,
+				     unsigned writes)
 {
-	return o->format != GRAPH_FORMAT_NONE ? o->format : graph_format_for_path(output);
+	return o->format != GRAPH_FORMAT_NONE ? o->format : output_format(cmd, output, writes);
 }
 
-int graph_opts_for_output(struct graph_opts *o, const char *output, bool quiet, enum graph_format *f)
+int graph_opts_for_output(struct graph_opts *o, const char *cmd, const char *output, bool quiet,
+			  enum graph_format *f)
 {
 	if (o->input_format)
-		die_usage("--format: '%s' is not an output format (%s)", o->input_format, graph_format_names);
+		usage_error(cmd, "--format: '%s' is not an output format (%s)", o->input_format,
+			    graph_format_names);
 	if (graph_opts_finish(o))
-		return 2;
-	*f = graph_opts_format(o, output);
+		return usage_hint(cmd);
+	*f = graph_opts_format(o, cmd, output, WRITES_FOLDED | WRITES_GRAPH);
 	if (o->given && !*f && !quiet)
 		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
 	if (*f && graph_opts_load(o))

@@ -36,16 +36,20 @@ int graph_opts_finish(struct graph_opts *o);
 int graph_opts_load(struct graph_opts *o);
 void graph_opts_release(struct graph_opts *o);
 
-/* The writer for output: --format if given, else by the extension of
- * output; GRAPH_FORMAT_NONE when neither says (the caller's default). */
-enum graph_format graph_opts_format(const struct graph_opts *o, const char *output);
+/* The writer for output: --format if given, else by the name of output
+ * (cmd/output_format.h: a name cmd cannot write, given writes, is a usage
+ * error); GRAPH_FORMAT_NONE when neither says (the caller's default). */
+enum graph_format graph_opts_format(const struct graph_opts *o, const char *cmd, const char *output,
+				     unsigned writes);
 
 /* After the last option of a command whose output may be a graph (report,
- * merge): --format must name an output format, values are checked, the
+ * merge; cmd names it in usage errors): --format must name an output
+ * format, values are checked, the
  * writer is chosen for output (*f; NONE: folded text, where graph options
  * get a warning unless quiet) and its files are read. Returns 0, or the exit
  * status (2 usage error, 1 unreadable file) with the error printed. */
-int graph_opts_for_output(struct graph_opts *o, const char *output, bool quiet, enum graph_format *f);
+int graph_opts_for_output(struct graph_opts *o, const char *cmd, const char *output, bool quiet,
+			  enum graph_format *f);
 
 /* The exit status for graph_render's result: 0 ok, 1 runtime error, 2 no
  * data or a bad filter. */

@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/graph_opts.h"
 #include "cmd/load.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -111,7 +112,8 @@ int cmd_merge(int argc, char **argv)
 	struct option *long_opts = graph_options_with(own_opts, NULL);
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:lh", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:lh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -125,19 +127,21 @@ int cmd_merge(int argc, char **argv)
 			graph_opts_release(&g);
 			return 0;
 		default:
-			if (graph_opt_code(c) && !graph_opts_set(&g, c, optarg))
-				break;
-			fputs(merge_usage, stderr);
-			free(long_opts);
-			graph_opts_release(&g);
-			return 2;
+			if (!graph_opt_code(c))
+				usage_bad_option("merge", c, argv);
+			if (graph_opts_set(&g, c, optarg)) {
+				free(long_opts);
+				graph_opts_release(&g);
+				return usage_hint("merge");
+			}
+			break;
 		}
 	}
 	free(long_opts);
 	if (optind >= argc)
-		die_usage("merge: give the profiles to merge (scorch merge --help)");
+		usage_error("merge", "give the profiles to merge");
 	enum graph_format graph;
-	int usage_rc = graph_opts_for_output(&g, output, false, &graph);
+	int usage_rc = graph_opts_for_output(&g, "merge", output, false, &graph);
 	if (usage_rc) {
 		graph_opts_release(&g);
 		return usage_rc;

@@ -1,6 +1,8 @@
 /* scorch record: sample stacks and write folded stacks or a flame graph. */
 #include "cmd/cmd.h"
 #include "cmd/graph_opts.h"
+#include "cmd/output_format.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -180,13 +182,13 @@ static void parse_ids(const char *arg, const char *what, pid_t **ids, size_t *nr
 		errno = 0;
 		long v = strtol(p, &end, 10);
 		if (end == p || errno || v <= 0 || v > INT32_MAX || (*end && *end != ','))
-			die_usage("%s: not a list of ids: '%s'", what, arg);
+			usage_error("record", "%s: not a list of ids: '%s'", what, arg);
 		VEC_GROW(*ids, *nr + 1, alloc);
 		(*ids)[(*nr)++] = (pid_t)v;
 		p = *end ? end + 1 : end;
 	}
 	if (!*nr)
-		die_usage("%s: empty id list", what);
+		usage_error("record", "%s: empty id list", what);
 }
 
 /* --call-graph fp | dwarf[,SIZE] | auto[,SIZE] (perf's spelling). */
@@ -265,7 +267,7 @@ static unsigned parse_count(const char *arg, unsigned long max, const char *what
 	errno = 0;
 	unsigned long v = strtoul(arg, &end, 10);
 	if (*end || end == arg || errno || !v || v > max || arg[0] == '-')
-		die_usage("%s, not '%s'", what, arg);
+		usage_error("record", "%s, not '%s'", what, arg);
 	return (unsigned)v;
 }
 
@@ -286,9 +288,9 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 				hi = -1;
 		}
 		if (end == p || errno || lo < 0 || hi < lo || (*end && *end != ','))
-			die_usage("-C: not a CPU list (N, N-M, N,M...): '%s'", arg);
+			usage_error("record", "-C: not a CPU list (N, N-M, N,M...): '%s'", arg);
 		if (hi >= ncpu)
-			die_usage("-C: no CPU %ld here (CPUs 0-%d)", hi, ncpu - 1);
+			usage_error("record", "-C: no CPU %ld here (CPUs 0-%d)", hi, ncpu - 1);
 		for (long c = lo; c <= hi; c++) {
 			VEC_GROW(*cpus, *nr + 1, alloc);
 			(*cpus)[(*nr)++] = (int)c;
@@ -296,7 +298,7 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 		p = *end ? end + 1 : end;
 	}
 	if (!*nr)
-		die_usage("-C: empty CPU list");
+		usage_error("record", "-C: empty CPU list");
 }
 
 /* Append printf output to buf (of cap bytes, holding *len), cut at cap. */
@@ -381,7 +383,8 @@ int cmd_record(int argc, char **argv)
 	const char *default_countname = g.svg.countname;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+ap:t:L:C:F:d:e:o:qhgUKf", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ap:t:L:C:F:d:e:o:qhgUKf", long_opts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'a':
@@ -401,7 +404,7 @@ int cmd_record(int argc, char **argv)
 			errno = 0;
 			o.duration = strtod(optarg, &end);
 			if (*end || end == optarg || errno || !(o.duration > 0))
-				die_usage("-d: not a positive number of seconds: '%s'", optarg);
+				usage_error("record", "-d: not a positive number of seconds: '%s'", optarg);
 			break;
 		case 'e':
 			if (!strcmp(optarg, "cpu-clock"))
@@ -409,7 +412,7 @@ int cmd_record(int argc, char **argv)
 			else if (!strcmp(optarg, "cycles"))
 				o.event = RECORD_EVENT_CYCLES;
 			else
-				die_usage("-e: event must be cpu-clock or cycles, not '%s'", optarg);
+				usage_error("record", "-e: event must be cpu-clock or cycles, not '%s'", optarg);
 			break;
 		case 'o':
 			output = optarg;
@@ -444,7 +447,7 @@ int cmd_record(int argc, char **argv)
 			else if (!strcmp(optarg, "bpf"))
 				o.backend = RECORD_BACKEND_BPF;
 			else
-				die_usage("--backend must be perf or bpf, not '%s'", optarg);
+				usage_error("record", "--backend must be perf or bpf, not '%s'", optarg);
 			break;
 		case OPT_ANNOTATE_PID:
 			o.annotate_pid = true;
@@ -471,43 +474,40 @@ int cmd_record(int argc, char **argv)
 			parse_call_graph(optarg, &o);
 			break;
 		default:
-			if (graph_opt_code(c)) {
-				if (graph_opts_set(&g, c, optarg))
-					goto usage_error;
-				break;
+			if (!graph_opt_code(c))
+				usage_bad_option("record", c, argv);
+			if (graph_opts_set(&g, c, optarg)) {
+				free(long_opts);
+				graph_opts_release(&g);
+				free(o.pids);
+				free(o.tids);
+				return usage_hint("record");
 			}
-		usage_error:
-			fputs(record_usage, stderr);
-			free(long_opts);
-			graph_opts_release(&g);
-			free(o.pids);
-			free(o.tids);
-			return 2;
+			break;
 		}
 	}
 	free(long_opts);
 	o.keep_order = g.layout.flamechart;
 	if (g.input_format)
-		die_usage("--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
+		usage_error("record", "--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
 	if (graph_opts_finish(&g) || graph_opts_load(&g)) {
-		error("flame graph options rejected (see above); nothing recorded");
 		graph_opts_release(&g);
 		free(o.pids);
 		free(o.tids);
-		return 2;
+		return usage_hint("record");
 	}
 	if (optind < argc)
 		o.command = argv + optind;
 	if (o.user_only && o.kernel_only)
-		die_usage("--user-only and --kernel-only exclude each other");
+		usage_error("record", "--user-only and --kernel-only exclude each other");
 	int targets = !!o.command + !!o.nr_pids + !!o.nr_tids;
 	if (targets > 1 || (targets && o.all_cpus))
-		die_usage("give one target: -a, -p, -t or a command");
+		usage_error("record", "give one target: -a, -p, -t or a command");
 	if (!targets)
 		o.all_cpus = true;
 	if (o.keep_order) {
 		if (o.backend == RECORD_BACKEND_BPF)
-			die_usage("--flamechart needs sample order, which only --backend perf keeps");
+			usage_error("record", "--flamechart needs sample order, which only --backend perf keeps");
 		o.backend = RECORD_BACKEND_PERF;
 	}
 	if (o.all_cpus && !o.duration && !isatty(STDIN_FILENO) && !o.quiet)
@@ -518,9 +518,9 @@ int cmd_record(int argc, char **argv)
 	o.command_stdout_to_stderr = !output || !strcmp(output, "-");
 	o.stop = &record_stop;
 
-	enum graph_format graph = graph_opts_format(&g, output);
+	enum graph_format graph = graph_opts_format(&g, "record", output, WRITES_FOLDED | WRITES_GRAPH);
 	if (folded && graph)
-		die_usage("-f asks for folded stacks, but the output is a graph (-o %s)", output ? output : "-");
+		usage_error("record", "-f asks for folded stacks, but the output is a graph (-o %s)", output ? output : "-");
 	if (g.given && !graph && !o.quiet)
 		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
 	/* Open the output first: a bad path fails before minutes of sampling

@@ -2,6 +2,8 @@
  * without running perf. */
 #include "cmd/cmd.h"
 #include "cmd/graph_opts.h"
+#include "cmd/output_format.h"
+#include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char report_usage[] =
@@ -158,7 +161,8 @@ int cmd_report(int argc, char **argv)
 	struct option *long_opts = graph_options_with(own_opts, not_accepted);
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:kqh", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:kqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -195,7 +199,7 @@ int cmd_report(int argc, char **argv)
 			errno = 0;
 			long v = strtol(optarg, &end, 10);
 			if (*end || errno || v < 1 || v > 100000)
-				die_usage("--max-stack: not a frame count: '%s'", optarg);
+				usage_error("report", "--max-stack: not a frame count: '%s'", optarg);
 			o.max_stack = (int)v;
 			break;
 		}
@@ -235,30 +239,43 @@ int cmd_report(int argc, char **argv)
 			graph_opts_release(&g);
 			return 0;
 		default:
-			if (graph_opt_code(c)) {
-				if (graph_opts_set(&g, c, optarg))
-					goto usage_error;
-				break;
+			if (!graph_opt_code(c))
+				usage_bad_option("report", c, argv);
+			if (graph_opts_set(&g, c, optarg)) {
+				free(long_opts);
+				graph_opts_release(&g);
+				return usage_hint("report");
 			}
-		usage_error:
-			fputs(report_usage, stderr);
-			free(long_opts);
-			graph_opts_release(&g);
-			return 2;
+			break;
 		}
 	}
 	free(long_opts);
 	if (optind < argc) {
 		if (input)
-			die_usage("report: give the input once (-i or FILE)");
+			usage_error("report", "give the input once (-i or FILE)");
 		input = argv[optind++];
 	}
 	if (optind < argc)
-		die_usage("report: unexpected argument '%s'", argv[optind]);
+		usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (!input)
 		input = "perf.data";
+	usage_stdin_not_terminal("report", input, "a perf.data stream");
+	/* Named files that are not there: said now, not silently unused. */
+	struct stat sst;
+	if (o.sym.kallsyms && access(o.sym.kallsyms, R_OK)) {
+		error("--kallsyms: cannot open '%s': %s", o.sym.kallsyms, strerror(errno));
+		graph_opts_release(&g);
+		return 1;
+	}
+	int symfs_err = !o.sym.symfs ? 0 : stat(o.sym.symfs, &sst) ? errno
+				   : S_ISDIR(sst.st_mode) ? 0 : ENOTDIR;
+	if (symfs_err) {
+		error("--symfs: '%s': %s", o.sym.symfs, strerror(symfs_err));
+		graph_opts_release(&g);
+		return 1;
+	}
 	enum graph_format graph;
-	int usage_rc = graph_opts_for_output(&g, output, o.quiet, &graph);
+	int usage_rc = graph_opts_for_output(&g, "report", output, o.quiet, &graph);
 	if (usage_rc) {
 		graph_opts_release(&g);
 		return usage_rc;
@@ -276,7 +293,7 @@ int cmd_report(int argc, char **argv)
 	struct out *script_out = NULL;
 	if (script) {
 		if (graph)
-			die_usage("report: --script writes text, not a graph");
+			usage_error("report", "--script writes text, not a graph");
 		script_out = out_open(output);
 		if (!script_out) {
 			input_release(&in);
@@ -287,6 +304,9 @@ int cmd_report(int argc, char **argv)
 		o.script = script_out;
 	}
 	rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
+	if (rc && st.damaged && !o.keep_going)
+		fprintf(stderr, "scorch: %s is damaged or truncated (a perf record that was killed?); "
+				"--keep-going uses what was read before the damage\n", in.name);
 	if (script_out) {
 		if (rc)
 			out_abort(script_out);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,22 @@ int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	return fd < 0 ? -1 : (int)fd;
 }
 
+/* perf_event_open refused a task: when it belongs to another user, the
+ * kernel's ptrace access check is in the way, not only the paranoid level.
+ * Says what is missing and returns -1; 0 when the task is ours. */
+static int refused_other_user(pid_t task)
+{
+	char path[32];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", (int)task);
+	if (stat(path, &st) || st.st_uid == geteuid())
+		return 0;
+	return error("sampling process %d: not permitted: it belongs to uid %u, scorch runs as uid "
+		     "%u. Sampling another user's process needs root, or CAP_SYS_PTRACE (the kernel "
+		     "checks ptrace access) with CAP_PERFMON or kernel.perf_event_paranoid <= 1",
+		     (int)task, (unsigned)st.st_uid, (unsigned)geteuid());
+}
+
 int record_perf_error(int err, const char *what)
 {
 	switch (err) {
@@ -76,7 +93,8 @@ int record_perf_error(int err, const char *what)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		return error("%s: event not supported on this machine", what);
+		return error("%s: event not supported on this machine (no hardware PMU, as in most "
+			     "virtual machines?); -e cpu-clock works everywhere", what);
 	case EMFILE:
 		return error("%s: too many open files (raise 'ulimit -n')", what);
 	case ENOSYS:
@@ -618,6 +636,11 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 			st->parser.regs_mask = attr.sample_regs_user;
 			attr.wakeup_watermark = (uint32_t)(st->ring_pages * page / 4);
 			int fd = record_perf_open(&attr, tasks[i], cpu, -1, 0);
+			if (fd < 0 && (errno == EACCES || errno == EPERM) && tasks[i] > 0 &&
+			    refused_other_user(tasks[i])) {
+				free(tasks);
+				return -1;
+			}
 			if (fd < 0 && errno == EACCES && tasks[i] > 0 && !st->user_only && !o->kernel_only &&
 			    !st->nr_fds) {
 				/* perf_event_paranoid 2: own processes, user space only. */

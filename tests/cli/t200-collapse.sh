@@ -17,8 +17,8 @@ expect_grep "cli/collapse --list names perf" "^  perf " "$TMPDIR/out"
 expect_grep "cli/collapse --list names folded" "^  folded " "$TMPDIR/out"
 
 expect_exit "cli/collapse unknown format exits 2" 2 "$SCORCH" collapse nosuchformat
-expect_grep "cli/collapse unknown format is named" "unknown format 'nosuchformat'" "$TMPDIR/err"
-expect_grep "cli/collapse unknown format lists the formats" "^  perf " "$TMPDIR/err"
+expect_grep "cli/collapse unknown format is named" "'nosuchformat' is neither a format (.*) nor a file (no such file)" "$TMPDIR/err"
+expect_grep "cli/collapse unknown format lists the formats" "(perf, folded, " "$TMPDIR/err"
 expect_exit "cli/collapse unknown option exits 2" 2 "$SCORCH" collapse perf --frobnicate "$c2/a.txt"
 expect_exit "cli/collapse bad thread count exits 2" 2 "$SCORCH" collapse perf -j x "$c2/a.txt"
 expect_exit "cli/collapse missing file exits 1" 1 "$SCORCH" collapse perf "$c2/missing.txt"
