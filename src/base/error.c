@@ -58,15 +58,6 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
-void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("usage: ", fmt, ap);
-	va_end(ap);
-	exit(2);
-}
-
 void bug_at(const char *file, int line, const char *msg)
 {
 	fprintf(stderr, "scorch: BUG: %s:%d: %s\n", file, line, msg);

@@ -17,8 +17,6 @@ void warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void warn_at(const char *path, size_t line, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Print "scorch: MSG" and exit(1). */
 _Noreturn void die(const char *fmt, ...) PRINTF_LIKE(1, 2);
-/* Print "scorch: usage: MSG" and exit(2). */
-_Noreturn void die_usage(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* An impossible state: abort with file:line. Never for bad input. */
 #define BUG(msg) bug_at(__FILE__, __LINE__, (msg))
 _Noreturn void bug_at(const char *file, int line, const char *msg);

@@ -180,7 +180,7 @@ int cmd_collapse(int argc, char **argv)
 		free(a.files);
 		return 0;
 	}
-	output_format("collapse", a.output, WRITES_FOLDED);
+	output_format("collapse", a.output, WRITES_FOLDED | WRITES_DATA);
 	const struct collapse_format *fmt = NULL;
 	if (a.nfiles && strcmp(a.files[0], "-")) {
 		fmt = collapse_find(a.files[0]);

@@ -122,7 +122,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 	o->files = argv + optind;
 	o->nr_files = argc - optind;
 	if (o->graph.format == GRAPH_FORMAT_NONE && !o->graph.dump_frames)
-		output_format("flamegraph", o->output, WRITES_GRAPH);
+		output_format("flamegraph", o->output, WRITES_PICTURE | WRITES_DATA);
 	return graph_opts_finish(&o->graph);
 }
 
@@ -284,7 +284,7 @@ int cmd_flamegraph(int argc, char **argv)
 			ret = 1;
 	if (!ret) {
 		o.graph.reverse = false; /* done while reading */
-		enum graph_format f = graph_opts_format(&o.graph, "flamegraph", o.output, WRITES_GRAPH);
+		enum graph_format f = graph_opts_format(&o.graph, "flamegraph", o.output, WRITES_PICTURE | WRITES_DATA);
 		ret = graph_exit_code(graph_render(&p, &o.graph, f ? f : GRAPH_FORMAT_SVG, o.output));
 	}
 	profile_release(&p);

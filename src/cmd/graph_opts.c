@@ -237,7 +237,7 @@ int graph_opts_for_output(struct graph_opts *o, const char *cmd, const char *out
 			    graph_format_names);
 	if (graph_opts_finish(o))
 		return usage_hint(cmd);
-	*f = graph_opts_format(o, cmd, output, WRITES_FOLDED | WRITES_GRAPH);
+	*f = graph_opts_format(o, cmd, output, WRITES_FOLDED | WRITES_PICTURE | WRITES_DATA);
 	if (o->given && !*f && !quiet)
 		warn("flame graph options apply to graph output only (-o FILE.svg or FILE.html)");
 	if (*f && graph_opts_load(o))

@@ -518,7 +518,7 @@ int cmd_record(int argc, char **argv)
 	o.command_stdout_to_stderr = !output || !strcmp(output, "-");
 	o.stop = &record_stop;
 
-	enum graph_format graph = graph_opts_format(&g, "record", output, WRITES_FOLDED | WRITES_GRAPH);
+	enum graph_format graph = graph_opts_format(&g, "record", output, WRITES_FOLDED | WRITES_PICTURE | WRITES_DATA);
 	if (folded && graph)
 		usage_error("record", "-f asks for folded stacks, but the output is a graph (-o %s)", output ? output : "-");
 	if (g.given && !graph && !o.quiet)

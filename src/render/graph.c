@@ -50,6 +50,14 @@ enum graph_format graph_format_find(const char *name)
 	return GRAPH_FORMAT_NONE;
 }
 
+const char *graph_format_suffix(enum graph_format f)
+{
+	for (size_t i = 0; i < sizeof(format_suffixes) / sizeof(format_suffixes[0]); i++)
+		if (format_suffixes[i].format == f)
+			return format_suffixes[i].suffix;
+	return "";
+}
+
 enum graph_format graph_format_for_path(const char *path)
 {
 	size_t n = path ? strlen(path) : 0;

@@ -30,6 +30,8 @@ enum graph_format graph_format_find(const char *name);
 /* By the extension of an output path (.svg; .html or .htm; .png; .pb.gz, .speedscope.json); NONE for
  * anything else, or no path (stdout). */
 enum graph_format graph_format_for_path(const char *path);
+/* The usual file name ending of f (".svg", ".pb.gz", ...), for messages. */
+const char *graph_format_suffix(enum graph_format f);
 
 /* pprof and speedscope carry the stacks, not a picture: no layout, and the
  * picture options do not apply. */
