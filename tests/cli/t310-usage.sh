@@ -21,9 +21,10 @@ usage_case() {
 	fi
 }
 
-for c in flamegraph collapse diff report record; do
+for c in flamegraph collapse diff report record merge; do
 	usage_case "unknown option" $c "unknown.* option '--frobnicate'" --frobnicate
 done
+usage_case "no input" merge "give the profiles to merge"
 usage_case "unknown short option" diff "unknown option '-x'" -x a b
 usage_case "unknown short option in a cluster" record "unknown option '-z'" -qz
 usage_case "missing value" flamegraph "option '-o' needs a value" "$ut/in.folded" -o
@@ -38,7 +39,7 @@ usage_case "bad value" record "-F: frequency must be 1..100000 Hz, not '0'" -F 0
 usage_case "bad value" collapse "bad thread count 'x'" --threads=x
 
 # A value the shared graph-option parser rejects: its message, then the hint.
-for c in flamegraph report record; do
+for c in flamegraph report record merge; do
 	"$SCORCH" $c --width=abc -o "$ut/never.svg" -- true >/dev/null 2>"$ut/err" </dev/null
 	rc=$?
 	if [ $rc = 2 ] && [ "$(wc -l <"$ut/err")" = 2 ] && grep -q "^scorch: --width: 'abc' is not a positive integer$" "$ut/err" &&
@@ -68,6 +69,7 @@ ext_case report .png "$unsupported; report writes .svg, .html, .pb.gz, .speedsco
 ext_case report .data "$unsupported" "$ut_perfdata"
 ext_case record .pdf "$unsupported; record writes .svg, .html, .pb.gz, .speedscope.json, or folded stacks" -- true
 ext_case record .PNG "$unsupported" -- true
+ext_case merge .png "$unsupported" "$ut/in.folded"
 
 # Names that are not refused: the command's default, or the extension's.
 expect_exit "usage/flamegraph: -o without extension writes an SVG" 0 "$SCORCH" flamegraph "$ut/in.folded" -o "$ut/graph"
