@@ -11,7 +11,7 @@
  * goes to render/graph.c's table of endings, which is looked up first: a
  * .speedscope.json or .pb.gz is written, a plain .json or .gz refused.) */
 static const char *const not_written[] = {
-	".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".pdf", ".ps",
+	".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".pdf", ".ps",
 	".eps", ".json", ".pb", ".proto", ".data", ".perf", ".trace", ".gz", ".xz", ".zst",
 	".bz2", ".lz4", ".zip", NULL,
 };

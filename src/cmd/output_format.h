@@ -1,9 +1,9 @@
 /* What -o PATH asks a command to write, by the name's ending. One rule for
  * every command:
- *  - an output format's ending (render/graph.c: .svg; .html, .htm; .pb.gz,
+ *  - an output format's ending (render/graph.c: .svg; .html, .htm; .png; .pb.gz,
  *    .pprof; .speedscope.json) asks for that format;
  *  - .folded and .collapsed ask for folded stacks;
- *  - the extension of a format scorch does not write (.png, .pdf, .json,
+ *  - the extension of a format scorch does not write (.jpg, .pdf, .json,
  *    .pb, .gz, .data, ...: the table in output_format.c) is a usage error
  *    naming what the command writes, before any work;
  *  - any other name (no extension, .txt, .out, ...) and stdout get the

@@ -203,13 +203,13 @@ static void parse_call_graph(const char *arg, struct record_opts *o)
 	else if (n == 4 && !strncmp(arg, "auto", 4))
 		o->unwind = RECORD_UNWIND_AUTO;
 	else
-		die_usage("--call-graph: fp, dwarf[,SIZE] or auto[,SIZE], not '%s'", arg);
+		usage_error("record", "--call-graph: fp, dwarf[,SIZE] or auto[,SIZE], not '%s'", arg);
 	if (comma) {
 		char *end;
 		errno = 0;
 		unsigned long v = strtoul(comma + 1, &end, 0);
 		if (*end || end == comma + 1 || errno || v < 8 || v > RECORD_STACK_SIZE_MAX)
-			die_usage("--call-graph: stack size must be 8..%d bytes, not '%s'", RECORD_STACK_SIZE_MAX,
+			usage_error("record", "--call-graph: stack size must be 8..%d bytes, not '%s'", RECORD_STACK_SIZE_MAX,
 				  comma + 1);
 		o->stack_size = (unsigned)(v + 7) / 8 * 8;
 		if (o->stack_size > RECORD_STACK_SIZE_MAX)

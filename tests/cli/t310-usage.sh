@@ -58,18 +58,18 @@ ext_case() { # CMD EXT PATTERN ARGS...
 	if [ -e "$ut/x$_e" ]; then not_ok "usage/$_c: -o x$_e creates nothing"; else ok "usage/$_c: -o x$_e creates nothing"; fi
 }
 unsupported="unsupported output format"
-ext_case flamegraph .png "$unsupported; flamegraph writes .svg, .html, .pb.gz, .speedscope.json (see" "$ut/in.folded"
+ext_case flamegraph .jpg "$unsupported; flamegraph writes .svg, .html, .*.speedscope.json (see" "$ut/in.folded"
 ext_case flamegraph .folded "not a format this command writes; flamegraph writes .svg" "$ut/in.folded"
 ext_case collapse .svg "not a format this command writes; collapse writes .pb.gz, .speedscope.json, or folded stacks as .folded or any other name" "$ut/in.folded"
 ext_case collapse .json "$unsupported" "$ut/in.folded"
 ext_case diff .html "not a format this command writes; diff writes folded stacks as .folded or any other name" "$ut/in.folded" "$ut/in.folded"
 ext_case diff .pb.gz "not a format this command writes" "$ut/in.folded" "$ut/in.folded"
 ext_case diff .folded.gz "$unsupported" "$ut/in.folded" "$ut/in.folded"
-ext_case report .png "$unsupported; report writes .svg, .html, .pb.gz, .speedscope.json, or folded stacks as .folded or any other name" "$ut_perfdata"
+ext_case report .gif "$unsupported; report writes .svg, .html, .*.speedscope.json, or folded stacks as .folded or any other name" "$ut_perfdata"
 ext_case report .data "$unsupported" "$ut_perfdata"
-ext_case record .pdf "$unsupported; record writes .svg, .html, .pb.gz, .speedscope.json, or folded stacks" -- true
-ext_case record .PNG "$unsupported" -- true
-ext_case merge .png "$unsupported" "$ut/in.folded"
+ext_case record .pdf "$unsupported; record writes .svg, .html, .*.speedscope.json, or folded stacks" -- true
+ext_case record .JPEG "$unsupported" -- true
+ext_case merge .webp "$unsupported" "$ut/in.folded"
 
 # Names that are not refused: the command's default, or the extension's.
 expect_exit "usage/flamegraph: -o without extension writes an SVG" 0 "$SCORCH" flamegraph "$ut/in.folded" -o "$ut/graph"
