@@ -350,10 +350,10 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 
 	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
 	 * stores no more, and no more than perf_event_max_stack either). */
-	if (o->max_stack > PROFILE_MAX_DEPTH)
+	if (o->max_stack > PROFILE_MAX_DEPTH && o->unwind == RECORD_UNWIND_FP)
 		return record_bpf_unavailable(o, "its stack map holds at most %d frames per stack "
 					      "(--max-stack %u)", PROFILE_MAX_DEPTH, o->max_stack);
-	if (o->max_stack)
+	if (o->max_stack && o->max_stack < PROFILE_MAX_DEPTH)
 		spills.depth = o->max_stack;
 	unsigned kernel_max = record_kernel_max_stack();
 	spills.limit = spills.depth < kernel_max ? spills.depth : kernel_max;

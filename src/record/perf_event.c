@@ -126,7 +126,8 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 	attr->exclude_callchain_kernel = o->user_only;
 	attr->exclude_hv = 1;
 	attr->sample_id_all = 1;
-	attr->sample_max_stack = (uint16_t)o->max_stack; /* 0: perf_event_max_stack */
+	/* 0: perf_event_max_stack (more is refused; DWARF unwinding goes on) */
+	attr->sample_max_stack = (uint16_t)(o->max_stack ? record_max_stack(o) : 0);
 	/* One clock for every ring (and for the BPF program's records):
 	 * records are merged across CPUs by time. */
 	attr->use_clockid = 1;

@@ -239,7 +239,8 @@ unsigned record_kernel_max_stack(void)
 
 unsigned record_max_stack(const struct record_opts *o)
 {
-	return o->max_stack ? o->max_stack : record_kernel_max_stack();
+	unsigned kernel_max = record_kernel_max_stack();
+	return o->max_stack && o->max_stack < kernel_max ? o->max_stack : kernel_max;
 }
 
 void record_read_line(const char *path, char *buf, size_t cap)
@@ -589,7 +590,9 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	memset(stats, 0, sizeof(*stats));
 	stats->command_status = -1;
 	unsigned kernel_max = record_kernel_max_stack();
-	if (opts->max_stack > kernel_max)
+	/* Only the kernel's frame-pointer walk has the kernel's limit: DWARF
+	 * unwinding (auto, dwarf) goes on from the stack copy. */
+	if (opts->unwind == RECORD_UNWIND_FP && opts->max_stack > kernel_max)
 		return error("--max-stack %u: the kernel records at most %u frames per stack "
 			     "(kernel.perf_event_max_stack); raise it first, as root: "
 			     "sysctl kernel.perf_event_max_stack=%u",

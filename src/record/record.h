@@ -243,7 +243,8 @@ int record_perf_error(int err, const char *what);
 int record_nr_cpus(void);
 /* The kernel's frame limit per callchain (kernel.perf_event_max_stack). */
 unsigned record_kernel_max_stack(void);
-/* Frames per stack this run records: --max-stack, else the kernel's. */
+/* Frames per stack the kernel's walk records: --max-stack, else (and at
+ * most) the kernel's limit. */
 unsigned record_max_stack(const struct record_opts *o);
 /* Is this CPU sampled (-C)? */
 bool record_cpu_wanted(const struct record_opts *o, int cpu);

@@ -54,11 +54,11 @@ for be in perf bpf; do
 	fi
 done
 
-# Above the kernel's limit: an error that names the sysctl (never changed
-# for the user), and nothing runs.
+# Above the kernel's limit with the kernel's walk: an error that names the
+# sysctl (never changed for the user), and nothing runs.
 if [ "$perf_ok" = 1 ]; then
 	over=$((kmax + 100))
-	"$SCORCH" record --max-stack $over -- "$WL/deep" 10 5 >/dev/null 2>"$TMPDIR/over.err"
+	"$SCORCH" record --call-graph fp --max-stack $over -- "$WL/deep" 10 5 >/dev/null 2>"$TMPDIR/over.err"
 	st=$?
 	if [ "$st" = 1 ] && grep -q "sysctl kernel.perf_event_max_stack=$over" "$TMPDIR/over.err" &&
 		[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = "$kmax" ]; then
@@ -70,3 +70,23 @@ else
 	skip "record: --max-stack above the kernel's limit says how to raise it" "$perf_why"
 fi
 expect_exit "record: --max-stack 0 is a usage error" 2 "$SCORCH" record --max-stack 0 -- true
+
+# DWARF unwinding (the default call graph) is not bound by the kernel's
+# limit: --max-stack above it is accepted and a 200-frame stack is whole.
+if [ "$perf_ok" != 1 ]; then
+	skip "record: --max-stack above the kernel's limit with DWARF unwinding" "$perf_why"
+elif ! "$SCORCH" version | grep -q '+libdw'; then
+	skip "record: --max-stack above the kernel's limit with DWARF unwinding" "built without libdw"
+else
+	"$SCORCH" record -q --backend perf --max-stack $((kmax + 200)) -F 499 -o "$TMPDIR/dw.folded" -- "$WL/deep" 200 0.3 \
+		2>"$TMPDIR/dw.err"
+	st=$?
+	whole=$(grep -c ';main;recurse;.*;spin ' "$TMPDIR/dw.folded")
+	cut=$(grep -c 'truncated' "$TMPDIR/dw.folded")
+	if [ "$st" = 0 ] && [ "$whole" -gt 0 ] && [ "$cut" = 0 ]; then
+		ok "record: --max-stack above the kernel's limit with DWARF unwinding"
+	else
+		not_ok "record: --max-stack above the kernel's limit with DWARF unwinding" \
+			"exit $st, $whole whole spin stacks, $cut truncated" "$(cat "$TMPDIR/dw.err")"
+	fi
+fi
