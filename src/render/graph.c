@@ -81,7 +81,7 @@ void graph_write_data(struct out *out, const struct profile *p, enum graph_forma
 	if (f == GRAPH_FORMAT_PPROF) {
 		pprof_write(out, p, po);
 	} else if (f == GRAPH_FORMAT_SPEEDSCOPE) {
-		speedscope_write(out, p);
+		speedscope_write(out, p, po ? po->count_unit : NULL);
 	} else {
 		BUG("not a data format");
 	}

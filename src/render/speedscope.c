@@ -7,6 +7,7 @@
 #include "render/escape.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void put_number(struct out *out, double v)
 {
@@ -14,8 +15,10 @@ static void put_number(struct out *out, double v)
 	out_write(out, buf, numfmt_g15(buf, v));
 }
 
-void speedscope_write(struct out *out, const struct profile *p)
+void speedscope_write(struct out *out, const struct profile *p, const char *count_unit)
 {
+	/* speedscope's units: counts of anything are "none" */
+	const char *unit = count_unit && !strcmp(count_unit, "ns") ? "nanoseconds" : "none";
 	/* Frame indexes: 0.. in order of first use, stored +1 (0 = none yet). */
 	uint32_t *frame_of_sym = xcalloc(p->names.nr + 1, sizeof(*frame_of_sym));
 	uint32_t nframes = 0;
@@ -33,8 +36,9 @@ void speedscope_write(struct out *out, const struct profile *p)
 		json_string(out, strpool_str(&p->names, s), strpool_len(&p->names, s));
 		out_putc(out, '}');
 	}
-	out_puts(out, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"scorch\",\"unit\":\"none\","
-		      "\"startValue\":0,\"endValue\":");
+	out_puts(out, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"scorch\",\"unit\":\"");
+	out_puts(out, unit);
+	out_puts(out, "\",\"startValue\":0,\"endValue\":");
 	put_number(out, profile_total(p, 0));
 	out_puts(out, ",\"samples\":[");
 

@@ -3,14 +3,15 @@
  * shared frame table with one entry per distinct frame name, and one
  * weighted sample per distinct stack (frame indexes root first), in sorted
  * folded order, so the file grows with distinct stacks, never with the
- * number of samples. Unit "none": weights are counts. A differential
- * profile is written with its first column. */
+ * number of samples. Unit "nanoseconds" when count_unit is "ns" (report's
+ * cpu-clock period sums, render/pprof.h), else "none": weights are counts.
+ * A differential profile is written with its first column. */
 #ifndef SCORCH_RENDER_SPEEDSCOPE_H
 #define SCORCH_RENDER_SPEEDSCOPE_H
 
 #include "base/out.h"
 #include "profile/profile.h"
 
-void speedscope_write(struct out *out, const struct profile *p);
+void speedscope_write(struct out *out, const struct profile *p, const char *count_unit);
 
 #endif
