@@ -195,6 +195,12 @@ void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pi
 	procmaps_fork(&r->maps, ppid, pid);
 }
 
+void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	if (r->unwinder && pid == tid && pid)
+		record_unwinder_exit(r->unwinder, pid);
+}
+
 void recorder_build(struct recorder *r, struct profile *p)
 {
 	struct symbols *syms = symbols_new();

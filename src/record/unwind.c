@@ -69,6 +69,11 @@ void record_unwinder_mmap(struct record_unwinder *u, uint32_t pid, uint64_t star
 	sym_mmap(u->sym, &m);
 }
 
+void record_unwinder_exit(struct record_unwinder *u, uint32_t pid)
+{
+	sym_unwind_forget(u->sym, (int32_t)pid);
+}
+
 void record_unwinder_load(struct record_unwinder *u, uint32_t pid)
 {
 	bool inserted;

@@ -26,6 +26,10 @@ void record_unwinder_fork(struct record_unwinder *u, uint32_t ppid, uint32_t pti
 			  uint32_t tid);
 void record_unwinder_mmap(struct record_unwinder *u, uint32_t pid, uint64_t start, uint64_t len,
 			  uint64_t pgoff, const char *path);
+/* A process exited: free what unwinding its samples held (libdw's view
+ * of its modules and their CFI), which would otherwise grow with every
+ * process a system-wide recording sees. */
+void record_unwinder_exit(struct record_unwinder *u, uint32_t pid);
 /* A process first seen: its current mappings from /proc/PID/maps. */
 void record_unwinder_load(struct record_unwinder *u, uint32_t pid);
 

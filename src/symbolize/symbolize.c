@@ -770,4 +770,10 @@ void sym_unwind_free(struct symbolizer *s)
 {
 	(void)s;
 }
+
+void sym_unwind_forget(struct symbolizer *s, int32_t pid)
+{
+	(void)s;
+	(void)pid;
+}
 #endif

@@ -136,6 +136,10 @@ struct sym_user_regs {
  * unavailable (no elfutils, unsupported arch/abi). *complete (if not NULL)
  * tells whether the walk ended where the unwind tables say the stack ends
  * (a thread's or the program's first frame), not at an error. */
+/* Free the unwinding state of process pid's address space (it exited);
+ * unwinding it again rebuilds it. */
+void sym_unwind_forget(struct symbolizer *s, int32_t pid);
+
 int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid,
 		    const struct sym_user_regs *regs, const uint8_t *stack,
 		    size_t stack_len, uint64_t *ips, int max, bool *complete);
