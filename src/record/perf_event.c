@@ -461,6 +461,8 @@ static int cmp_queued(const void *a, const void *b)
 /* Hand the queued records up to limit to the recorder, in time order. */
 static void flush_queue(struct perf_state *st, uint64_t limit)
 {
+	if (!st->nr_pending)
+		return; /* (qsort of a NULL array is undefined even when empty) */
 	qsort(st->pending, st->nr_pending, sizeof(st->pending[0]), cmp_queued);
 	size_t i = 0;
 	for (; i < st->nr_pending && st->pending[i].time <= limit; i++) {
