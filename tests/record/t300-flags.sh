@@ -44,6 +44,7 @@ for be in perf bpf; do
 		"$WL/burn" 2 &
 		bp=$!
 		sleep 0.1
+		rm -f "$TMPDIR/L.folded" # a failed run must not leave the last one's stacks
 		"$SCORCH" record -q --backend $be $f $bp -d 0.5 -F 199 --annotate-pid -o "$TMPDIR/L.folded" 2>/dev/null
 		kill $bp 2>/dev/null
 		wait $bp 2>/dev/null
