@@ -38,7 +38,7 @@ struct perf_cfg {
 	bool pid, tid;
 	bool fast;       /* block cache usable */
 	bool sequential; /* one thread, filter set on the fly */
-	struct perf_tidy_opts tidy;
+	struct frame_opts tidy;
 	struct perf_filter *filter;
 	struct inline_resolver *resolver; /* --inline (elfutils builds) */
 };
@@ -79,10 +79,10 @@ struct perf_chunk {
 	bool have_pname;
 	bool in_dropped;  /* after an event line the filter skipped */
 	bool orphan_seen; /* a frame line outside any sample was reported */
-	struct perf_parts pname; /* one part */
+	struct frame_parts pname; /* one part */
 	double period;
 	bool java;
-	struct perf_parts frames; /* parts in line order */
+	struct frame_parts frames; /* parts in line order */
 	size_t *groups;           /* first part of each frame line */
 	size_t ngroups, groups_alloc;
 
@@ -102,7 +102,7 @@ struct perf_chunk {
 	size_t nlstarts, lstarts_alloc;
 	sym_t *syms;              /* frames of the sample being emitted */
 	size_t nsyms, syms_alloc;
-	struct perf_parts scratch;
+	struct frame_parts scratch;
 
 	bool rec_simple; /* the range folded by the general path held only
 			  * frame and comment lines */

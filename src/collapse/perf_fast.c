@@ -40,7 +40,7 @@ const char *perf_find_blank(const char *p, const char *end)
  * thread share it, so the previous answer is checked first. */
 static node_t current_pnode(struct perf_chunk *c)
 {
-	struct perf_slice pn = perf_part(&c->pname, 0);
+	struct frame_slice pn = frame_part(&c->pname, 0);
 	if (c->have_last_pname && pn.n == c->last_pname_len && !memcmp(pn.s, c->last_pname, pn.n))
 		return c->last_pnode;
 	node_t node = perf_pname_node(c, pn.s, pn.n);
@@ -95,15 +95,15 @@ static bool line_syms(struct perf_chunk *c, const char *line, size_t n)
 	 * with a non-blank byte and has " DIGITS " after its first two bytes
 	 * is an event line, even when it also looks like a frame. */
 	struct perf_event_line ev;
-	if (n && !perf_is_space(line[0]) && perf_match_event_line(line, n, &ev))
+	if (n && !frame_is_space(line[0]) && perf_match_event_line(line, n, &ev))
 		return false;
-	struct perf_frame_line fr;
+	struct frame_text fr;
 	if (!perf_match_frame_line(line, n, &fr))
 		return false;
-	size_t rn = perf_strip_offset(fr.rawfunc.s, fr.rawfunc.n);
+	size_t rn = frame_strip_offset(fr.symbol.s, fr.symbol.n);
 	struct perf_fp a = c->cfg->tidy.addrs
 				   ? perf_fingerprint(fr.pc.s, (size_t)(fr.module.s + fr.module.n - fr.pc.s), c->java)
-				   : perf_fingerprint(fr.rawfunc.s, rn, c->java);
+				   : perf_fingerprint(fr.symbol.s, rn, c->java);
 	struct perf_fp m = perf_fingerprint(fr.module.s, fr.module.n, false);
 	struct perf_fp fp = { hash_mix(a.key ^ 0x9e3779b97f4a7c15ull, m.key ^ a.check),
 			      hash_mix(a.check ^ 0xc2b2ae3d27d4eb4full, m.check ^ a.key) };
@@ -116,14 +116,14 @@ static bool line_syms(struct perf_chunk *c, const char *line, size_t n)
 		c->nlsyms += ns;
 		return true;
 	}
-	struct perf_tidy_opts t = c->cfg->tidy;
+	struct frame_opts t = c->cfg->tidy;
 	t.java = c->java;
-	struct perf_parts *sp = &c->scratch;
+	struct frame_parts *sp = &c->scratch;
 	sp->len = sp->nr = 0;
 	size_t mark = c->nsyms;
-	if (perf_frame_names(&fr, &t, sp)) {
+	if (frame_names(&fr, &t, sp)) {
 		for (size_t i = 0; i < sp->nr; i++) {
-			struct perf_slice part = perf_part(sp, i);
+			struct frame_slice part = frame_part(sp, i);
 			perf_push_split(c, part.s, part.n);
 		}
 	}
@@ -415,9 +415,9 @@ void perf_chunk_release(struct perf_chunk *c)
 		profile_release(c->p);
 		free(c->p);
 	}
-	perf_parts_release(&c->pname);
-	perf_parts_release(&c->frames);
-	perf_parts_release(&c->scratch);
+	frame_parts_release(&c->pname);
+	frame_parts_release(&c->frames);
+	frame_parts_release(&c->scratch);
 	free(c->groups);
 	perf_blocks_release(&c->blocks);
 	perf_lines_release(&c->lines);

@@ -69,7 +69,7 @@ static void first_event(const struct perf_buf *bufs, size_t nb, struct perf_filt
 		size_t n;
 		while (perf_next_line(&cur, &line, &n)) {
 			struct perf_event_line ev;
-			if (!n || line[0] == '#' || perf_is_space(line[0]))
+			if (!n || line[0] == '#' || frame_is_space(line[0]))
 				continue;
 			if (perf_match_event_line(line, n, &ev) && ev.has_event) {
 				f->name = ev.event.s;
@@ -334,7 +334,7 @@ int perf_probe(const char *head, size_t n)
 		int score = ev.has_event ? 70 : 40;
 		if (!perf_next_line(&cur, &line, &len))
 			return score;
-		struct perf_frame_line fr;
+		struct frame_text fr;
 		if (len == 0 || perf_match_frame_line(line, len, &fr))
 			return ev.has_event ? 95 : 80;
 		return score - 20;

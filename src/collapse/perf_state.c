@@ -66,11 +66,11 @@ static void emit(struct perf_chunk *c)
 	for (size_t g = c->ngroups; g-- > 0;) {
 		size_t last = g + 1 < c->ngroups ? c->groups[g + 1] : c->frames.nr;
 		for (size_t k = c->groups[g]; k < last; k++) {
-			struct perf_slice part = perf_part(&c->frames, k);
+			struct frame_slice part = frame_part(&c->frames, k);
 			perf_push_split(c, part.s, part.n);
 		}
 	}
-	struct perf_slice pn = perf_part(&c->pname, 0);
+	struct frame_slice pn = frame_part(&c->pname, 0);
 	node_t pnode = perf_pname_node(c, pn.s, pn.n);
 	node_t node = pnode;
 	for (size_t i = 0; i < c->nsyms; i++)
@@ -118,46 +118,46 @@ void perf_start_sample(struct perf_chunk *c, const struct perf_event_line *ev)
 	c->period = perf_period(ev);
 	c->pname.len = 0;
 	c->pname.nr = 0;
-	perf_pname(ev, c->cfg->pid, c->cfg->tid, &c->pname);
-	c->java = c->pname.len >= 4 && !memcmp(c->pname.buf, "java", 4);
+	frame_pname(ev->comm, ev->first, ev->second, c->cfg->pid, c->cfg->tid, &c->pname);
+	c->java = frame_pname_is_java(c->pname.buf, c->pname.len);
 	c->have_pname = true;
 }
 
-static void frame_line(struct perf_chunk *c, const struct perf_frame_line *fr, struct perf_cursor *cur)
+static void frame_line(struct perf_chunk *c, const struct frame_text *fr, struct perf_cursor *cur)
 {
 	const struct collapse_opts *o = c->cfg->opts;
 	size_t first = c->frames.nr;
 #ifdef HAVE_ELFUTILS
-	if (o->inline_frames && perf_inline_applies(fr->module.s, fr->module.n)) {
-		const char *r = inline_resolve(c->cfg->resolver, fr->pc.s, fr->pc.n, fr->rawfunc.s,
-					       fr->rawfunc.n, fr->module.s, fr->module.n);
-		if (r && *r && strcmp(r, "??") && strcmp(r, "??:??:0")) {
-			perf_parts_push(&c->frames, r, strlen(r));
+	if (o->inline_frames && frame_inline_applies(fr->module.s, fr->module.n)) {
+		const char *r = inline_resolve(c->cfg->resolver, fr->pc.s, fr->pc.n, fr->symbol.s,
+					       fr->symbol.n, fr->module.s, fr->module.n);
+		if (r && frame_inline_usable(r, strlen(r))) {
+			frame_parts_push(&c->frames, r, strlen(r));
 			goto added;
 		}
 	}
 #endif
-	struct perf_tidy_opts t = c->cfg->tidy;
+	struct frame_opts t = c->cfg->tidy;
 	t.java = c->java;
 	if (!o->srcline) {
-		if (!perf_frame_names(fr, &t, &c->frames))
+		if (!frame_names(fr, &t, &c->frames))
 			return;
 	} else {
 		/* Each part reads the next input line as its source line, up
 		 * to the first part that was an [unknown] symbol. */
-		struct perf_parts *sp = &c->scratch;
+		struct frame_parts *sp = &c->scratch;
 		sp->len = sp->nr = 0;
-		if (!perf_frame_names(fr, &t, sp))
+		if (!frame_names(fr, &t, sp))
 			return;
 		for (size_t i = 0; i < sp->nr; i++) {
-			struct perf_slice part = perf_part(sp, i);
-			perf_parts_push(&c->frames, part.s, part.n);
+			struct frame_slice part = frame_part(sp, i);
+			frame_parts_push(&c->frames, part.s, part.n);
 			if (i < sp->first_unknown) {
 				const char *sl = "";
 				size_t sn = 0;
 				if (cur)
 					perf_next_line(cur, &sl, &sn);
-				perf_append_srcline(&c->frames, sl, sn);
+				frame_append_srcline(&c->frames, sl, sn);
 			}
 		}
 	}
@@ -191,7 +191,7 @@ void perf_process_line(struct perf_chunk *c, const char *line, size_t n, struct 
 		perf_start_sample(c, &ev);
 		return;
 	}
-	struct perf_frame_line fr;
+	struct frame_text fr;
 	if (perf_match_frame_line(line, n, &fr)) {
 		if (!c->have_pname) {
 			/* The script skips it silently. Frames of a filtered

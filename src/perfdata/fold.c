@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/hash.h"
+#include "profile/frame_rules.h"
 #include "symbolize/a2l.h"
 
 #include <inttypes.h>
@@ -84,74 +85,11 @@ struct folder {
 	struct inl_entry *inls;
 	size_t nr_inls, inls_alloc;
 	char **inl_names;          /* one query's names, innermost first */
+	struct frame_parts parts;  /* names of one frame or process */
+	char *line;                /* scratch for frame_text_of */
+	size_t line_alloc;
 	size_t nr_inl_names, inl_names_alloc;
 };
-
-/* ---- regex emulation ----------------------------------------------------- */
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-struct header_match {
-	size_t comm_len;
-	const char *n1, *n2; /* digits of \d+ and the optional second group */
-	size_t n1_len, n2_len;
-	size_t end; /* end of the whole match */
-};
-
-/* The header regex: ^(\S.+?)\s+(\d+)/-slashes-(\d+)-star-\s+ */
-static bool match_header(const char *s, size_t n, struct header_match *m)
-{
-	if (!n || is_space(s[0]) || s[0] == '\n')
-		return false;
-	for (size_t e = 2; e < n; e++) {
-		if (s[e - 1] == '\n')
-			return false;
-		size_t p = e;
-		if (!is_space(s[p]))
-			continue;
-		while (p < n && is_space(s[p]))
-			p++;
-		size_t d1 = p;
-		while (p < n && is_digit(s[p]))
-			p++;
-		if (p == d1)
-			continue;
-		size_t d1e = p;
-		const char *n2 = NULL;
-		size_t n2l = 0;
-		if (p < n && s[p] == '/') {
-			while (p < n && s[p] == '/')
-				p++;
-			size_t d2 = p;
-			while (p < n && is_digit(s[p]))
-				p++;
-			if (p > d2) {
-				n2 = s + d2;
-				n2l = p - d2;
-			}
-		}
-		if (p >= n || !is_space(s[p]))
-			continue;
-		while (p < n && is_space(s[p]))
-			p++;
-		m->comm_len = e;
-		m->n1 = s + d1;
-		m->n1_len = d1e - d1;
-		m->n2 = n2;
-		m->n2_len = n2l;
-		m->end = p;
-		return true;
-	}
-	return false;
-}
 
 /* ---- header lines ------------------------------------------------------------ */
 
@@ -219,32 +157,18 @@ static size_t header_line(struct folder *f, const char *comm, const struct pd_sa
 	return k;
 }
 
-/* The root frame (process name) from a matched header. */
-static uint32_t make_pname(struct folder *f, const char *line, const struct header_match *m)
+/* The root frame (process name) the script reads from perf script's header
+ * text buf[0..n), or UINT32_MAX when its regex does not match there. */
+static uint32_t header_pname(struct folder *f, const char *buf, size_t n)
 {
-	char *out = xmalloc(m->comm_len + m->n1_len + m->n2_len + 8);
-	size_t k = 0;
-	for (size_t i = 0; i < m->comm_len; i++)
-		out[k++] = line[i] == ' ' ? '_' : line[i];
-	if (f->o->pid || f->o->tid) {
-		out[k++] = '-';
-		if (m->n2) {
-			memcpy(out + k, m->n1, m->n1_len);
-			k += m->n1_len;
-		} else {
-			out[k++] = '?';
-		}
-		if (f->o->tid) {
-			out[k++] = '/';
-			const char *t = m->n2 ? m->n2 : m->n1;
-			size_t tl = m->n2 ? m->n2_len : m->n1_len;
-			memcpy(out + k, t, tl);
-			k += tl;
-		}
-	}
-	uint32_t sym = profile_sym(f->p, out, k);
-	free(out);
-	return sym;
+	struct frame_slice comm, first, second;
+	if (!frame_match_header(buf, n, &comm, &first, &second))
+		return UINT32_MAX;
+	if (memchr(comm.s, '\n', comm.n))
+		return UINT32_MAX; /* the script reads lines: '.' never crosses one */
+	f->parts.len = f->parts.nr = 0;
+	frame_pname(comm, first, second, f->o->pid, f->o->tid, &f->parts);
+	return profile_sym(f->p, f->parts.buf, f->parts.len);
 }
 
 struct pname_entry {
@@ -267,10 +191,9 @@ static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd
 		if (pe->comm == comm && pe->pid == s->pid && pe->tid == s->tid)
 			return pe->sym;
 	}
-	size_t k = header_prefix(f, comm, s->pid, s->tid);
-	struct header_match m;
-	if (match_header(f->buf, k, &m) && m.end <= k) {
-		uint32_t sym = make_pname(f, f->buf, &m);
+	f->parts.len = f->parts.nr = 0;
+	if (frame_thread_pname(comm, s->pid, s->tid, f->o->script_pid, f->o->pid, f->o->tid, &f->parts)) {
+		uint32_t sym = profile_sym(f->p, f->parts.buf, f->parts.len);
 		VEC_GROW(f->pnames, f->nr_pnames + 1, f->pnames_alloc);
 		f->pnames[f->nr_pnames] = (struct pname_entry){ comm, s->pid, s->tid, sym };
 		bool ins;
@@ -278,208 +201,33 @@ static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd
 		f->nr_pnames++;
 		return sym;
 	}
-	k = header_line(f, comm, s);
-	if (match_header(f->buf, k, &m))
-		return make_pname(f, f->buf, &m);
-	return UINT32_MAX;
+	/* Not within "COMM TID ": the whole header line decides (and the
+	 * result may differ per sample, so it is not cached). */
+	size_t k = header_line(f, comm, s);
+	return header_pname(f, f->buf, k);
 }
 
 /* ---- frames ------------------------------------------------------------------ */
 
-static bool contains(const char *s, size_t n, const char *p)
-{
-	size_t l = strlen(p);
-	for (size_t i = 0; i + l <= n; i++)
-		if (!memcmp(s + i, p, l))
-			return true;
-	return false;
-}
-
-/* Go method names (pkg.(*T).M) keep their parentheses. */
-static bool go_method(const char *s, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] == '.' && s[i + 1] == '(')
-			for (size_t j = i + 2; j + 1 < n; j++)
-				if (s[j] == ')' && s[j + 1] == '.')
-					return true;
-	return false;
-}
-
-static bool is_jit_module(const char *m, size_t n)
-{
-	/* /tmp/perf-\d+\.map anywhere in the module */
-	for (size_t i = 0; i + 10 <= n; i++) {
-		if (memcmp(m + i, "/tmp/perf-", 10))
-			continue;
-		size_t j = i + 10, d = j;
-		while (j < n && is_digit(m[j]))
-			j++;
-		if (j > d && n - j >= 4 && !memcmp(m + j, ".map", 4))
-			return true;
-	}
-	return false;
-}
-
-/* Fold one part of a frame into out (grown); returns its length. */
-static size_t fold_part(struct folder *f, char **out, size_t *alloc, const char *part, size_t pn,
-			const char *mod, size_t mn, bool inline_part, const char *pc, bool java)
-{
-	size_t cap = pn + mn + 64;
-	if (*alloc < cap) {
-		*alloc = cap * 2;
-		*out = xrealloc(*out, *alloc);
-	}
-	char *o = *out;
-	size_t k = 0;
-	if (pn == 9 && !memcmp(part, "[unknown]", 9)) {
-		o[k++] = '[';
-		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9))) {
-			const char *b = mod;
-			for (size_t i = 0; i < mn; i++)
-				if (mod[i] == '/')
-					b = mod + i + 1;
-			memcpy(o + k, b, (size_t)(mod + mn - b));
-			k += (size_t)(mod + mn - b);
-		} else {
-			memcpy(o + k, "unknown", 7);
-			k += 7;
-		}
-		if (f->o->addrs) {
-			size_t pl = strlen(pc);
-			if (*alloc < k + pl + 8) {
-				*alloc = k + pl + 64;
-				*out = o = xrealloc(*out, *alloc);
-			}
-			o[k++] = ' ';
-			o[k++] = '<';
-			memcpy(o + k, pc, pl);
-			k += pl;
-			o[k++] = '>';
-		}
-		o[k++] = ']';
-	} else {
-		memcpy(o, part, pn);
-		k = pn;
-	}
-	/* generic tidy */
-	for (size_t i = 0; i < k; i++)
-		if (o[i] == ';')
-			o[i] = ':';
-	if (!go_method(o, k)) {
-		for (size_t i = 0; i < k; i++) {
-			if (o[i] != '(')
-				continue;
-			if (k - i - 1 >= 20 && !memcmp(o + i + 1, "anonymous namespace)", 20))
-				continue;
-			k = i;
-			break;
-		}
-	}
-	size_t w = 0;
-	for (size_t i = 0; i < k; i++)
-		if (o[i] != '"' && o[i] != '\'')
-			o[w++] = o[i];
-	k = w;
-	if (java && memchr(o, '/', k) && k && o[0] == 'L') {
-		memmove(o, o + 1, k - 1);
-		k--;
-	}
-	const char *ann = NULL;
-	if (inline_part) {
-		if (!contains(o, k, "_[i]"))
-			ann = "_[i]";
-	} else if (f->o->kernel && mn && (mod[0] == '[' || (mn >= 7 && !memcmp(mod + mn - 7, "vmlinux", 7))) &&
-		   !contains(mod, mn, "unknown")) {
-		ann = "_[k]";
-	} else if (f->o->jit && is_jit_module(mod, mn)) {
-		if (!contains(o, k, "_[j]"))
-			ann = "_[j]";
-	}
-	if (ann) {
-		memcpy(o + k, ann, 4);
-		k += 4;
-	}
-	return k;
-}
-
-/* The folded frames of one perf frame line "RAW (MOD)": appends their
- * symbols to seq_syms and returns the start index and count (count 0:
- * the frame is dropped). */
+/* The folded frames of the frame perf script prints as "PC RAW (DSO)":
+ * appends their symbols to seq_syms and returns the start index and count
+ * (count 0: the frame is dropped). */
 static void fold_frame(struct folder *f, const char *raw, const char *dso, const char *pc, bool java,
 		       uint32_t *first, uint32_t *count)
 {
-	/* Emulate the frame regex on "PC RAW (DSO)": rawfunc ends at the
-	 * last " (" of the line, the module runs to the last ')'. */
-	size_t rl = strlen(raw), dl = strlen(dso);
-	size_t ll = rl + dl + 3;
-	char *line = xmalloc(ll + 1);
-	memcpy(line, raw, rl);
-	memcpy(line + rl, " (", 2);
-	memcpy(line + rl + 2, dso, dl);
-	line[ll - 1] = ')';
-	line[ll] = 0;
-	size_t cut = rl;
-	for (size_t i = ll - 1; i-- > 1;)
-		if (line[i] == '(' && line[i - 1] == ' ') {
-			cut = i - 1;
-			break;
-		}
-	const char *func = line;
-	size_t fn = cut;
-	/* (.+) after \s*: leading whitespace goes to \s* when something remains */
-	while (fn > 1 && is_space(*func)) {
-		func++;
-		fn--;
-	}
-	const char *mod = line + cut + 2;
-	size_t mn = ll - 1 - (cut + 2);
-	/* strip +0x[0-9a-f]+$ */
-	{
-		size_t j = fn;
-		while (j > 0 && (is_digit(func[j - 1]) || (func[j - 1] >= 'a' && func[j - 1] <= 'f')))
-			j--;
-		if (j < fn && j >= 3 && !memcmp(func + j - 3, "+0x", 3))
-			fn = j - 3;
-	}
+	struct frame_text fr = frame_text_of(raw, dso, pc, &f->line, &f->line_alloc);
+	struct frame_opts fo = { .kernel = f->o->kernel, .jit = f->o->jit, .addrs = f->o->addrs, .java = java };
 	*first = (uint32_t)f->nr_seq_syms;
 	*count = 0;
-	if (fn && func[0] == '(') {
-		free(line);
+	f->parts.len = f->parts.nr = 0;
+	if (!frame_names(&fr, &fo, &f->parts))
 		return;
-	}
-	/* split on "->" (Perl split: trailing empty fields dropped) */
-	const char *parts[64];
-	size_t plen[64], np = 0;
-	const char *s = func, *end = func + fn;
-	while (np < 64) {
-		const char *a = NULL;
-		for (const char *q = s; q + 1 < end; q++)
-			if (q[0] == '-' && q[1] == '>') {
-				a = q;
-				break;
-			}
-		if (!a || np == 63) {
-			parts[np] = s;
-			plen[np++] = (size_t)(end - s);
-			break;
-		}
-		parts[np] = s;
-		plen[np++] = (size_t)(a - s);
-		s = a + 2;
-	}
-	while (np && !plen[np - 1])
-		np--;
-	char *out = NULL;
-	size_t alloc = 0;
-	for (size_t i = 0; i < np; i++) {
-		size_t k = fold_part(f, &out, &alloc, parts[i], plen[i], mod, mn, i > 0, pc, java);
+	for (size_t i = 0; i < f->parts.nr; i++) {
+		struct frame_slice part = frame_part(&f->parts, i);
 		VEC_GROW(f->seq_syms, f->nr_seq_syms + 1, f->seq_syms_alloc);
-		f->seq_syms[f->nr_seq_syms++] = profile_sym(f->p, out, k);
+		f->seq_syms[f->nr_seq_syms++] = profile_sym(f->p, part.s, part.n);
 		(*count)++;
 	}
-	free(out);
-	free(line);
 }
 
 /* ---- samples ------------------------------------------------------------------ */
@@ -501,28 +249,6 @@ static void write_script(struct folder *f, const char *comm, const struct pd_sam
 			out_printf(o, "\t%16" PRIx64 " [unknown] (%s)\n", res[i].addr, res[i].dso);
 	}
 	out_putc(o, '\n');
-}
-
-/* Modules stackcollapse-perf.pl --inline leaves alone:
- * perf-\d+.map, kernel\., \[[^\]]+\] anywhere in the module. */
-static bool inline_excluded(const char *m)
-{
-	size_t n = strlen(m);
-	if (contains(m, n, "kernel."))
-		return true;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (m[i] == '[' && m[i + 1] != ']' && memchr(m + i + 1, ']', n - i - 1))
-			return true;
-	for (size_t i = 0; i + 5 <= n; i++) {
-		if (memcmp(m + i, "perf-", 5))
-			continue;
-		size_t j = i + 5, d = j;
-		while (j < n && is_digit(m[j]))
-			j++;
-		if (j > d && j < n && n - j >= 4 && !memcmp(m + j + 1, "map", 3))
-			return true; /* the regex's '.' matches any character */
-	}
-	return false;
 }
 
 static void collect_inl_name(const char *name, void *arg)
@@ -558,7 +284,7 @@ static bool inline_frames(struct folder *f, const char *dso, uint64_t pc, uint32
 	*count = 0;
 	/* the script's test: a result that is empty, "??" or "??:??:0" keeps
 	 * the frame */
-	bool use = n > 0 && !(n == 1 && !strcmp(f->inl_names[0], "??"));
+	bool use = n > 1 || (n == 1 && frame_inline_usable(f->inl_names[0], strlen(f->inl_names[0])));
 	for (size_t i = f->nr_inl_names; use && i-- > 0;) {
 		VEC_GROW(f->seq_syms, f->nr_seq_syms + 1, f->seq_syms_alloc);
 		f->seq_syms[f->nr_seq_syms++] = profile_sym(f->p, f->inl_names[i], strlen(f->inl_names[i]));
@@ -717,7 +443,8 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 	uint32_t pname = sample_pname(f, comm, s);
 	if (pname == UINT32_MAX)
 		return;
-	bool java = strncmp(strpool_str(&f->p->names, pname), "java", 4) == 0;
+	const char *pn = strpool_str(&f->p->names, pname);
+	bool java = frame_pname_is_java(pn, strlen(pn));
 	uint64_t period = s->period ? s->period : 1;
 	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
 		period = 1;
@@ -769,7 +496,7 @@ static void fold_sample(struct folder *f, const struct pd_sample *s)
 					   : (uint64_t)(uintptr_t)res[i].dso * 4 + 1;
 		uint32_t first, count;
 		uint32_t packed;
-		if (o->inline_addr2line && !inline_excluded(res[i].dso) &&
+		if (o->inline_addr2line && frame_inline_applies(res[i].dso, strlen(res[i].dso)) &&
 		    inline_frames(f, res[i].dso, res[i].addr, &first, &count)) {
 			for (uint32_t k = 0; k < count; k++)
 				node = profile_push(f->p, node, f->seq_syms[first + k]);
@@ -1017,6 +744,8 @@ out:
 	hashmap_release(&f.inl_cache);
 	free(f.inls);
 	free(f.inl_names);
+	frame_parts_release(&f.parts);
+	free(f.line);
 	free(f.ents);
 	free(f.seq_syms);
 	free(f.pnames);

@@ -100,6 +100,17 @@ else
 		else
 			not_ok "report corpus: b-sys-gcc ($pct%, want >= 99)" "$(diff "$K/b.perf" "$K/b.ours" | head -6)"
 		fi
+		# the idle task (pid 0, tid 0) with --script-pid: the script reads
+		# the tid "0" as false and prints comm-?/0, as collapse perf does
+		HOME=$H perf script -F +pid -i "$K/b.data" 2>/dev/null | "$SCORCH" collapse perf --tid |
+			grep '^swapper-' >"$K/b.swapper.perf"
+		HOME=$H "$SCORCH" report -q --script-pid --tid "$K/b.data" | grep '^swapper-' >"$K/b.swapper.ours"
+		if grep -q '^swapper-?/0;' "$K/b.swapper.perf"; then
+			test_cmp "report corpus: b-sys-gcc --script-pid --tid, swapper 0/0 as perf script -F +pid | collapse perf --tid" \
+				"$K/b.swapper.perf" "$K/b.swapper.ours"
+		else
+			not_ok "report corpus: b-sys-gcc swapper" "perf script -F +pid | collapse perf --tid gave no swapper-?/0 line"
+		fi
 		rm -f "$K/b.data"
 	fi
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool slice_is(struct perf_slice s, const char *want)
+static bool slice_is(struct frame_slice s, const char *want)
 {
 	return s.n == strlen(want) && !memcmp(s.s, want, s.n);
 }
@@ -94,26 +94,26 @@ TEST(perf_event_name_and_period)
 	CHECK(slice_is(ev.event, "cycles:u") && slice_is(ev.period, "7"));
 }
 
-static bool frame(const char *line, struct perf_frame_line *fr)
+static bool frame(const char *line, struct frame_text *fr)
 {
 	return perf_match_frame_line(line, strlen(line), fr);
 }
 
 TEST(perf_frame_line_regex)
 {
-	struct perf_frame_line fr;
+	struct frame_text fr;
 	REQUIRE(frame("\t    7f12 main+0x1f (/usr/bin/x)", &fr));
-	CHECK(slice_is(fr.pc, "7f12") && slice_is(fr.rawfunc, "main+0x1f") &&
+	CHECK(slice_is(fr.pc, "7f12") && slice_is(fr.symbol, "main+0x1f") &&
 	      slice_is(fr.module, "/usr/bin/x"));
 	/* No symbol: \w+ gives back its last character. */
 	REQUIRE(frame("\t7f00ab (/usr/bin/x)", &fr));
-	CHECK(slice_is(fr.pc, "7f00a") && slice_is(fr.rawfunc, "b"));
+	CHECK(slice_is(fr.pc, "7f00a") && slice_is(fr.symbol, "b"));
 	/* The symbol ends at the last " (" that has a ')' after it. */
 	REQUIRE(frame("\t1 f(int) const (/opt/my app (v2)/lib.so)", &fr));
-	CHECK(slice_is(fr.rawfunc, "f(int) const (/opt/my app"));
+	CHECK(slice_is(fr.symbol, "f(int) const (/opt/my app"));
 	CHECK(slice_is(fr.module, "v2)/lib.so"));
 	REQUIRE(frame("\t1 std::function<unsigned long (unsigned long)>::operator() (/x)", &fr));
-	CHECK(slice_is(fr.rawfunc, "std::function<unsigned long (unsigned long)>::operator()"));
+	CHECK(slice_is(fr.symbol, "std::function<unsigned long (unsigned long)>::operator()"));
 	CHECK(slice_is(fr.module, "/x"));
 	/* Extra text after the module's ')' is allowed (unanchored). */
 	REQUIRE(frame("\t1 f (m) trailing", &fr));
@@ -127,19 +127,19 @@ TEST(perf_frame_line_regex)
 	CHECK(!frame("\t?? (m)", &fr));
 }
 
-static char *names(const char *line, struct perf_tidy_opts o)
+static char *names(const char *line, struct frame_opts o)
 {
-	struct perf_frame_line fr;
+	struct frame_text fr;
 	if (!perf_match_frame_line(line, strlen(line), &fr))
 		return xstrdup("NOFRAME");
-	struct perf_parts pp = { 0 };
-	if (!perf_frame_names(&fr, &o, &pp)) {
-		perf_parts_release(&pp);
+	struct frame_parts pp = { 0 };
+	if (!frame_names(&fr, &o, &pp)) {
+		frame_parts_release(&pp);
 		return xstrdup("SKIPPED");
 	}
 	char *out = xstrdup("");
 	for (size_t i = 0; i < pp.nr; i++) {
-		struct perf_slice s = perf_part(&pp, i);
+		struct frame_slice s = frame_part(&pp, i);
 		size_t n = strlen(out);
 		out = xrealloc(out, n + s.n + 2);
 		if (i)
@@ -147,7 +147,7 @@ static char *names(const char *line, struct perf_tidy_opts o)
 		memcpy(out + n, s.s, s.n);
 		out[n + s.n] = '\0';
 	}
-	perf_parts_release(&pp);
+	frame_parts_release(&pp);
 	return out;
 }
 
@@ -160,8 +160,8 @@ static char *names(const char *line, struct perf_tidy_opts o)
 
 TEST(perf_frame_tidy)
 {
-	struct perf_tidy_opts none = { 0 }, all = { .kernel = true, .jit = true };
-	struct perf_tidy_opts java = { .java = true }, addrs = { .addrs = true };
+	struct frame_opts none = { 0 }, all = { .kernel = true, .jit = true };
+	struct frame_opts java = { .java = true }, addrs = { .addrs = true };
 	CHECK_NAMES("\t1 foo(int, char*) (/x)", none, "foo");
 	CHECK_NAMES("\t1 ns::(anonymous namespace)::bar(int) const (/x)", none,
 		    "ns::(anonymous namespace)::bar");
@@ -193,24 +193,24 @@ TEST(perf_frame_tidy)
 
 TEST(perf_srcline_and_inline_rules)
 {
-	struct perf_parts pp = { 0 };
-	perf_parts_push(&pp, "f", 1);
+	struct frame_parts pp = { 0 };
+	frame_parts_push(&pp, "f", 1);
 	const char *src = "  libc-2.28.so[26d0a] x[1]y  ";
-	perf_append_srcline(&pp, src, strlen(src));
-	struct perf_slice s = perf_part(&pp, 0);
+	frame_append_srcline(&pp, src, strlen(src));
+	struct frame_slice s = frame_part(&pp, 0);
 	CHECK(slice_is(s, "f:libc-2.28.so xy"));
-	perf_parts_push(&pp, "g", 1);
-	perf_append_srcline(&pp, " [only] ", 8);
-	CHECK(slice_is(perf_part(&pp, 1), "g"));
-	perf_parts_release(&pp);
+	frame_parts_push(&pp, "g", 1);
+	frame_append_srcline(&pp, " [only] ", 8);
+	CHECK(slice_is(frame_part(&pp, 1), "g"));
+	frame_parts_release(&pp);
 
-	CHECK(perf_inline_applies("/usr/bin/x", 10));
-	CHECK(!perf_inline_applies("/tmp/perf-12.map", 16));
-	CHECK(!perf_inline_applies("/tmp/perf-12Xmap", 16)); /* '.' is any byte */
-	CHECK(!perf_inline_applies("/tmp/perf-123map", 16)); /* \d+ gives one back */
-	CHECK(!perf_inline_applies("[kernel.kallsyms]", 17));
-	CHECK(!perf_inline_applies("[vdso]", 6));
-	CHECK(perf_inline_applies("[]", 2));
+	CHECK(frame_inline_applies("/usr/bin/x", 10));
+	CHECK(!frame_inline_applies("/tmp/perf-12.map", 16));
+	CHECK(!frame_inline_applies("/tmp/perf-12Xmap", 16)); /* '.' is any byte */
+	CHECK(!frame_inline_applies("/tmp/perf-123map", 16)); /* \d+ gives one back */
+	CHECK(!frame_inline_applies("[kernel.kallsyms]", 17));
+	CHECK(!frame_inline_applies("[vdso]", 6));
+	CHECK(frame_inline_applies("[]", 2));
 }
 
 TEST(perf_fingerprint_distinguishes)
@@ -315,7 +315,7 @@ TEST(perf_inline_matches_addr2line)
 	fclose(maps);
 	REQUIRE(base != 0);
 	struct inline_resolver *r = inline_resolver_new(false);
-	uintptr_t fns[] = { (uintptr_t)perf_match_frame_line, (uintptr_t)perf_frame_names,
+	uintptr_t fns[] = { (uintptr_t)perf_match_frame_line, (uintptr_t)frame_names,
 			    (uintptr_t)perf_collapse, (uintptr_t)folded_write };
 	int compared = 0, differ = 0;
 	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
