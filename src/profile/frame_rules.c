@@ -16,6 +16,20 @@ static bool has_sub(const char *s, size_t n, const char *sub, size_t k)
 	return memmem(s, n, sub, k) != NULL;
 }
 
+static size_t skip_spaces(const char *s, size_t i, size_t n)
+{
+	while (i < n && frame_is_space(s[i]))
+		i++;
+	return i;
+}
+
+static size_t skip_digits(const char *s, size_t i, size_t n)
+{
+	while (i < n && frame_is_digit(s[i]))
+		i++;
+	return i;
+}
+
 /* ^(\S.+?)\s+(\d+)\/{0,}(\d+){0,}\s+
  * The lazy comm grows one byte at a time from length 2; at each end k the
  * rest must be: whitespace, digits, slashes, digits, whitespace. Whitespace
@@ -33,22 +47,15 @@ bool frame_match_header(const char *s, size_t n, struct frame_slice *comm, struc
 			continue;
 		if (k > 2 && frame_is_space(s[k - 1]))
 			continue;
-		size_t i = k;
-		while (i < n && frame_is_space(s[i]))
-			i++;
-		size_t d0 = i;
-		while (i < n && frame_is_digit(s[i]))
-			i++;
-		if (i == d0)
+		size_t d0 = skip_spaces(s, k, n);
+		size_t d1 = skip_digits(s, d0, n);
+		if (d1 == d0)
 			continue;
-		size_t d1 = i;
-		while (i < n && s[i] == '/')
-			i++;
-		size_t t0 = i;
-		while (i < n && frame_is_digit(s[i]))
-			i++;
-		size_t t1 = i;
-		if (i >= n || !frame_is_space(s[i]))
+		size_t t0 = d1;
+		while (t0 < n && s[t0] == '/')
+			t0++;
+		size_t t1 = skip_digits(s, t0, n);
+		if (t1 >= n || !frame_is_space(s[t1]))
 			continue;
 		*comm = (struct frame_slice){ s, k };
 		*first = (struct frame_slice){ s + d0, d1 - d0 };
@@ -265,12 +272,7 @@ bool frame_names(const struct frame_text *fr, const struct frame_opts *o,
 		return true; /* every field empty: nothing to add */
 	const char *p = s, *end = s + keep;
 	for (;;) {
-		const char *arrow = NULL;
-		for (const char *q = p; q + 1 < end; q++)
-			if (q[0] == '-' && q[1] == '>') {
-				arrow = q;
-				break;
-			}
+		const char *arrow = memmem(p, (size_t)(end - p), "->", 2);
 		const char *fe = arrow ? arrow : end;
 		one_part(fr, o, pp, p, (size_t)(fe - p), nf == 0);
 		nf++;
