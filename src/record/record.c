@@ -9,6 +9,7 @@
 #include "base/hash.h"
 #include "base/hashmap.h"
 #include "base/strpool.h"
+#include "profile/frame_rules.h"
 #include "record/procmaps.h"
 #include "record/symbols.h"
 #include "record/unwind.h"
@@ -390,87 +391,86 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 
 /* ---- building the profile -------------------------------------------- */
 
-/* stackcollapse-perf's generic tidy: ';' would split the frame, and an
- * argument list or quotes are dropped. */
-static size_t tidy(const char *in, char *out, size_t cap)
-{
-	size_t n = 0;
-	for (const char *p = in; *p && n + 1 < cap; p++) {
-		char c = *p;
-		if (c == '(' && p != in && strncmp(p, "(anonymous namespace)", 21))
-			break;
-		if (c == '"' || c == '\'')
-			continue;
-		out[n++] = c == ';' ? ':' : c;
-	}
-	out[n] = 0;
-	return n;
-}
+/* Frames are named by profile/frame_rules, as stackcollapse-perf.pl names
+ * the frame perf script would print for the same address ("SYMBOL
+ * (MODULE)"), so a recording folds as `perf record` + `perf script |
+ * stackcollapse-perf.pl` would. One address can give several names (the
+ * script splits "->") or none (a symbol starting with '('). */
+struct frame_seq {
+	uint32_t first, count; /* into builder.seq */
+};
 
 struct builder {
 	struct recorder *r;
 	struct profile *p;
 	struct symbols *syms;
-	struct hashmap user_cache;   /* ref -> sym */
-	struct hashmap kernel_cache; /* addr -> sym */
-	char buf[1024];
+	struct hashmap user_cache;   /* ref -> index into seqs */
+	struct hashmap kernel_cache; /* addr -> index into seqs */
+	struct frame_seq *seqs;
+	size_t nr_seqs, seqs_alloc;
+	sym_t *seq;                  /* the names of all seqs */
+	size_t nr_seq, seq_alloc;
+	struct frame_parts parts;
+	char *line;                  /* scratch for frame_text_of */
+	size_t line_alloc;
+	bool java;                   /* the stack's process name starts with "java" */
 };
 
-static sym_t frame_sym(struct builder *b, const char *name, const char *suffix)
+/* The names of the frame perf script prints as "SYMBOL (MODULE)", cached
+ * under key in cache (not for Java processes, whose names differ). */
+static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, uint64_t key,
+				     const char *symbol, const char *module)
 {
-	size_t n = tidy(name, b->buf, sizeof(b->buf) - 8);
-	if (suffix) {
-		size_t m = strlen(suffix);
-		memcpy(b->buf + n, suffix, m + 1);
-		n += m;
-	}
-	return profile_sym(b->p, b->buf, n);
-}
-
-static sym_t user_sym(struct builder *b, uint32_t pid, uint64_t ref)
-{
-	uint32_t sym;
-	if (hashmap_get(&b->user_cache, ref, &sym))
-		return sym;
-	const struct mapping *m = procmaps_ref_mapping(&b->r->maps, ref);
-	const char *name = NULL;
-	char mod[300];
-	if (m) {
-		const char *path = strpool_str(&b->r->maps.paths, m->path);
-		struct symbols_map sm = { (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid,
-					  m->start, m->end, m->pgoff, path };
-		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref));
-		if (!name) {
-			/* stackcollapse-perf: an unknown symbol in a known
-			 * module is shown as [module basename]. */
-			const char *base = strrchr(path, '/');
-			base = base && path[0] == '/' ? base + 1 : path;
-			if (base[0] == '[')
-				snprintf(mod, sizeof(mod), "%s", base);
-			else
-				snprintf(mod, sizeof(mod), "[%s]", base);
-			name = mod;
+	uint32_t idx;
+	if (!b->java && hashmap_get(cache, key, &idx))
+		return b->seqs[idx];
+	const struct record_opts *o = b->r->opts;
+	struct frame_opts fo = { .kernel = o->annotate_kernel, .java = b->java };
+	struct frame_text fr = frame_text_of(symbol, module, "", &b->line, &b->line_alloc);
+	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
+	b->parts.len = b->parts.nr = 0;
+	if (frame_names(&fr, &fo, &b->parts)) {
+		for (size_t i = 0; i < b->parts.nr; i++) {
+			struct frame_slice part = frame_part(&b->parts, i);
+			VEC_GROW(b->seq, b->nr_seq + 1, b->seq_alloc);
+			b->seq[b->nr_seq++] = profile_sym(b->p, part.s, part.n);
 		}
-	} else {
-		name = "[unknown]";
+		fs.count = (uint32_t)b->parts.nr;
 	}
-	size_t n = tidy(name, b->buf, sizeof(b->buf));
-	sym = profile_sym(b->p, b->buf, n);
-	bool inserted;
-	*hashmap_upsert(&b->user_cache, ref, sym, &inserted) = sym;
-	return sym;
+	if (!b->java) {
+		VEC_GROW(b->seqs, b->nr_seqs + 1, b->seqs_alloc);
+		b->seqs[b->nr_seqs] = fs;
+		bool inserted;
+		*hashmap_upsert(cache, key, (uint32_t)b->nr_seqs, &inserted) = (uint32_t)b->nr_seqs;
+		b->nr_seqs++;
+	}
+	return fs;
 }
 
-static sym_t kernel_sym(struct builder *b, uint64_t addr)
+static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref)
 {
-	uint32_t sym;
-	if (hashmap_get(&b->kernel_cache, addr, &sym))
-		return sym;
+	const struct mapping *m = procmaps_ref_mapping(&b->r->maps, ref);
+	const char *name = NULL, *module = "[unknown]";
+	if (m) {
+		module = strpool_str(&b->r->maps.paths, m->path);
+		struct symbols_map sm = { (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid,
+					  m->start, m->end, m->pgoff, module };
+		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref));
+	}
+	return frame_seq_of(b, &b->user_cache, ref, name ? name : "[unknown]", module);
+}
+
+static struct frame_seq kernel_frame(struct builder *b, uint64_t addr)
+{
 	const char *name = symbols_kernel(b->syms, addr);
-	sym = frame_sym(b, name ? name : "[unknown]", b->r->opts->annotate_kernel ? "_[k]" : NULL);
-	bool inserted;
-	*hashmap_upsert(&b->kernel_cache, addr, sym, &inserted) = sym;
-	return sym;
+	return frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", "[kernel.kallsyms]");
+}
+
+static node_t push_seq(struct builder *b, node_t node, struct frame_seq fs)
+{
+	for (uint32_t i = 0; i < fs.count; i++)
+		node = profile_push(b->p, node, b->seq[fs.first + i]);
+	return node;
 }
 
 /* Where a complete user stack ends: the program's entry and libc's start
@@ -501,19 +501,24 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		n = snprintf(root, sizeof(root), "CPU %" PRIu32, s->cpu);
 		node = profile_push_str(p, node, root, (size_t)n);
 	}
-	/* comm with spaces as '_', then -PID or -PID/TID. */
+	/* The process name as the script reads it from perf script -F +pid's
+	 * header "COMM PID/TID"; a comm the header regex cannot split (e.g.
+	 * one byte long) keeps the plain form. */
 	const char *comm = strpool_str(&b->r->comms, s->comm);
-	n = snprintf(root, sizeof(root), "%s", comm);
-	for (int i = 0; i < n; i++)
-		if (root[i] == ' ')
-			root[i] = '_';
-		else if (root[i] == ';')
-			root[i] = ':';
-	if (o->annotate_tid)
-		n += snprintf(root + n, sizeof(root) - n, "-%" PRIu32 "/%" PRIu32, s->pid, s->tid);
-	else if (o->annotate_pid)
-		n += snprintf(root + n, sizeof(root) - n, "-%" PRIu32, s->pid);
-	node = profile_push_str(p, node, root, (size_t)n);
+	/* Without --annotate-tid stacks are not kept per thread (tid 0 here):
+	 * the header then names the process's main thread, so that the tid
+	 * is not read as absent and the pid shown as "?". */
+	uint32_t tid = o->annotate_tid ? s->tid : s->pid;
+	b->parts.len = b->parts.nr = 0;
+	if (!frame_thread_pname(comm, s->pid, tid, true, o->annotate_pid, o->annotate_tid, &b->parts)) {
+		char pid[16], tids[16];
+		struct frame_slice c = { comm, strlen(comm) };
+		struct frame_slice ps = { pid, (size_t)snprintf(pid, sizeof(pid), "%" PRIu32, s->pid) };
+		struct frame_slice ts = { tids, (size_t)snprintf(tids, sizeof(tids), "%" PRIu32, tid) };
+		frame_pname(c, ps, ts, o->annotate_pid, o->annotate_tid, &b->parts);
+	}
+	node = profile_push_str(p, node, b->parts.buf, b->parts.len);
+	b->java = frame_pname_is_java(b->parts.buf, b->parts.len);
 
 	/* A stack that reached the depth limit lost its root end (the kernel
 	 * walks from the leaf): the marker stands where the cut is, under
@@ -526,8 +531,8 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 	if (s->nr_user) {
 		/* A chain that ends anywhere but at a thread's start broke
 		 * there: say so with an [unknown] caller. */
-		sym_t outer = user_sym(b, s->pid, f[s->nr_user - 1]);
-		const char *name = strpool_str(&p->names, outer);
+		struct frame_seq outer = user_frame(b, s->pid, f[s->nr_user - 1]);
+		const char *name = outer.count ? strpool_str(&p->names, b->seq[outer.first]) : "";
 		b->r->user_samples += s->count;
 		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
 			b->r->reached += s->count;
@@ -535,13 +540,13 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 			node = profile_push_str(p, node, "[unknown]", 9);
 	}
 	for (uint32_t i = s->nr_user; i-- > 0;)
-		node = profile_push(p, node, user_sym(b, s->pid, f[i]));
+		node = push_seq(b, node, user_frame(b, s->pid, f[i]));
 	if (s->flags & STACK_KERNEL_TRUNCATED)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_KERNEL_MISSING)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
 	for (uint32_t i = s->nr_kernel; i-- > 0;)
-		node = profile_push(p, node, kernel_sym(b, f[s->nr_user + i]));
+		node = push_seq(b, node, kernel_frame(b, f[s->nr_user + i]));
 	return node;
 }
 
@@ -574,6 +579,10 @@ static void build_profile(struct recorder *r, struct profile *p, struct symbols 
 	free(leaf);
 	hashmap_release(&b.user_cache);
 	hashmap_release(&b.kernel_cache);
+	free(b.seqs);
+	free(b.seq);
+	frame_parts_release(&b.parts);
+	free(b.line);
 }
 
 /* The kernel's symbol table is read while sampling runs, so that it is
