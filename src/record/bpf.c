@@ -144,6 +144,24 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 
 static uint32_t stack_depth(const uint64_t *ips);
 
+/* Default stack-map entries, from the samples the recording may take:
+ * a stack whose hash bucket is taken by another is sent up whole, and the
+ * share of taken buckets grows with distinct stacks over buckets, so the
+ * map gets about as many entries as samples expected (rate x CPUs x
+ * duration, 30 s when open-ended), a power of two (the kernel rounds the
+ * buckets up to one), from PROFILE_STACK_ENTRIES up to what
+ * PROFILE_STACK_BYTES of frames allow (65536 entries of 127 frames). */
+static uint32_t default_stack_map_entries(const struct record_opts *o, int ncpu, uint32_t depth)
+{
+	double cpus = o->nr_cpus ? (double)o->nr_cpus : (double)(ncpu > 0 ? ncpu : 1);
+	double expected = (double)o->freq * cpus * (o->duration > 0 ? o->duration : 30.0);
+	uint64_t frame_bytes = (uint64_t)depth * sizeof(uint64_t);
+	uint32_t entries = PROFILE_STACK_ENTRIES;
+	while (entries < expected && (uint64_t)entries * 2 * frame_bytes <= PROFILE_STACK_BYTES)
+		entries *= 2;
+	return entries;
+}
+
 struct spill_ctx {
 	struct recorder *r;
 	uint64_t lost;
@@ -381,8 +399,13 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	bpf_map__set_max_entries(b.skel->maps.ustack_buf, copy ? (uint32_t)b.ncpu : 1);
 	if (!copy)
 		bpf_map__set_max_entries(b.skel->maps.ustacks, (uint32_t)sysconf(_SC_PAGESIZE));
-	if (o->stack_map_size)
-		bpf_map__set_max_entries(b.skel->maps.stacks, o->stack_map_size);
+	uint32_t stack_entries = o->stack_map_size ? o->stack_map_size
+						   : default_stack_map_entries(o, b.ncpu, spills.depth);
+	bpf_map__set_max_entries(b.skel->maps.stacks, stack_entries);
+	/* A sample whose key finds the counts hash full is lost: room for a
+	 * key per stack-map entry, as many again for the samples sent whole. */
+	if (stack_entries > PROFILE_COUNT_ENTRIES)
+		bpf_map__set_max_entries(b.skel->maps.counts, stack_entries);
 	if (spills.depth != PROFILE_MAX_DEPTH)
 		bpf_map__set_value_size(b.skel->maps.stacks, spills.depth * sizeof(uint64_t));
 	if (profile_bpf__load(b.skel)) {

@@ -7,7 +7,8 @@
 
 #define PROFILE_COMM_LEN 16
 #define PROFILE_MAX_DEPTH 127       /* frames per stack, as perf's default */
-#define PROFILE_STACK_ENTRIES 16384 /* stack-trace map entries (bcc's default) */
+#define PROFILE_STACK_ENTRIES 16384 /* stack-trace map entries at least (bcc's default) */
+#define PROFILE_STACK_BYTES (64ull << 20) /* ...and at most this many bytes of frames */
 #define PROFILE_COUNT_ENTRIES 40960 /* distinct keys in the counts hash */
 #define PROFILE_FILTER_ENTRIES 1024 /* pids or tids to sample */
 
