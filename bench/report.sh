@@ -13,6 +13,8 @@
 #                                   niced: perf record -F 4999 -a -g while
 #                                   the report_mt workload runs)
 #   RUNS=1 bench/report.sh
+#   BASE=/path/to/older/scorch bench/report.sh   also times that build's
+#                                   report in the same run, for the ratio
 set -eu
 cd "$(dirname "$0")/.."
 SCORCH=${SCORCH:-./scorch}
@@ -48,6 +50,13 @@ run() {
 run "scorch report" "$SCORCH" report -q -o "$OUT/report.scorch.folded" "$data"
 t_scorch=$wall c_scorch=$cpu
 "$SCORCH" report -q --stats "$data" 2>&1 >/dev/null | sed 's/^/# /' || true
+if [ -n "${BASE:-}" ]; then
+	run "base scorch report ($BASE)" "$BASE" report -q -o "$OUT/report.base.folded" "$data"
+	awk -v b="$wall" -v s="$t_scorch" -v cb="$cpu" -v cs="$c_scorch" \
+		'BEGIN { printf "# base / this build: %.2fx wall, %.2fx cpu\n", b / s, cb / cs }'
+	cmp -s "$OUT/report.base.folded" "$OUT/report.scorch.folded" &&
+		echo "# output identical to the base build's" || echo "# output differs from the base build's"
+fi
 
 run "perf script > text" sh -c "perf script -i '$data' > '$OUT/report.perf.txt' 2>/dev/null"
 t_script=$wall c_script=$cpu
