@@ -51,7 +51,16 @@ const char record_usage[] =
 	"                          output is written either way; a command still\n"
 	"                          running then is sent SIGTERM)\n"
 	"  -e, --event EVENT       cpu-clock or cycles (default: cycles where there is\n"
-	"                          a hardware PMU, else cpu-clock, with a notice)\n"
+	"                          a hardware PMU, else cpu-clock, with a notice), or\n"
+	"                          counted per stack: page-faults (faults),\n"
+	"                          minor-faults, major-faults, context-switches (cs),\n"
+	"                          cpu-migrations (migrations), alignment-faults,\n"
+	"                          emulation-faults, or a tracepoint SYS:NAME\n"
+	"                          (sched:sched_process_exec; perf backend only: bpf\n"
+	"                          falls back with a notice). A graph's unit and\n"
+	"                          palette follow the event (page faults: mem)\n"
+	"  -c, --count N           counted events: a sample every N events (default 1;\n"
+	"                          each sample counts 1)\n"
 	"      --call-graph MODE   how user stacks are walked: auto (the default:\n"
 	"                          DWARF unwinding from .eh_frame of a copy of the\n"
 	"                          stack, continued along frame pointers where the\n"
@@ -158,6 +167,7 @@ static const struct option own_opts[] = {
 	{ "freq", required_argument, NULL, 'F' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "event", required_argument, NULL, 'e' },
+	{ "count", required_argument, NULL, 'c' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -237,12 +247,27 @@ static int command_exit_code(const struct record_stats *st)
 	return -1;
 }
 
+/* How often a sample is taken: "99 Hz", "every event", "every 10 events". */
+static const char *describe_rate(const struct record_opts *o, char *buf, size_t cap)
+{
+	if (o->event != RECORD_EVENT_COUNTED)
+		snprintf(buf, cap, "%u Hz", o->freq);
+	else if (o->period > 1)
+		snprintf(buf, cap, "every %" PRIu64 " events", o->period);
+	else
+		snprintf(buf, cap, "every event");
+	return buf;
+}
+
 /* One message: why a recording has no samples. */
 static void explain_no_samples(const struct record_opts *o, const struct record_stats *st)
 {
 	switch (st->ended) {
 	case RECORD_END_COMMAND:
-		if (st->command_cpu < 0.0005)
+		if (o->event == RECORD_EVENT_COUNTED)
+			error("no samples: '%s' ran %.1f s and caused no %s event", o->command[0], st->seconds,
+			      o->counted.name);
+		else if (st->command_cpu < 0.0005)
 			error("no samples: '%s' ran %.1f s and used no CPU", o->command[0], st->seconds);
 		else
 			error("no samples: '%s' ran %.1f s but used only %.0f ms of CPU (at %u Hz a "
@@ -359,7 +384,7 @@ static void describe_target(const struct record_opts *o, char *buf, size_t cap)
 static void describe_run(const struct record_opts *o, const struct record_stats *st, time_t started,
 			 char *buf, size_t cap)
 {
-	char host[256] = "?", date[64] = "?", samples[32], lost[32];
+	char host[256] = "?", date[64] = "?", samples[32], lost[32], rate[48];
 	struct tm tm;
 	if (gethostname(host, sizeof(host) - 1))
 		strcpy(host, "?");
@@ -368,8 +393,8 @@ static void describe_run(const struct record_opts *o, const struct record_stats 
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
 	numfmt_grouped(samples, sizeof(samples), st->samples);
 	size_t len = 0;
-	append(buf, cap, &len, "host %s \xc2\xb7 %s \xc2\xb7 %s %u Hz \xc2\xb7 %.1f s \xc2\xb7 %s sample%s", host,
-	       date, st->event ? st->event : "?", o->freq, st->seconds, samples, st->samples == 1 ? "" : "s");
+	append(buf, cap, &len, "host %s \xc2\xb7 %s \xc2\xb7 %s %s \xc2\xb7 %.1f s \xc2\xb7 %s sample%s", host,
+	       date, st->event ? st->event : "?", describe_rate(o, rate, sizeof(rate)), st->seconds, samples, st->samples == 1 ? "" : "s");
 	if (st->lost) {
 		numfmt_grouped(lost, sizeof(lost), st->lost);
 		append(buf, cap, &len, " (%s lost)", lost);
@@ -389,7 +414,7 @@ int cmd_record(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ap:t:L:C:F:d:e:o:qhgUKf", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:t:L:C:F:d:e:c:o:qhgUKf", long_opts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'a':
@@ -416,8 +441,13 @@ int cmd_record(int argc, char **argv)
 				o.event = RECORD_EVENT_CPU_CLOCK;
 			else if (!strcmp(optarg, "cycles"))
 				o.event = RECORD_EVENT_CYCLES;
+			else if (record_event_parse(optarg, &o.counted))
+				return usage_hint("record");
 			else
-				usage_error("record", "-e: event must be cpu-clock or cycles, not '%s'", optarg);
+				o.event = RECORD_EVENT_COUNTED;
+			break;
+		case 'c':
+			o.period = parse_count(optarg, 1000000000, "-c: a sample every 1..1000000000 events");
 			break;
 		case 'o':
 			output = optarg;
@@ -493,6 +523,12 @@ int cmd_record(int argc, char **argv)
 	}
 	free(long_opts);
 	o.keep_order = g.layout.flamechart;
+	if (o.period && o.event != RECORD_EVENT_COUNTED)
+		usage_error("record", "-c counts software events or tracepoints (-e page-faults...); "
+				      "cpu-clock and cycles are sampled at -F HZ");
+	/* A page-fault graph in the memory palette, unless --colors says. */
+	if (o.event == RECORD_EVENT_COUNTED && !g.colors)
+		g.colors = o.counted.palette;
 	if (g.input_format)
 		usage_error("record", "--format: '%s' is not an output format (%s)", g.input_format, graph_format_names);
 	if (graph_opts_finish(&g) || graph_opts_load(&g)) {
@@ -577,8 +613,9 @@ int cmd_record(int argc, char **argv)
 	} else if (graph) {
 		/* Each sample counts 1, whatever the event: say so. */
 		if (g.svg.countname == default_countname)
-			g.svg.countname = "samples";
-		g.period_ns = 1e9 / o.freq;
+			g.svg.countname = o.event == RECORD_EVENT_COUNTED ? o.counted.countname : "samples";
+		if (o.event != RECORD_EVENT_COUNTED)
+			g.period_ns = 1e9 / o.freq;
 		/* What, where, when and how, unless --title/--subtitle say. */
 		if (!g.svg.title) {
 			/* A flame chart or icicle graph still says so first. */
@@ -606,9 +643,11 @@ int cmd_record(int argc, char **argv)
 	}
 
 	if (!o.quiet && st.samples) {
-		fprintf(stderr, "scorch: %s backend, %s at %u Hz: %" PRIu64 " samples in %.1f s, %" PRIu64
+		char rate[48];
+		fprintf(stderr, "scorch: %s backend, %s %s: %" PRIu64 " samples in %.1f s, %" PRIu64
 				" distinct stacks",
-			st.backend, st.event ? st.event : "?", o.freq, st.samples, st.seconds, st.unique);
+			st.backend, st.event ? st.event : "?", describe_rate(&o, rate, sizeof(rate)), st.samples,
+			st.seconds, st.unique);
 		if (st.lost)
 			fprintf(stderr, ", %" PRIu64 " lost", st.lost);
 		if (st.spilled)

@@ -138,7 +138,7 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 			return error("cannot attach the BPF program to CPU %d: %s", cpu, strerror(e));
 		}
 	}
-	*event = cycles ? "cycles" : "cpu-clock";
+	*event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";
 	return 0;
 }
 
@@ -366,6 +366,11 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	struct ring_buffer *ustack_ring = NULL;
 	int ret = -1;
 
+	/* A perf_event program attaches to sampling events only; a tracepoint
+	 * would need a program of the tracepoint type. */
+	if (o->event == RECORD_EVENT_COUNTED && o->counted.type == PERF_TYPE_TRACEPOINT)
+		return record_bpf_unavailable(o, "tracepoint -e %s is recorded by the perf backend only",
+					      o->counted.name);
 	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
 	 * stores no more, and no more than perf_event_max_stack either). */
 	if (o->max_stack > PROFILE_MAX_DEPTH && o->unwind == RECORD_UNWIND_FP)

@@ -115,8 +115,14 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = PERF_COUNT_SW_CPU_CLOCK;
 	}
-	attr->freq = 1;
-	attr->sample_freq = o->freq;
+	if (o->event == RECORD_EVENT_COUNTED) {
+		attr->type = o->counted.type;
+		attr->config = o->counted.config;
+		attr->sample_period = o->period ? o->period : 1;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	}
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	attr->disabled = 1;
@@ -743,7 +749,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	stats->backend = "perf";
 	if (open_events(&st, t, &cycles))
 		goto out;
-	stats->event = cycles ? "cycles" : "cpu-clock";
+	stats->event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";
 
 	/* Processes that exist now: their names and maps (perf synthesizes
 	 * these from /proc the same way). New ones come as records. */

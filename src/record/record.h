@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "profile/profile.h"
+#include "record/events.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -44,6 +45,7 @@ enum record_event {
 	RECORD_EVENT_AUTO, /* cycles where there is a PMU, else cpu-clock */
 	RECORD_EVENT_CPU_CLOCK,
 	RECORD_EVENT_CYCLES,
+	RECORD_EVENT_COUNTED, /* record_opts.counted: every Nth software event or tracepoint hit */
 };
 
 struct record_opts {
@@ -64,6 +66,8 @@ struct record_opts {
 	bool annotate_pid, annotate_tid, annotate_kernel;
 	enum record_backend backend;
 	enum record_event event;
+	struct record_event_spec counted; /* RECORD_EVENT_COUNTED: which */
+	uint64_t period;      /* RECORD_EVENT_COUNTED: a sample every period events (-c) */
 	unsigned stack_map_size; /* bpf: stack-trace map entries, 0 = default */
 	unsigned max_stack;   /* frames per stack, 0 = the kernel's perf_event_max_stack */
 	enum record_unwind unwind;

@@ -1,0 +1,104 @@
+/* record -e EVENT: names of perf software events and tracepoints. */
+#include "record/events.h"
+
+#include "base/error.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sw_event {
+	const char *name;
+	uint64_t config;
+	const char *countname;
+	const char *palette;
+};
+
+/* perf list's software events and their aliases. */
+static const struct sw_event sw_events[] = {
+	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults", "mem" },
+	{ "faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults", "mem" },
+	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, "minor faults", "mem" },
+	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, "major faults", "mem" },
+	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches", "io" },
+	{ "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches", "io" },
+	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "migrations", "hot" },
+	{ "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, "migrations", "hot" },
+	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "alignment faults", "mem" },
+	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "emulation faults", "hot" },
+};
+
+/* Where tracefs may be mounted. */
+static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+static bool tracepoint_name_ok(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!(c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9')))
+			return false;
+	}
+	return true;
+}
+
+static int tracepoint_id(const char *name, uint64_t *id)
+{
+	const char *colon = strchr(name, ':');
+	size_t sys_len = (size_t)(colon - name);
+	if (!tracepoint_name_ok(name, sys_len) || !tracepoint_name_ok(colon + 1, strlen(colon + 1)))
+		return error("-e %s: not a tracepoint name (SYS:NAME, as in perf list)", name);
+	int first_errno = 0;
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", tracefs_dirs[i], (int)sys_len, name,
+			 colon + 1);
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			if (!first_errno)
+				first_errno = errno;
+			continue;
+		}
+		unsigned long long v;
+		int got = fscanf(f, "%llu", &v);
+		fclose(f);
+		if (got != 1)
+			return error("%s: not a tracepoint id", path);
+		*id = v;
+		return 0;
+	}
+	if (first_errno == ENOENT)
+		return error("-e %s: no such tracepoint in %s/events (see perf list tracepoint)", name,
+			     tracefs_dirs[0]);
+	return error("-e %s: cannot read %s/events/%.*s/%s/id: %s (tracefs needs root)", name, tracefs_dirs[0],
+		     (int)sys_len, name, colon + 1, strerror(first_errno));
+}
+
+int record_event_parse(const char *name, struct record_event_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	if (strlen(name) >= sizeof(spec->name))
+		return error("-e: event name too long: '%.40s...'", name);
+	strcpy(spec->name, name);
+	for (size_t i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++) {
+		if (!strcmp(name, sw_events[i].name)) {
+			spec->type = PERF_TYPE_SOFTWARE;
+			spec->config = sw_events[i].config;
+			spec->countname = sw_events[i].countname;
+			spec->palette = sw_events[i].palette;
+			return 0;
+		}
+	}
+	if (!strchr(name, ':'))
+		return error("-e %s: unknown event (cpu-clock, cycles, page-faults, minor-faults, "
+			     "major-faults, context-switches, cpu-migrations, or a tracepoint SYS:NAME)",
+			     name);
+	spec->type = PERF_TYPE_TRACEPOINT;
+	spec->countname = "events";
+	spec->palette = "hot";
+	return tracepoint_id(name, &spec->config);
+}
