@@ -115,16 +115,19 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = PERF_COUNT_SW_CPU_CLOCK;
 	}
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			    PERF_SAMPLE_CALLCHAIN;
 	if (o->event == RECORD_EVENT_COUNTED) {
+		/* No PERF_SAMPLE_PERIOD: with it, the kernel makes every
+		 * software event a sample whatever the period (-c N ignored). */
 		attr->type = o->counted.type;
 		attr->config = o->counted.config;
 		attr->sample_period = o->period ? o->period : 1;
 	} else {
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
 	}
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	attr->disabled = 1;
 	attr->exclude_user = o->kernel_only;
 	attr->exclude_kernel = o->user_only;
@@ -266,7 +269,8 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 	TAKE(s.time);
 	TAKE(u);
 	s.cpu = u[0];
-	TAKE(v); /* period */
+	if (type & PERF_SAMPLE_PERIOD)
+		TAKE(v); /* period */
 	uint64_t nr;
 	TAKE(nr);
 	if (nr > (uint64_t)(end - p) / 8)

@@ -8,6 +8,7 @@ for be in perf bpf; do
 	if [ "$okv" != 1 ]; then
 		skip "record $be: -e page-faults shares 2:1" "$why"
 		skip "record $be: -e page-faults graph in page faults, mem palette" "$why"
+		skip "record $be: -e page-faults -c 10 samples every 10th fault" "$why"
 		continue
 	fi
 	# fault_a touches 2 x 512 fresh pages a round, fault_b 512: every
@@ -29,6 +30,18 @@ for be in perf bpf; do
 	else
 		not_ok "record $be: -e page-faults shares 2:1" "fault_a $a, fault_b $b of $n faults, ${lost:-0} lost" \
 			"$(sort -k2 -n "$TMPDIR/pf.folded" | tail -4)" "$(cat "$TMPDIR/pf.err")"
+	fi
+	# -c 10: a sample every 10th fault. The workload faults 20 x 1536
+	# pages (and the loader a few dozen more): about 3072 samples
+	# (frame pointers: small samples, none lost).
+	"$SCORCH" record --backend $be --call-graph fp -e page-faults -c 10 -o "$TMPDIR/pf10.folded" \
+		-- "$WL/faults" 20 2>"$TMPDIR/pf10.err"
+	n10=$(total "$TMPDIR/pf10.folded")
+	if [ "$n10" -ge 3000 ] && [ "$n10" -le 3300 ] && grep -q 'every 10 events' "$TMPDIR/pf10.err"; then
+		ok "record $be: -e page-faults -c 10 samples every 10th fault"
+	else
+		not_ok "record $be: -e page-faults -c 10 samples every 10th fault" "$n10 samples (want ~3072)" \
+			"$(cat "$TMPDIR/pf10.err")"
 	fi
 	# The graph says what it counts and uses the memory palette (mem,
 	# flamegraph.pl's: red 0, where the default's frames are 205..255).
