@@ -441,9 +441,14 @@ int cmd_record(int argc, char **argv)
 				o.event = RECORD_EVENT_CPU_CLOCK;
 			else if (!strcmp(optarg, "cycles"))
 				o.event = RECORD_EVENT_CYCLES;
-			else if (record_event_parse(optarg, &o.counted))
+			else if (record_event_parse(optarg, &o.counted)) {
+				free(long_opts);
+				graph_opts_release(&g);
+				free(o.pids);
+				free(o.tids);
+				free(o.cpus);
 				return usage_hint("record");
-			else
+			} else
 				o.event = RECORD_EVENT_COUNTED;
 			break;
 		case 'c':

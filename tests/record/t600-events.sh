@@ -14,8 +14,10 @@ for be in perf bpf; do
 	# fault_a touches 2 x 512 fresh pages a round, fault_b 512: every
 	# fault is a sample (-c 1), so the shares are 2/3 and 1/3 of all
 	# faults, within 0.05 (the loader and libc fault a few pages too;
-	# samples the ring buffer lost fall on both alike).
-	"$SCORCH" record --backend $be -e page-faults -o "$TMPDIR/pf.folded" -- "$WL/faults" 20 \
+	# frame pointers: small samples, so the ring buffer keeps up with a
+	# sample per fault, where DWARF's 16 KiB stack copies are lost in
+	# bursts, unevenly, on a slow sanitized build).
+	"$SCORCH" record --backend $be --call-graph fp -e page-faults -o "$TMPDIR/pf.folded" -- "$WL/faults" 20 \
 		2>"$TMPDIR/pf.err"
 	n=$(total "$TMPDIR/pf.folded")
 	a=$(awk '{ t += $NF; if ($0 ~ /;main;fault_a;touch_pages(;|$| )/) m += $NF }
