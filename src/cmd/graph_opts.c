@@ -229,6 +229,14 @@ enum graph_format graph_opts_format(const struct graph_opts *o, const char *cmd,
 	return o->format != GRAPH_FORMAT_NONE ? o->format : output_format(cmd, output, writes);
 }
 
+int graph_opts_take(struct graph_opts *o, const char *cmd, int code, const char *arg,
+		    char *const *argv)
+{
+	if (!graph_opt_code(code))
+		usage_bad_option(cmd, code, argv);
+	return graph_opts_set(o, code, arg) ? usage_hint(cmd) : 0;
+}
+
 int graph_opts_for_output(struct graph_opts *o, const char *cmd, const char *output, bool quiet,
 			  enum graph_format *f)
 {

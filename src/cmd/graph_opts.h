@@ -28,6 +28,12 @@ struct option *graph_options_with(const struct option *own, const char *const *s
 void graph_opts_init(struct graph_opts *o);
 /* One option of the shared table: 0, or -1 with the error printed. */
 int graph_opts_set(struct graph_opts *o, int code, const char *arg);
+/* The default branch of a command's getopt loop: a code outside the shared
+ * table is a usage error (exits); a shared option's value is checked. 0,
+ * or the usage exit code after the message (the caller then releases what
+ * it holds and returns it). */
+int graph_opts_take(struct graph_opts *o, const char *cmd, int code, const char *arg,
+		    char *const *argv);
 /* After the last option: palettes and colours resolved, regexes checked,
  * so that a bad value fails before any input is read or recorded (a usage
  * error). 0, or -1 with the error printed. */

@@ -126,15 +126,15 @@ int cmd_merge(int argc, char **argv)
 			free(long_opts);
 			graph_opts_release(&g);
 			return 0;
-		default:
-			if (!graph_opt_code(c))
-				usage_bad_option("merge", c, argv);
-			if (graph_opts_set(&g, c, optarg)) {
+		default: {
+			int rc = graph_opts_take(&g, "merge", c, optarg, argv);
+			if (rc) {
 				free(long_opts);
 				graph_opts_release(&g);
-				return usage_hint("merge");
+				return rc;
 			}
 			break;
+		}
 		}
 	}
 	free(long_opts);

@@ -513,17 +513,17 @@ int cmd_record(int argc, char **argv)
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg, &o);
 			break;
-		default:
-			if (!graph_opt_code(c))
-				usage_bad_option("record", c, argv);
-			if (graph_opts_set(&g, c, optarg)) {
+		default: {
+			int rc = graph_opts_take(&g, "record", c, optarg, argv);
+			if (rc) {
 				free(long_opts);
 				graph_opts_release(&g);
 				free(o.pids);
 				free(o.tids);
-				return usage_hint("record");
+				return rc;
 			}
 			break;
+		}
 		}
 	}
 	free(long_opts);

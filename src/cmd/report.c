@@ -238,15 +238,15 @@ int cmd_report(int argc, char **argv)
 			free(long_opts);
 			graph_opts_release(&g);
 			return 0;
-		default:
-			if (!graph_opt_code(c))
-				usage_bad_option("report", c, argv);
-			if (graph_opts_set(&g, c, optarg)) {
+		default: {
+			int rc = graph_opts_take(&g, "report", c, optarg, argv);
+			if (rc) {
 				free(long_opts);
 				graph_opts_release(&g);
-				return usage_hint("report");
+				return rc;
 			}
 			break;
+		}
 		}
 	}
 	free(long_opts);
