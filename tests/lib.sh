@@ -39,6 +39,22 @@ test_cmp() {
 	fi
 }
 
+# missing_lines WANT ACTUAL [IN]: print each line of file WANT that no line
+# of file ACTUAL contains (fixed strings), "$IN" in WANT standing for IN.
+missing_lines() {
+	while IFS= read -r _line; do
+		_text= _rest=$_line
+		while :; do
+			case "$_rest" in
+			*'$IN'*) _text=$_text${_rest%%'$IN'*}${3:-} _rest=${_rest#*'$IN'} ;;
+			*) break ;;
+			esac
+		done
+		_text=$_text$_rest
+		grep -qF -- "$_text" "$2" || printf '%s\n' "$_text"
+	done <"$1"
+}
+
 # expect_exit NAME CODE CMD...: run CMD, pass when it exits with CODE.
 expect_exit() {
 	_name=$1 _want=$2
