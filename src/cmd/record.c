@@ -61,6 +61,22 @@ const char record_usage[] =
 	"                          palette follow the event (page faults: mem)\n"
 	"  -c, --count N           counted events: a sample every N events (default 1;\n"
 	"                          each sample counts 1)\n"
+	"      --off-cpu           off-CPU time instead of samples: each time a thread\n"
+	"                          blocks (switched out asleep, S, or in uninterruptible\n"
+	"                          wait, D; not when preempted), its stack counts the\n"
+	"                          microseconds until it runs again. A thread still\n"
+	"                          blocked when sampling ends counts up to then; the\n"
+	"                          idle task never counts. The graph counts \"us\" in\n"
+	"                          the io palette\n"
+	"      --wall              wall-clock time: off-CPU time as --off-cpu, plus\n"
+	"                          cpu-clock samples at -F HZ counted as 1/HZ s each,\n"
+	"                          in one graph; every stack ends in a frame [on-cpu]\n"
+	"                          or [off-cpu]\n"
+	"      --min-block USEC    off-CPU: leave out blocks shorter than USEC\n"
+	"      --max-block USEC    off-CPU: leave out blocks longer than USEC\n"
+	"      --state STATES      off-CPU: the sleep states counted, S (interruptible\n"
+	"                          sleep: sleep, poll, pipes, locks), D (uninterruptible:\n"
+	"                          disk I/O, page faults) or SD (the default)\n"
 	"      --call-graph MODE   how user stacks are walked: auto (the default:\n"
 	"                          DWARF unwinding from .eh_frame of a copy of the\n"
 	"                          stack, continued along frame pointers where the\n"
@@ -153,6 +169,11 @@ enum {
 	OPT_STACK_MAP_SIZE,
 	OPT_MAX_STACK,
 	OPT_CALL_GRAPH,
+	OPT_OFF_CPU,
+	OPT_WALL,
+	OPT_MIN_BLOCK,
+	OPT_MAX_BLOCK,
+	OPT_STATE,
 };
 
 /* Followed by the flame-graph options (cmd/graph_opts.h). */
@@ -185,6 +206,11 @@ static const struct option own_opts[] = {
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
+	{ "state", required_argument, NULL, OPT_STATE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -233,6 +259,29 @@ static void parse_call_graph(const char *arg, struct record_opts *o)
 }
 
 
+/* --state: S, D, or both (ps's letters for those sleep states). */
+static unsigned parse_states(const char *arg)
+{
+	unsigned states = 0;
+	const char *p = arg;
+	for (; *p == 'S' || *p == 'D'; p++)
+		states |= *p == 'S' ? RECORD_OFFCPU_SLEEPING : RECORD_OFFCPU_UNINTERRUPTIBLE;
+	if (*p || !states)
+		usage_error("record", "--state: S (sleeping), D (uninterruptible) or SD, not '%s'", arg);
+	return states;
+}
+
+/* --min-block/--max-block: microseconds, 1..10^12. */
+static uint64_t parse_usec(const char *arg, const char *what)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (*end || end == arg || errno || !v || v > 1000000000000ull || arg[0] == '-')
+		usage_error("record", "%s: microseconds, 1..1000000000000, not '%s'", what, arg);
+	return v;
+}
+
 /* The exit code of a command that ended on its own: its status, or 128+N
  * when signal N killed it; -1 when there was no command or scorch ended it
  * (-d, Ctrl-C). */
@@ -247,6 +296,19 @@ static int command_exit_code(const struct record_stats *st)
 	return -1;
 }
 
+/* Append printf output to buf (of cap bytes, holding *len), cut at cap. */
+PRINTF_LIKE(4, 5) static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	if (*len + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
 /* How often a sample is taken: "99 Hz", "every event", "every 10 events". */
 static const char *describe_rate(const struct record_opts *o, char *buf, size_t cap)
 {
@@ -256,6 +318,45 @@ static const char *describe_rate(const struct record_opts *o, char *buf, size_t 
 		snprintf(buf, cap, "every %" PRIu64 " events", o->period);
 	else
 		snprintf(buf, cap, "every event");
+	return buf;
+}
+
+/* What was recorded: "cycles 99 Hz", "page-faults every event", "off-CPU
+ * S+D >= 10 us", "cpu-clock 99 Hz + off-CPU S+D". */
+static const char *describe_event(const struct record_opts *o, const struct record_stats *st, char *buf,
+				  size_t cap)
+{
+	char rate[48];
+	size_t len = 0;
+	buf[0] = 0;
+	if (!o->off_cpu || o->wall)
+		append(buf, cap, &len, "%s %s%s", st->event ? st->event : "?", describe_rate(o, rate, sizeof(rate)),
+		       o->wall ? " + " : "");
+	if (o->off_cpu) {
+		unsigned s = o->off_cpu_states;
+		append(buf, cap, &len, "off-CPU %s", s == RECORD_OFFCPU_STATES_ALL ? "S+D"
+						     : s & RECORD_OFFCPU_SLEEPING ? "S" : "D");
+		if (o->min_block_us)
+			append(buf, cap, &len, " \xe2\x89\xa5 %" PRIu64 " us", o->min_block_us);
+		if (o->max_block_us)
+			append(buf, cap, &len, " \xe2\x89\xa4 %" PRIu64 " us", o->max_block_us);
+	}
+	return buf;
+}
+
+/* How much: "1,234 samples", "567 blocks", "1,234 samples + 567 blocks". */
+static const char *describe_count(const struct record_stats *st, char *buf, size_t cap)
+{
+	char samples[32], blocks[32];
+	uint64_t on = st->samples - st->offcpu_blocks;
+	size_t len = 0;
+	buf[0] = 0;
+	numfmt_grouped(samples, sizeof(samples), on);
+	numfmt_grouped(blocks, sizeof(blocks), st->offcpu_blocks);
+	if (on || !st->offcpu_blocks)
+		append(buf, cap, &len, "%s sample%s%s", samples, on == 1 ? "" : "s", st->offcpu_blocks ? " + " : "");
+	if (st->offcpu_blocks)
+		append(buf, cap, &len, "%s block%s", blocks, st->offcpu_blocks == 1 ? "" : "s");
 	return buf;
 }
 
@@ -331,19 +432,6 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 		usage_error("record", "-C: empty CPU list");
 }
 
-/* Append printf output to buf (of cap bytes, holding *len), cut at cap. */
-PRINTF_LIKE(4, 5) static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	if (*len + 1 >= cap)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
-}
-
 /* The default title: what was recorded ("scorch record: make -j2",
  * "scorch record: PID 1234 (burn)", "scorch record: all CPUs"). Names of
  * -p/-t targets are read now, while they live. */
@@ -384,17 +472,16 @@ static void describe_target(const struct record_opts *o, char *buf, size_t cap)
 static void describe_run(const struct record_opts *o, const struct record_stats *st, time_t started,
 			 char *buf, size_t cap)
 {
-	char host[256] = "?", date[64] = "?", samples[32], lost[32], rate[48];
+	char host[256] = "?", date[64] = "?", lost[32], what[128], count[96];
 	struct tm tm;
 	if (gethostname(host, sizeof(host) - 1))
 		strcpy(host, "?");
 	host[sizeof(host) - 1] = 0;
 	if (gmtime_r(&started, &tm))
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
-	numfmt_grouped(samples, sizeof(samples), st->samples);
 	size_t len = 0;
-	append(buf, cap, &len, "host %s \xc2\xb7 %s \xc2\xb7 %s %s \xc2\xb7 %.1f s \xc2\xb7 %s sample%s", host,
-	       date, st->event ? st->event : "?", describe_rate(o, rate, sizeof(rate)), st->seconds, samples, st->samples == 1 ? "" : "s");
+	append(buf, cap, &len, "host %s \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %.1f s \xc2\xb7 %s", host, date,
+	       describe_event(o, st, what, sizeof(what)), st->seconds, describe_count(st, count, sizeof(count)));
 	if (st->lost) {
 		numfmt_grouped(lost, sizeof(lost), st->lost);
 		append(buf, cap, &len, " (%s lost)", lost);
@@ -408,7 +495,9 @@ int cmd_record(int argc, char **argv)
 	graph_opts_init(&g);
 	struct option *long_opts = graph_options_with(own_opts, NULL);
 	const char *output = NULL;
-	bool no_progress = false, folded = false;
+	bool no_progress = false, folded = false, freq_given = false, event_given = false;
+	/* An off-CPU filter given, for the usage error without --off-cpu. */
+	const char *block_filter = NULL;
 	/* The default unit, to know whether --countname changed it. */
 	const char *default_countname = g.svg.countname;
 	int c;
@@ -429,6 +518,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'F':
 			o.freq = parse_count(optarg, 100000, "-F: frequency must be 1..100000 Hz");
+			freq_given = true;
 			break;
 		case 'd':
 			errno = 0;
@@ -437,6 +527,7 @@ int cmd_record(int argc, char **argv)
 				usage_error("record", "-d: not a positive number of seconds: '%s'", optarg);
 			break;
 		case 'e':
+			event_given = true;
 			if (!strcmp(optarg, "cpu-clock"))
 				o.event = RECORD_EVENT_CPU_CLOCK;
 			else if (!strcmp(optarg, "cycles"))
@@ -513,6 +604,24 @@ int cmd_record(int argc, char **argv)
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg, &o);
 			break;
+		case OPT_OFF_CPU:
+			o.off_cpu = true;
+			break;
+		case OPT_WALL:
+			o.wall = o.off_cpu = true;
+			break;
+		case OPT_MIN_BLOCK:
+			o.min_block_us = parse_usec(optarg, "--min-block");
+			block_filter = "--min-block";
+			break;
+		case OPT_MAX_BLOCK:
+			o.max_block_us = parse_usec(optarg, "--max-block");
+			block_filter = "--max-block";
+			break;
+		case OPT_STATE:
+			o.off_cpu_states = parse_states(optarg);
+			block_filter = "--state";
+			break;
 		default: {
 			int rc = graph_opts_take(&g, "record", c, optarg, argv);
 			if (rc) {
@@ -531,6 +640,28 @@ int cmd_record(int argc, char **argv)
 	if (o.period && o.event != RECORD_EVENT_COUNTED)
 		usage_error("record", "-c counts software events or tracepoints (-e page-faults...); "
 				      "cpu-clock and cycles are sampled at -F HZ");
+	if (block_filter && !o.off_cpu)
+		usage_error("record", "%s filters off-CPU time: add --off-cpu (or --wall)", block_filter);
+	if (o.min_block_us && o.max_block_us && o.min_block_us > o.max_block_us)
+		usage_error("record", "--min-block %" PRIu64 " is above --max-block %" PRIu64, o.min_block_us,
+			    o.max_block_us);
+	if (o.off_cpu && !o.off_cpu_states)
+		o.off_cpu_states = RECORD_OFFCPU_STATES_ALL;
+	if (o.off_cpu && !o.wall && (event_given || freq_given))
+		usage_error("record", "--off-cpu records blocked time, not samples: no %s (--wall adds "
+				      "cpu-clock samples at -F HZ)", event_given ? "-e" : "-F");
+	if (o.wall && event_given && o.event != RECORD_EVENT_CPU_CLOCK)
+		usage_error("record", "--wall counts on-CPU time with cpu-clock samples: no -e %s",
+			    o.event == RECORD_EVENT_COUNTED ? o.counted.name : "cycles");
+	if (o.wall)
+		o.event = RECORD_EVENT_CPU_CLOCK; /* a sample stands for 1/HZ s of CPU */
+	if (o.off_cpu && g.layout.flamechart)
+		usage_error("record", "--flamechart draws samples in time order; not with --%s",
+			    o.wall ? "wall" : "off-cpu");
+	/* Off-CPU time: microseconds, in the io palette (--wall: hot, where
+	 * [off-cpu] frames stand out), unless --colors says. */
+	if (o.off_cpu && !g.colors)
+		g.colors = o.wall ? "hot" : "io";
 	/* A page-fault graph in the memory palette, unless --colors says. */
 	if (o.event == RECORD_EVENT_COUNTED && !g.colors)
 		g.colors = o.counted.palette;
@@ -618,13 +749,16 @@ int cmd_record(int argc, char **argv)
 	} else if (graph) {
 		/* Each sample counts 1, whatever the event: say so. */
 		if (g.svg.countname == default_countname)
-			g.svg.countname = o.event == RECORD_EVENT_COUNTED ? o.counted.countname : "samples";
-		if (o.event != RECORD_EVENT_COUNTED)
+			g.svg.countname = o.off_cpu ? "us" : o.event == RECORD_EVENT_COUNTED ? o.counted.countname : "samples";
+		if (o.event != RECORD_EVENT_COUNTED && !o.off_cpu)
 			g.period_ns = 1e9 / o.freq;
 		/* What, where, when and how, unless --title/--subtitle say. */
 		if (!g.svg.title) {
 			/* A flame chart or icicle graph still says so first. */
 			const char *mode = g.svg.flamechart ? "Flame Chart" : g.svg.inverted ? "Icicle Graph" : NULL;
+			if (o.off_cpu)
+				mode = o.wall ? (g.svg.inverted ? "Wall-Clock Time (icicle)" : "Wall-Clock Time")
+					      : (g.svg.inverted ? "Off-CPU Time (icicle)" : "Off-CPU Time");
 			if (mode)
 				snprintf(mode_title, sizeof(mode_title), "%s \xc2\xb7 %s", mode, title);
 			g.svg.title = mode ? mode_title : title;
@@ -648,11 +782,21 @@ int cmd_record(int argc, char **argv)
 	}
 
 	if (!o.quiet && st.samples) {
-		char rate[48];
-		fprintf(stderr, "scorch: %s backend, %s %s: %" PRIu64 " samples in %.1f s, %" PRIu64
-				" distinct stacks",
-			st.backend, st.event ? st.event : "?", describe_rate(&o, rate, sizeof(rate)), st.samples,
+		char what[128], count[96];
+		fprintf(stderr, "scorch: %s backend, %s: %s in %.1f s, %" PRIu64 " distinct stacks", st.backend,
+			describe_event(&o, &st, what, sizeof(what)), describe_count(&st, count, sizeof(count)),
 			st.seconds, st.unique);
+		if (o.off_cpu) {
+			fprintf(stderr, ", %.2f s off-CPU", st.offcpu_seconds);
+			if (st.offcpu_filtered)
+				fprintf(stderr, ", %" PRIu64 " blocks filtered out", st.offcpu_filtered);
+			if (st.offcpu_open)
+				fprintf(stderr, ", %" PRIu64 " thread%s still blocked at the end (counted up to it)",
+					st.offcpu_open, st.offcpu_open == 1 ? "" : "s");
+			if (st.offcpu_lost_end)
+				fprintf(stderr, ", %" PRIu64 " blocks dropped (their wake-up record was lost)",
+					st.offcpu_lost_end);
+		}
 		if (st.lost)
 			fprintf(stderr, ", %" PRIu64 " lost", st.lost);
 		if (st.spilled)

@@ -371,6 +371,11 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (o->event == RECORD_EVENT_COUNTED && o->counted.type == PERF_TYPE_TRACEPOINT)
 		return record_bpf_unavailable(o, "tracepoint -e %s is recorded by the perf backend only",
 					      o->counted.name);
+	/* Off-CPU time needs a program on sched_switch (offcpu.bpf.c, to come):
+	 * until then the perf backend records it. */
+	if (o->off_cpu)
+		return record_bpf_unavailable(o, "--%s is recorded by the perf backend only for now",
+					      o->wall ? "wall" : "off-cpu");
 	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
 	 * stores no more, and no more than perf_event_max_stack either). */
 	if (o->max_stack > PROFILE_MAX_DEPTH && o->unwind == RECORD_UNWIND_FP)

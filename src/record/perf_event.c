@@ -751,6 +751,8 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	int ret = -1;
 
 	stats->backend = "perf";
+	if (o->off_cpu) /* being written (issue 12) */
+		return error("--%s: not implemented in the perf backend yet", o->wall ? "wall" : "off-cpu");
 	if (open_events(&st, t, &cycles))
 		goto out;
 	stats->event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";

@@ -29,6 +29,7 @@ enum {
 	STACK_USER_TRUNCATED = 4,
 	STACK_KERNEL_TRUNCATED = 8,
 	STACK_USER_COMPLETE = 16,
+	STACK_OFF_CPU = 32,          /* --wall: time switched out, not a sample */
 };
 
 /* One distinct raw stack. Frames live in recorder.frames: the user part
@@ -38,6 +39,7 @@ enum {
 struct rstack {
 	uint64_t hash;
 	uint64_t count;
+	uint64_t ns;                 /* --off-cpu/--wall: time this stack stands for */
 	uint32_t pid, tid, cpu, comm;
 	uint32_t nr_user, nr_kernel;
 	size_t frames;
@@ -65,6 +67,7 @@ struct recorder {
 	struct order_event *events; /* keep_order only */
 	size_t nr_events, alloc_events;
 	uint64_t samples;
+	uint64_t blocks, block_ns;  /* the off-CPU part of samples, and its time */
 	struct record_unwinder *unwinder; /* NULL: frame pointers only */
 	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
 	size_t nr_unwound_alloc;
@@ -342,7 +345,8 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 		  (smp->kernel_missing && !o->user_only ? STACK_KERNEL_MISSING : 0) |
 		  (user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
 		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0) |
-		  (complete && nr_user ? STACK_USER_COMPLETE : 0);
+		  (complete && nr_user ? STACK_USER_COMPLETE : 0) |
+		  (smp->off_cpu && o->wall ? STACK_OFF_CPU : 0);
 
 	VEC_GROW(r->scratch, n, r->alloc_scratch);
 	if (nr_user && !procmaps_was_read(&r->maps, smp->pid))
@@ -382,6 +386,12 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 	}
 	r->stacks[idx].count += smp->weight;
 	r->samples += smp->weight;
+	if (o->off_cpu) /* time: a block's, or an on-CPU sample's period (--wall) */
+		r->stacks[idx].ns += smp->off_cpu ? smp->ns : smp->weight * (uint64_t)(1e9 / o->freq);
+	if (smp->off_cpu) {
+		r->blocks += smp->weight;
+		r->block_ns += smp->ns;
+	}
 	if (o->keep_order) {
 		VEC_GROW(r->events, r->nr_events + 1, r->alloc_events);
 		r->events[r->nr_events] = (struct order_event){ smp->time, idx, (uint32_t)r->nr_events };
@@ -547,6 +557,12 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
 	for (uint32_t i = s->nr_kernel; i-- > 0;)
 		node = push_seq(b, node, kernel_frame(b, f[s->nr_user + i]));
+	if (o->wall) {
+		if (s->flags & STACK_OFF_CPU)
+			node = profile_push_str(p, node, "[off-cpu]", 9);
+		else
+			node = profile_push_str(p, node, "[on-cpu]", 8);
+	}
 	return node;
 }
 
@@ -564,14 +580,25 @@ static void build_profile(struct recorder *r, struct profile *p, struct symbols 
 	hashmap_init(&b.user_cache);
 	hashmap_init(&b.kernel_cache);
 	node_t *leaf = xmalloc((r->nr_stacks + 1) * sizeof(node_t));
-	for (uint32_t i = 0; i < r->nr_stacks; i++)
+	for (uint32_t i = 0; i < r->nr_stacks; i++) {
+		/* A stack of under 0.5 us off-CPU gets no node (see record.h). */
+		if (r->opts->off_cpu && (r->stacks[i].ns + 500) / 1000 == 0)
+			continue;
 		leaf[i] = build_stack(&b, &r->stacks[i]);
+	}
 	if (r->opts->keep_order && r->nr_events) {
 		/* Rings are per CPU: merge them by time. */
 		qsort(r->events, r->nr_events, sizeof(r->events[0]), cmp_event);
 		p->keep_events = true;
 		for (size_t i = 0; i < r->nr_events; i++)
 			profile_count(p, leaf[r->events[i].stack], 1);
+	} else if (r->opts->off_cpu) {
+		/* Microseconds, rounded once per stack (see record.h). */
+		for (uint32_t i = 0; i < r->nr_stacks; i++) {
+			uint64_t us = (r->stacks[i].ns + 500) / 1000;
+			if (us)
+				profile_count(p, leaf[i], (double)us);
+		}
 	} else {
 		for (uint32_t i = 0; i < r->nr_stacks; i++)
 			profile_count(p, leaf[i], (double)r->stacks[i].count);
@@ -640,6 +667,8 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		stats->finish_seconds = record_now() - t0;
 		stats->finish_cpu_seconds = record_cpu_now() - c0;
 		stats->samples = r.samples;
+		stats->offcpu_blocks = r.blocks;
+		stats->offcpu_seconds = (double)r.block_ns / 1e9;
 		stats->unique = r.nr_stacks;
 		stats->user_samples = r.user_samples;
 		stats->reached = r.reached;

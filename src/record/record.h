@@ -48,6 +48,54 @@ enum record_event {
 	RECORD_EVENT_COUNTED, /* record_opts.counted: every Nth software event or tracepoint hit */
 };
 
+/* ---- Off-CPU and wall-clock profiles (--off-cpu, --wall) ----
+ *
+ * Both backends give a profile of the same shape:
+ *
+ * - What is measured: the time a thread spends switched out in a state
+ *   of opts->off_cpu_states, from its switch-out (sched_switch with it as
+ *   prev) to its next switch-in (sched_switch with it as next, on any
+ *   CPU). A preempted thread (still runnable: R, R+) is not off-CPU, nor
+ *   are other states (T stopped, t traced, P parked, I idle kernel
+ *   threads, X/Z dying). States are the sched_switch tracepoint's report
+ *   bits, which equal the raw task bits for S and D; a raw state with
+ *   TASK_NOLOAD (TASK_IDLE = D|NOLOAD) is I, not D. The idle task (pid 0)
+ *   is never counted.
+ * - Blocks shorter than min_block_us or longer than max_block_us (when
+ *   not 0) are left out, each block judged alone. A thread still switched
+ *   out when sampling ends is counted up to that moment (it was off-CPU
+ *   all that time), whatever --max-block says about the unfinished block.
+ * - The stack is the one the thread had when it switched out, in the
+ *   on-CPU layout: [CPU N;]comm[-PID[/TID]];user frames root..leaf;kernel
+ *   frames root..leaf[_[k]] (the kernel part ends in schedule's frames;
+ *   -U/-K apply). CPU N is the CPU it left.
+ * - Backends hand each block (or an in-kernel sum of blocks) to
+ *   recorder_sample with .off_cpu set, .weight = the number of blocks and
+ *   .ns = the nanoseconds blocked. The recorder sums ns per distinct stack
+ *   and the profile counts microseconds (rounded to the nearest at the
+ *   end; a stack that totals under 0.5 us is dropped).
+ * - --wall: on-CPU samples at -F HZ count 1e9/HZ ns each (.off_cpu
+ *   false, .ns 0: the recorder does the conversion), in the same graph.
+ *   Each stack then ends in a leaf frame "[on-cpu]" or "[off-cpu]", so
+ *   a function's width is its wall time and its top says where the time
+ *   went.
+ * - The graph (cmd/record.c): unit "us", palette io for --off-cpu and hot
+ *   for --wall (unless --colors), title "Off-CPU Time · <target>" or
+ *   "Wall-Clock Time · <target>".
+ * - Lost records are counted in record_stats.lost and said in the
+ *   summary. A block whose switch-in was lost is dropped at the thread's
+ *   next switch-out (its end is unknown) and counted in
+ *   record_stats.offcpu_lost_end; a switch-in without a switch-out seen
+ *   (the thread blocked before sampling began, or the record was lost)
+ *   counts nothing. */
+
+/* opts->off_cpu_states bits (--state S, D or SD). */
+enum {
+	RECORD_OFFCPU_SLEEPING = 0x1,      /* S: interruptible sleep */
+	RECORD_OFFCPU_UNINTERRUPTIBLE = 0x2, /* D: uninterruptible (disk, some locks) */
+	RECORD_OFFCPU_STATES_ALL = 0x3,
+};
+
 struct record_opts {
 	unsigned freq;        /* samples per second per CPU */
 	double duration;      /* seconds; 0 = until the command exits / stop */
@@ -74,6 +122,12 @@ struct record_opts {
 	unsigned stack_size;  /* bytes of user stack per sample, 0 = default */
 	bool progress;        /* elapsed/remaining/samples/lost on stderr */
 	bool quiet;           /* no notices */
+	/* --off-cpu / --wall (see the contract above). */
+	bool off_cpu;         /* time switched out, per stack (--wall sets it too) */
+	bool wall;            /* off-CPU time and on-CPU samples as time, marked */
+	uint64_t min_block_us; /* blocks shorter are left out (0: none) */
+	uint64_t max_block_us; /* blocks longer are left out (0: no limit) */
+	unsigned off_cpu_states; /* RECORD_OFFCPU_* bits; 0 means both */
 	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
 };
 
@@ -93,6 +147,11 @@ struct record_stats {
 	uint64_t copy_full;   /* bpf: stack copies refused by a full ring buffer
 				 (counted with frame-pointer stacks instead) */
 	const char *unwind_note; /* why DWARF unwinding is not used, or NULL */
+	uint64_t offcpu_blocks;  /* --off-cpu: blocks counted (part of samples) */
+	double offcpu_seconds;   /* their total time */
+	uint64_t offcpu_filtered;/* blocks left out by --min-block/--max-block/--state */
+	uint64_t offcpu_open;    /* threads still switched out at the end (counted to it) */
+	uint64_t offcpu_lost_end;/* blocks dropped: their switch-in record was lost */
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
 	double command_cpu;   /* CPU seconds the command (and its reaped children) used */
@@ -123,7 +182,9 @@ struct recorder;
 struct record_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t time;          /* ns (perf backend), 0 when unknown */
-	uint64_t weight;        /* number of samples this stands for */
+	uint64_t weight;        /* number of samples (or off-CPU blocks) this stands for */
+	uint64_t ns;            /* off_cpu: nanoseconds blocked (see the contract above) */
+	bool off_cpu;           /* a block of off-CPU time, not an on-CPU sample */
 	const char *comm;       /* NULL: the last COMM seen for tid */
 	const uint64_t *kernel;
 	uint32_t nr_kernel;
