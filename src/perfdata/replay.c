@@ -1,0 +1,128 @@
+/* Collecting and delivering the records of the replay (see replay.h). */
+#include "perfdata/replay.h"
+
+#include "base/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int collect(const struct pd_record *rec, void *arg)
+{
+	struct replay *r = arg;
+	r->records++;
+	switch (rec->type) {
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+	case PD_RECORD_COMM:
+	case PD_RECORD_FORK:
+	case PD_RECORD_EXIT:
+	case PD_RECORD_SAMPLE:
+		break;
+	default:
+		return 0; /* everything else (and unknown types) is skipped */
+	}
+	VEC_GROW(r->ents, r->nr + 1, r->alloc);
+	r->ents[r->nr] = (struct replay_entry){ .time = rec->time, .pos = rec->pos, .seq = (uint32_t)r->nr,
+						.in_dbuf = rec->in_dbuf };
+	r->nr++;
+	return 0;
+}
+
+int replay_collect(struct replay *r)
+{
+	return perf_data_walk(r->pd, collect, r);
+}
+
+static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const uint8_t *p, size_t n)
+{
+	size_t fixed = r->type == PD_RECORD_MMAP ? 32 : 32 + 24 + 8;
+	if (n <= fixed)
+		return;
+	struct sym_mmap m = { 0 };
+	m.pid = (int32_t)pd_u32(p);
+	m.tid = (int32_t)pd_u32(p + 4);
+	m.start = pd_u64(p + 8);
+	m.len = pd_u64(p + 16);
+	m.pgoff = pd_u64(p + 24);
+	uint32_t cpumode = r->misc & PD_CPUMODE_MASK;
+	m.kernel = cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL;
+	if (r->type == PD_RECORD_MMAP2) {
+		if (r->misc & (1u << 14)) { /* MMAP_BUILD_ID */
+			m.build_id_len = p[32] <= 20 ? p[32] : 20;
+			m.build_id = p + 36;
+		} else {
+			m.maj = pd_u32(p + 32);
+			m.min = pd_u32(p + 36);
+			m.ino = pd_u64(p + 40);
+			m.ino_generation = pd_u64(p + 48);
+		}
+		m.prot = pd_u32(p + 56);
+		m.flags = pd_u32(p + 60);
+	} else {
+		m.prot = (r->misc & (1u << 13)) ? 1 /* PROT_READ: data */ : 4 /* PROT_EXEC */;
+	}
+	const char *fn = (const char *)p + fixed;
+	char *name = xmemdup0(fn, strnlen(fn, n - fixed));
+	m.filename = name;
+	sym_mmap(sym, &m);
+	free(name);
+}
+
+static void replay_one(struct replay *rp, struct symbolizer *sym, const struct replay_entry *e,
+		       void (*on_sample)(void *arg, const struct pd_sample *s), void *arg)
+{
+	const uint8_t *d = pd_record_bytes(rp->pd, e->in_dbuf, e->pos);
+	struct pd_record r = { .type = pd_u32(d), .misc = pd_u16(d + 4), .size = pd_u16(d + 6),
+			       .data = d, .offset = e->pos, .in_dbuf = e->in_dbuf, .pos = e->pos,
+			       .time = e->time };
+	const uint8_t *p = d + 8;
+	size_t n = r.size - 8u;
+	switch (r.type) {
+	case PD_RECORD_COMM:
+		if (n >= 8) {
+			const char *c = (const char *)p + 8;
+			sym_comm(sym, (int32_t)pd_u32(p), (int32_t)pd_u32(p + 4), c, strnlen(c, n - 8),
+				 r.misc & (1u << 13));
+		}
+		break;
+	case PD_RECORD_FORK:
+		if (n >= 16)
+			sym_fork(sym, (int32_t)pd_u32(p), (int32_t)pd_u32(p + 4), (int32_t)pd_u32(p + 8),
+				 (int32_t)pd_u32(p + 12));
+		break;
+	case PD_RECORD_EXIT:
+		if (n >= 16)
+			sym_exit(sym, (int32_t)pd_u32(p), (int32_t)pd_u32(p + 8));
+		break;
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+		replay_mmap(sym, &r, p, n);
+		break;
+	case PD_RECORD_SAMPLE: {
+		struct pd_sample s;
+		rp->samples++;
+		if (pd_parse_sample(rp->pd, &r, &s) < 0) {
+			rp->damaged = true;
+			break;
+		}
+		on_sample(arg, &s);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void replay_run(struct replay *r, struct symbolizer *sym,
+		void (*on_sample)(void *arg, const struct pd_sample *s), void *arg)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		replay_one(r, sym, &r->ents[i], on_sample, arg);
+}
+
+void replay_release(struct replay *r)
+{
+	free(r->ents);
+	r->ents = NULL;
+	r->nr = r->alloc = 0;
+}

@@ -1,0 +1,48 @@
+/* The replay of a perf.data file as `perf script` sees it: the records the
+ * address spaces and samples need (COMM, FORK, EXIT, MMAP, MMAP2, SAMPLE),
+ * delivered in time order the way perf's ordered-events queue delivers
+ * them. COMM/FORK/EXIT/MMAP feed the symbolizer; each sample goes to a
+ * callback. */
+#ifndef SCORCH_PERFDATA_REPLAY_H
+#define SCORCH_PERFDATA_REPLAY_H
+
+#include "perfdata/perfdata.h"
+#include "symbolize/symbolize.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where one record is, and when it happened. */
+struct replay_entry {
+	uint64_t time;
+	uint64_t pos;
+	uint32_t seq;
+	uint8_t in_dbuf;
+};
+
+struct replay {
+	struct perf_data *pd;
+	struct replay_entry *ents;
+	size_t nr, alloc;
+	uint64_t records; /* records walked (all types) */
+	uint64_t samples; /* samples delivered or found damaged */
+	bool damaged;     /* a sample that could not be parsed */
+};
+
+/* Walk pd and keep the records the replay needs. Returns 0, or -1 after
+ * printing an error (what was read before the damage is kept). */
+int replay_collect(struct replay *r);
+
+/* Put the records in time order (stable; records without a time take the
+ * time of the record before them). Returns how many were out of order. */
+uint64_t replay_sort_by_time(struct replay *r);
+
+/* Deliver the records in their order: address-space changes to sym,
+ * samples to on_sample(arg, sample). */
+void replay_run(struct replay *r, struct symbolizer *sym,
+		void (*on_sample)(void *arg, const struct pd_sample *s), void *arg);
+
+void replay_release(struct replay *r);
+
+#endif

@@ -1,0 +1,38 @@
+/* A sample's frames, leaf first, resolved as perf script resolves them
+ * (thread__resolve_callchain, and the DWARF unwinder with perf's inline
+ * expansion): symbol, offset, module and address per frame. */
+#ifndef SCORCH_PERFDATA_SAMPLE_FRAMES_H
+#define SCORCH_PERFDATA_SAMPLE_FRAMES_H
+
+#include "perfdata/perfdata.h"
+#include "symbolize/symbolize.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { SAMPLE_FRAMES_MAX = 1024, SAMPLE_FRAMES_DEFAULT_DEPTH = 127 /* perf script's */ };
+
+struct resolved_frame {
+	const char *name; /* symbol (owned by the symbolizer), NULL when unknown */
+	const char *dso;  /* module as perf script names it ("inlined" for inlines) */
+	uint64_t ip;      /* the address in the sample */
+	uint64_t offset;  /* into the symbol */
+	uint64_t addr;    /* as perf script prints it: dso-relative in a map */
+	bool inlined;     /* an inlined function: printed "NAME+0xOFF (inlined)" */
+};
+
+struct sample_frames {
+	struct resolved_frame f[SAMPLE_FRAMES_MAX];
+	size_t nr;
+	uint64_t ips[SAMPLE_FRAMES_MAX]; /* the unwinder's scratch */
+	uint64_t unwound, unwind_failed; /* DWARF samples, counted */
+};
+
+/* Resolve s into fr->f[0..fr->nr): at most max_stack callchain entries
+ * (0: perf script's 127), perf's inline expansion of DWARF-unwound frames
+ * unless no_inline. */
+void sample_frames_resolve(struct sample_frames *fr, struct symbolizer *sym, const struct pd_sample *s,
+			   int max_stack, bool no_inline);
+
+#endif
