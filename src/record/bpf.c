@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/hashmap.h"
 #include "gen/profile.skel.h"
+#include "record/bpf.h"
 #include "record/profile_abi.h"
 
 #include <bpf/bpf.h>
@@ -67,11 +68,8 @@ static uint64_t stat_sum(struct bpf_state *b, uint32_t idx)
 	return sum;
 }
 
-/* Capture the maps of the processes in the counts: new pids only, or every
- * live one again when refreshing (keys repeat a pid: one read per scan). */
-static void scan_pids(struct bpf_state *b, struct recorder *r, bool refresh)
+void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
 {
-	int fd = bpf_map__fd(b->skel->maps.counts);
 	struct profile_key key, next;
 	const void *prev = NULL;
 	struct hashmap done;
@@ -298,11 +296,60 @@ static uint32_t stack_depth(const uint64_t *ips)
 	return n;
 }
 
+/* The sample a counts key stands for, its frames read from the stack map
+ * into user[] and kernel[] (PROFILE_MAX_DEPTH each), comm into comm[]; a
+ * stack lost to a collision or a full map is marked and counted (count
+ * samples) in stats. */
+void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t count, struct record_sample *s,
+			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
+			   struct record_stats *stats, uint32_t limit)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(comm, key->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = 0;
+	s->pid = key->pid;
+	s->tid = key->tid;
+	s->cpu = key->cpu;
+	s->weight = count;
+	s->comm = key->pid || key->tid ? comm : "swapper";
+	if (key->user_stack == -EEXIST || key->kernel_stack == -EEXIST)
+		stats->collisions += count;
+	if (key->user_stack == -ENOMEM || key->kernel_stack == -ENOMEM)
+		stats->map_full += count;
+	if (key->kernel_stack >= 0) {
+		uint32_t id = (uint32_t)key->kernel_stack;
+		memset(kernel, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
+		if (!bpf_map_lookup_elem(stacks, &id, kernel)) {
+			s->kernel = kernel;
+			s->nr_kernel = stack_depth(kernel);
+			s->kernel_truncated = s->nr_kernel >= limit;
+		} else {
+			s->kernel_missing = true;
+		}
+	} else if (key->kernel_stack == -EEXIST || key->kernel_stack == -ENOMEM) {
+		s->kernel_missing = true;
+	}
+	if (key->user_stack >= 0) {
+		uint32_t id = (uint32_t)key->user_stack;
+		memset(user, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
+		if (!bpf_map_lookup_elem(stacks, &id, user)) {
+			s->user = user;
+			s->nr_user = stack_depth(user);
+			s->user_truncated = s->nr_user >= limit;
+		} else {
+			s->user_missing = true;
+		}
+	} else if (key->user_stack == -EEXIST || key->user_stack == -ENOMEM) {
+		s->user_missing = true;
+	}
+}
+
 static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats, uint32_t limit)
 {
 	int counts = bpf_map__fd(b->skel->maps.counts);
 	int stacks = bpf_map__fd(b->skel->maps.stacks);
 	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
+	char comm[PROFILE_COMM_LEN + 1];
 	struct profile_key key, next;
 	const void *prev = NULL;
 
@@ -312,45 +359,8 @@ static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *
 		prev = &key;
 		if (bpf_map_lookup_elem(counts, &key, &count) || !count)
 			continue;
-		struct record_sample s = { 0 };
-		char comm[PROFILE_COMM_LEN + 1];
-		memcpy(comm, key.comm, PROFILE_COMM_LEN);
-		comm[PROFILE_COMM_LEN] = 0;
-		s.pid = key.pid;
-		s.tid = key.tid;
-		s.cpu = key.cpu;
-		s.weight = count;
-		s.comm = key.pid || key.tid ? comm : "swapper";
-		if (key.user_stack == -EEXIST || key.kernel_stack == -EEXIST)
-			stats->collisions += count;
-		if (key.user_stack == -ENOMEM || key.kernel_stack == -ENOMEM)
-			stats->map_full += count;
-		if (key.kernel_stack >= 0) {
-			uint32_t id = (uint32_t)key.kernel_stack;
-			memset(kernel, 0, sizeof(kernel));
-			if (!bpf_map_lookup_elem(stacks, &id, kernel)) {
-				s.kernel = kernel;
-				s.nr_kernel = stack_depth(kernel);
-				s.kernel_truncated = s.nr_kernel >= limit;
-			} else {
-				s.kernel_missing = true;
-			}
-		} else if (key.kernel_stack == -EEXIST || key.kernel_stack == -ENOMEM) {
-			s.kernel_missing = true;
-		}
-		if (key.user_stack >= 0) {
-			uint32_t id = (uint32_t)key.user_stack;
-			memset(user, 0, sizeof(user));
-			if (!bpf_map_lookup_elem(stacks, &id, user)) {
-				s.user = user;
-				s.nr_user = stack_depth(user);
-				s.user_truncated = s.nr_user >= limit;
-			} else {
-				s.user_missing = true;
-			}
-		} else if (key.user_stack == -EEXIST || key.user_stack == -ENOMEM) {
-			s.user_missing = true;
-		}
+		struct record_sample s;
+		record_bpf_key_sample(stacks, &key, count, &s, comm, user, kernel, stats, limit);
 		recorder_sample(r, &s);
 	}
 }
@@ -490,7 +500,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		perf_sideband_drain(sideband);
 		perf_buffer__consume(spill_buf);
 		if (now - last_scan >= 0.25) {
-			scan_pids(&b, r, false);
+			record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, false);
 			last_scan = now;
 		}
 		if (o->progress && now - last_progress >= 0.25) {
@@ -509,7 +519,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (o->progress)
 		record_progress_end(o);
 	/* Maps of processes still alive, again: libraries loaded late. */
-	scan_pids(&b, r, true);
+	record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, true);
 	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
 	perf_buffer__consume(spill_buf);
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);

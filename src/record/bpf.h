@@ -1,0 +1,36 @@
+/* Between the eBPF backend's loader (bpf.c) and its off-CPU part
+ * (bpf_offcpu.c). Built only with libbpf. */
+#ifndef SCORCH_RECORD_BPF_H
+#define SCORCH_RECORD_BPF_H
+
+#include "record/profile_abi.h"
+#include "record/record.h"
+
+/* Capture the maps of the processes in a counts hash keyed by struct
+ * profile_key: new pids only, or every live one again when refreshing
+ * (keys repeat a pid: one read per scan). */
+void record_bpf_scan_pids(int counts_fd, struct recorder *r, bool refresh);
+/* The sample a counts key stands for, its frames read from the stack map
+ * into user[] and kernel[] (PROFILE_MAX_DEPTH each), comm into comm[]; a
+ * stack lost to a collision or a full map is marked and counted (count
+ * samples) in stats. */
+void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_t count, struct record_sample *s,
+			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
+			   struct record_stats *stats, uint32_t limit);
+
+/* --off-cpu: offcpu.bpf.c on sched_switch, beside (--wall) or instead of
+ * profile.bpf.c's sampling. Each returns 0, or -1 after an error;
+ * offcpu_bpf_open returns -2 when the program cannot load here (BPF
+ * unavailable: the driver falls back to perf). */
+struct offcpu_bpf;
+int offcpu_bpf_open(const struct record_opts *o, struct offcpu_bpf **out);
+/* Target filters and attachment, before the command is released. */
+int offcpu_bpf_attach(struct offcpu_bpf *oc, const struct record_opts *o, const struct record_target *t);
+int offcpu_bpf_counts_fd(const struct offcpu_bpf *oc);
+/* Detach (the end of sampling: threads still switched out count to now). */
+void offcpu_bpf_detach(struct offcpu_bpf *oc);
+/* The blocked time, per stack, to the recorder; statistics to stats. */
+void offcpu_bpf_drain(struct offcpu_bpf *oc, struct recorder *r, struct record_stats *stats, uint32_t limit);
+void offcpu_bpf_close(struct offcpu_bpf *oc);
+
+#endif

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Kernel side of `record --off-cpu` on the eBPF backend: time blocked per
+ * stack, summed in the kernel.
+ *
+ * At each context switch (tp_btf/sched_switch, which runs while the
+ * outgoing task is still current, so its user stack can be walked):
+ * - switch-out of a task that goes to sleep in a counted state: remember
+ *   when, and its stacks (ids in the stack map) under its tid;
+ * - switch-in of a task remembered so: the time it was off the CPU (the
+ *   sleep and then the wait on the run queue after its wakeup), kept when
+ *   within [min_ns, max_ns], is added in nanoseconds to `counts` under the
+ *   same key as the on-CPU profile's (struct profile_key).
+ * Only the counts and the stack map cross into user space, once, after
+ * detaching, as for profile.bpf.c.
+ *
+ * Task fields are read through CO-RE (the kernel's BTF), from the three
+ * fields declared below: no vmlinux.h. */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "offcpu_abi.h"
+
+#define EEXIST 17
+#define ENOMEM 12
+
+/* The kernel's task states (include/linux/sched.h), as sched_switch's
+ * prev_state gives them; the report mapping below is the one the
+ * tracepoint's own text output (and so perf's raw prev_state) uses. */
+#define TASK_INTERRUPTIBLE 0x0001
+#define TASK_UNINTERRUPTIBLE 0x0002
+#define TASK_NOLOAD 0x0400
+#define TASK_IDLE (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
+#define TASK_RTLOCK_WAIT 0x1000
+#define TASK_REPORT 0x7f
+
+struct task_struct {
+	int pid;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+const volatile int want_user = 1;
+const volatile int want_kernel = 1;
+const volatile int per_tid = 0;
+const volatile int per_cpu = 0;
+const volatile int filter_pid = 0;  /* only tgids in `pids` (and their forks) */
+const volatile int filter_tid = 0;  /* only tids in `tids` */
+const volatile __u32 states = OFFCPU_STATE_S | OFFCPU_STATE_D;
+const volatile __u64 min_ns = 0;
+const volatile __u64 max_ns = 0;    /* 0: no maximum */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PROFILE_STACK_ENTRIES);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* Nanoseconds off the CPU per key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_COUNT_ENTRIES);
+	__type(key, struct profile_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* Tasks off the CPU now, by tid: when they left and their key. */
+struct offcpu_start {
+	__u64 time;
+	struct profile_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_START_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct offcpu_start);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OFFCPU_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_add(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+	if (v)
+		*v += n; /* per-CPU slot: no atomic needed */
+}
+
+/* The state letter sched_switch reports for prev (S, D, or another). */
+static __always_inline __u32 state_of(bool preempt, unsigned int prev_state)
+{
+	if (preempt)
+		return 0; /* R+: preempted, still runnable */
+	if ((prev_state & TASK_IDLE) == TASK_IDLE)
+		return 0; /* I: an idle kernel worker, not a wait */
+	if (prev_state & TASK_RTLOCK_WAIT)
+		return OFFCPU_STATE_D;
+	__u32 s = prev_state & TASK_REPORT;
+	if (s == TASK_INTERRUPTIBLE)
+		return OFFCPU_STATE_S;
+	if (s == TASK_UNINTERRUPTIBLE || s == (TASK_UNINTERRUPTIBLE | TASK_INTERRUPTIBLE))
+		return OFFCPU_STATE_D;
+	return 0; /* R (yield), stopped, traced, dead... */
+}
+
+static __always_inline int wanted(__u32 tgid, __u32 tid)
+{
+	if (!tid)
+		return 0; /* the idle task */
+	if (filter_pid && !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	if (filter_tid && !bpf_map_lookup_elem(&tids, &tid))
+		return 0;
+	return 1;
+}
+
+static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
+{
+	if (id == -EEXIST)
+		stat_add(eexist, 1);
+	else if (id == -ENOMEM)
+		stat_add(enomem, 1);
+}
+
+/* prev leaves the CPU: remember when and where, if it is to be counted. */
+static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
+				       unsigned int prev_state, __u64 now)
+{
+	__u32 tid = prev->pid, tgid = prev->tgid;
+	if (!(state_of(preempt, prev_state) & states) || !wanted(tgid, tid))
+		return;
+	struct offcpu_start s = {};
+	s.time = now;
+	s.key.pid = tgid;
+	s.key.tid = per_tid ? tid : 0;
+	s.key.cpu = per_cpu ? bpf_get_smp_processor_id() : 0;
+	bpf_get_current_comm(s.key.comm, sizeof(s.key.comm)); /* prev is current */
+	s.key.user_stack = PROFILE_NO_STACK;
+	s.key.kernel_stack = PROFILE_NO_STACK;
+	if (want_kernel) {
+		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+		stack_error(s.key.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
+	}
+	if (want_user) {
+		s.key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		stack_error(s.key.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
+	}
+	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
+		stat_add(OFFCPU_STAT_START_FULL, 1);
+}
+
+/* next comes back: add the time it was away to its key. */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = next->pid;
+	struct offcpu_start *s = bpf_map_lookup_elem(&start, &tid);
+	if (!s)
+		return;
+	__u64 delta = now - s->time;
+	struct profile_key key = s->key;
+	bpf_map_delete_elem(&start, &tid);
+	if (delta < min_ns || (max_ns && delta > max_ns)) {
+		stat_add(OFFCPU_STAT_FILTERED, 1);
+		return;
+	}
+	__u64 *sum = bpf_map_lookup_elem(&counts, &key);
+	if (!sum) {
+		__u64 zero = 0;
+		/* BPF_NOEXIST: another CPU may have added the key meanwhile. */
+		bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST);
+		sum = bpf_map_lookup_elem(&counts, &key);
+	}
+	if (!sum) {
+		stat_add(OFFCPU_STAT_COUNTS_FULL, 1);
+		stat_add(OFFCPU_STAT_COUNTS_FULL_NS, delta);
+		return;
+	}
+	__sync_fetch_and_add(sum, delta);
+	stat_add(OFFCPU_STAT_BLOCKS, 1);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	switch_out(ctx, preempt, prev, prev_state, now);
+	switch_in(next, now);
+	return 0;
+}
+
+/* A process forked by a target is a target too (a command's children, as
+ * the on-CPU events follow them with inherit). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+	if (filter_pid && ptgid != ctgid && bpf_map_lookup_elem(&pids, &ptgid))
+		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

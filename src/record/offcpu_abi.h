@@ -1,0 +1,28 @@
+/* What offcpu.bpf.c (record --off-cpu on the eBPF backend) shares with
+ * user space (bpf_offcpu.c), beside profile_abi.h's key and limits. */
+#ifndef SCORCH_RECORD_OFFCPU_ABI_H
+#define SCORCH_RECORD_OFFCPU_ABI_H
+
+#include "profile_abi.h"
+
+/* Task states counted (the `states` bit set). */
+#define OFFCPU_STATE_S 1 /* interruptible sleep */
+#define OFFCPU_STATE_D 2 /* uninterruptible sleep (not TASK_IDLE kernel workers) */
+
+#define OFFCPU_START_ENTRIES 16384 /* threads off the CPU at once */
+
+/* Indices of the per-CPU statistics array. */
+enum offcpu_stat {
+	OFFCPU_STAT_BLOCKS,         /* blocked intervals counted */
+	OFFCPU_STAT_FILTERED,       /* ...left out by the minimum or maximum */
+	OFFCPU_STAT_USER_EEXIST,    /* user stack lost: stack-map collision */
+	OFFCPU_STAT_USER_ENOMEM,    /* user stack lost: stack map full */
+	OFFCPU_STAT_KERNEL_EEXIST,  /* kernel stack lost: stack-map collision */
+	OFFCPU_STAT_KERNEL_ENOMEM,  /* kernel stack lost: stack map full */
+	OFFCPU_STAT_START_FULL,     /* switch-out not remembered: too many threads off the CPU */
+	OFFCPU_STAT_COUNTS_FULL,    /* interval dropped: counts hash full */
+	OFFCPU_STAT_COUNTS_FULL_NS, /* ...and its nanoseconds */
+	OFFCPU_STAT_NR
+};
+
+#endif
