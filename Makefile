@@ -169,16 +169,18 @@ $(O)/gen/%_css.h: src/render/viewer/%.css
 # skeleton header that only src/record/bpf.c includes.
 BPF_ARCH    := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
 BPF_TRIPLET := $(shell gcc -dumpmachine 2>/dev/null || $(CC) -dumpmachine)
-$(O)/profile.bpf.o: src/record/profile.bpf.c src/record/profile_abi.h
+$(O)/%.bpf.o: src/record/%.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/ustack.bpf.h
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	  -I/usr/include/$(BPF_TRIPLET) -Isrc/record -c -o $@ $<
 
-$(O)/gen/profile.skel.h: $(O)/profile.bpf.o
+$(O)/gen/%.skel.h: $(O)/%.bpf.o
 	@mkdir -p $(dir $@)
-	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< name profile_bpf > $@
+	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
+.SECONDARY: $(O)/profile.bpf.o $(O)/offcpu.bpf.o
 $(O)/obj/record/bpf.o: $(O)/gen/profile.skel.h
+$(O)/obj/record/bpf_offcpu.o: $(O)/gen/offcpu.skel.h
 
 # C unit tests: one binary against the core objects.
 $(O)/unit/%.o: tests/unit/%.c $(O)/config.h

@@ -296,10 +296,7 @@ static uint32_t stack_depth(const uint64_t *ips)
 	return n;
 }
 
-/* The sample a counts key stands for, its frames read from the stack map
- * into user[] and kernel[] (PROFILE_MAX_DEPTH each), comm into comm[]; a
- * stack lost to a collision or a full map is marked and counted (count
- * samples) in stats. */
+/* See bpf.h. */
 void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t count, struct record_sample *s,
 			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
 			   struct record_stats *stats, uint32_t limit)
@@ -374,6 +371,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	struct spill_ctx spills = { r, 0, PROFILE_MAX_DEPTH, 0 };
 	struct ustack_ctx ustacks = { .r = r };
 	struct ring_buffer *ustack_ring = NULL;
+	struct bpf_offcpu *offcpu = NULL; /* --off-cpu, --wall: bpf_offcpu.c */
 	int ret = -1;
 
 	/* A perf_event program attaches to sampling events only; a tracepoint
@@ -381,11 +379,6 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (o->event == RECORD_EVENT_COUNTED && o->counted.type == PERF_TYPE_TRACEPOINT)
 		return record_bpf_unavailable(o, "tracepoint -e %s is recorded by the perf backend only",
 					      o->counted.name);
-	/* Off-CPU time needs a program on sched_switch (offcpu.bpf.c, to come):
-	 * until then the perf backend records it. */
-	if (o->off_cpu)
-		return record_bpf_unavailable(o, "--%s is recorded by the perf backend only for now",
-					      o->wall ? "wall" : "off-cpu");
 	/* Each stack-map entry holds a fixed number of frames (bpf_get_stackid
 	 * stores no more, and no more than perf_event_max_stack either). */
 	if (o->max_stack > PROFILE_MAX_DEPTH && o->unwind == RECORD_UNWIND_FP)
@@ -436,6 +429,13 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 						      "and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)");
 		return record_bpf_unavailable(o, "cannot load the program: %s", strerror(e));
 	}
+	if (o->off_cpu) {
+		int e = bpf_offcpu_open(o, t, &offcpu);
+		if (e) {
+			profile_bpf__destroy(b.skel);
+			return e;
+		}
+	}
 	stats->backend = "bpf";
 	hashmap_init(&ustacks.kernel_at);
 
@@ -463,7 +463,9 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		bpf_map_update_elem(bpf_map__fd(b.skel->maps.tids), &tid, &one, BPF_ANY);
 	}
 
-	if (open_events(&b, o, t, &stats->event))
+	if ((!o->off_cpu || o->wall) && open_events(&b, o, t, &stats->event))
+		goto out;
+	if (offcpu && bpf_offcpu_attach(offcpu, o, t))
 		goto out;
 	sideband = perf_sideband_open(o, r, t);
 	ustacks.sideband = sideband;
@@ -497,10 +499,13 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		/* Sleep, or wake at once when a target exits. */
 		poll(pfd, (nfds_t)target_pollfds(t, pfd), 50);
 		double now = record_now();
+		ring_buffer__consume(ustack_ring); /* copies in, before the side band's records go out */
 		perf_sideband_drain(sideband);
 		perf_buffer__consume(spill_buf);
 		if (now - last_scan >= 0.25) {
 			record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, false);
+			if (offcpu)
+				record_bpf_scan_pids(bpf_offcpu_counts_fd(offcpu), r, false);
 			last_scan = now;
 		}
 		if (o->progress && now - last_progress >= 0.25) {
@@ -512,6 +517,8 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	free(pfd);
 	/* Detach before reading: nothing changes the maps while we walk them. */
 	detach(&b);
+	if (offcpu)
+		bpf_offcpu_detach(offcpu);
 	ring_buffer__consume(ustack_ring);
 	perf_sideband_close(sideband);
 	sideband = NULL;
@@ -520,10 +527,14 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		record_progress_end(o);
 	/* Maps of processes still alive, again: libraries loaded late. */
 	record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, true);
+	if (offcpu)
+		record_bpf_scan_pids(bpf_offcpu_counts_fd(offcpu), r, true);
 	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
 	perf_buffer__consume(spill_buf);
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
 	drain(&b, r, stats, spills.limit);
+	if (offcpu)
+		bpf_offcpu_drain(offcpu, r, stats, spills.limit);
 	stats->lost += spills.lost;
 	stats->copy_full = stat_sum(&b, PROFILE_STAT_COPY_FULL);
 	stats->bytes = ustacks.bytes;
@@ -538,5 +549,6 @@ out:
 	free(b.fds);
 	free(b.links);
 	profile_bpf__destroy(b.skel);
+	bpf_offcpu_close(offcpu);
 	return ret;
 }

@@ -20,17 +20,17 @@ void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_
 
 /* --off-cpu: offcpu.bpf.c on sched_switch, beside (--wall) or instead of
  * profile.bpf.c's sampling. Each returns 0, or -1 after an error;
- * offcpu_bpf_open returns -2 when the program cannot load here (BPF
+ * bpf_offcpu_open returns -2 when the program cannot load here (BPF
  * unavailable: the driver falls back to perf). */
-struct offcpu_bpf;
-int offcpu_bpf_open(const struct record_opts *o, struct offcpu_bpf **out);
+struct bpf_offcpu;
+int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, struct bpf_offcpu **out);
 /* Target filters and attachment, before the command is released. */
-int offcpu_bpf_attach(struct offcpu_bpf *oc, const struct record_opts *o, const struct record_target *t);
-int offcpu_bpf_counts_fd(const struct offcpu_bpf *oc);
+int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const struct record_target *t);
+int bpf_offcpu_counts_fd(const struct bpf_offcpu *oc);
 /* Detach (the end of sampling: threads still switched out count to now). */
-void offcpu_bpf_detach(struct offcpu_bpf *oc);
+void bpf_offcpu_detach(struct bpf_offcpu *oc);
 /* The blocked time, per stack, to the recorder; statistics to stats. */
-void offcpu_bpf_drain(struct offcpu_bpf *oc, struct recorder *r, struct record_stats *stats, uint32_t limit);
-void offcpu_bpf_close(struct offcpu_bpf *oc);
+void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit);
+void bpf_offcpu_close(struct bpf_offcpu *oc);
 
 #endif

@@ -58,19 +58,13 @@ struct {
 	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-/* Nanoseconds off the CPU per key. */
+/* Time off the CPU per key. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROFILE_COUNT_ENTRIES);
 	__type(key, struct profile_key);
-	__type(value, __u64);
+	__type(value, struct offcpu_sum);
 } counts SEC(".maps");
-
-/* Tasks off the CPU now, by tid: when they left and their key. */
-struct offcpu_start {
-	__u64 time;
-	struct profile_key key;
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -92,6 +86,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tids SEC(".maps");
+
+/* The command, a target from its exec on (see on_exec). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} exec_pids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -184,19 +186,19 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		stat_add(OFFCPU_STAT_FILTERED, 1);
 		return;
 	}
-	__u64 *sum = bpf_map_lookup_elem(&counts, &key);
+	struct offcpu_sum *sum = bpf_map_lookup_elem(&counts, &key);
 	if (!sum) {
-		__u64 zero = 0;
+		struct offcpu_sum zero = {};
 		/* BPF_NOEXIST: another CPU may have added the key meanwhile. */
 		bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST);
 		sum = bpf_map_lookup_elem(&counts, &key);
 	}
 	if (!sum) {
 		stat_add(OFFCPU_STAT_COUNTS_FULL, 1);
-		stat_add(OFFCPU_STAT_COUNTS_FULL_NS, delta);
 		return;
 	}
-	__sync_fetch_and_add(sum, delta);
+	__sync_fetch_and_add(&sum->ns, delta);
+	__sync_fetch_and_add(&sum->blocks, 1);
 	stat_add(OFFCPU_STAT_BLOCKS, 1);
 }
 
@@ -219,6 +221,19 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u8 one = 1;
 	if (filter_pid && ptgid != ctgid && bpf_map_lookup_elem(&pids, &ptgid))
 		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* The command spawned by record waits for a go-ahead before its exec:
+ * that wait is scorch's. It is a target from its exec on (as the on-CPU
+ * events are enabled on exec). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	__u8 one = 1;
+	if (filter_pid && bpf_map_lookup_elem(&exec_pids, &tgid))
+		bpf_map_update_elem(&pids, &tgid, &one, BPF_ANY);
 	return 0;
 }
 

@@ -11,6 +11,18 @@
 
 #define OFFCPU_START_ENTRIES 16384 /* threads off the CPU at once */
 
+/* The value of `counts` (keyed by struct profile_key): blocked time. */
+struct offcpu_sum {
+	__u64 ns;
+	__u64 blocks;
+};
+
+/* A thread off the CPU now (`start`, by tid): since when, and its key. */
+struct offcpu_start {
+	__u64 time; /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
+	struct profile_key key;
+};
+
 /* Indices of the per-CPU statistics array. */
 enum offcpu_stat {
 	OFFCPU_STAT_BLOCKS,         /* blocked intervals counted */
@@ -21,7 +33,6 @@ enum offcpu_stat {
 	OFFCPU_STAT_KERNEL_ENOMEM,  /* kernel stack lost: stack map full */
 	OFFCPU_STAT_START_FULL,     /* switch-out not remembered: too many threads off the CPU */
 	OFFCPU_STAT_COUNTS_FULL,    /* interval dropped: counts hash full */
-	OFFCPU_STAT_COUNTS_FULL_NS, /* ...and its nanoseconds */
 	OFFCPU_STAT_NR
 };
 

@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "profile_abi.h"
+#include "ustack.bpf.h"
 
 #define EFAULT 14
 #define EEXIST 17
@@ -124,32 +125,6 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct pt_
 	return out->rsp != 0 && (out->cs & 3) == 3;
 }
 
-/* Copy the user stack from sp up, a page at a time, stopping at the first
- * page that cannot be read (as perf's copy does); returns the bytes. */
-static __always_inline __u32 copy_user_stack(struct profile_ustack *u, __u64 sp)
-{
-	__u32 len = 0, want = stack_size;
-	if (want > PROFILE_USTACK_MAX)
-		want = PROFILE_USTACK_MAX;
-	for (int i = 0; i < PROFILE_USTACK_MAX / 4096 + 1; i++) {
-		if (len >= want)
-			break;
-		__u32 chunk = 4096 - ((sp + len) & 4095);
-		if (chunk > want - len)
-			chunk = want - len;
-		/* Masks the verifier can follow: off < MAX, chunk < 8192, and
-		 * the buffer has 8 KiB of slack past MAX. */
-		__u64 off = len, n = chunk;
-		asm volatile("" : "+r"(off), "+r"(n)); /* hide the ranges from clang */
-		off &= PROFILE_USTACK_MAX - 1;
-		n &= 8191;
-		if (!n || bpf_probe_read_user(&u->stack[off], (__u32)n, (const void *)(sp + len)))
-			break;
-		len += chunk;
-	}
-	return len;
-}
-
 /* Send the sample's user regs and stack for unwinding; 0 when sent. */
 static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid)
 {
@@ -179,24 +154,8 @@ static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u3
 		long n = bpf_get_stack(ctx, u->user, sizeof(u->user), BPF_F_USER_STACK);
 		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
 	}
-	u->regs[0] = regs.rax;
-	u->regs[1] = regs.rbx;
-	u->regs[2] = regs.rcx;
-	u->regs[3] = regs.rdx;
-	u->regs[4] = regs.rsi;
-	u->regs[5] = regs.rdi;
-	u->regs[6] = regs.rbp;
-	u->regs[7] = regs.rsp;
-	u->regs[8] = regs.rip;
-	u->regs[9] = regs.r8;
-	u->regs[10] = regs.r9;
-	u->regs[11] = regs.r10;
-	u->regs[12] = regs.r11;
-	u->regs[13] = regs.r12;
-	u->regs[14] = regs.r13;
-	u->regs[15] = regs.r14;
-	u->regs[16] = regs.r15;
-	__u32 len = copy_user_stack(u, regs.rsp);
+	ustack_set_regs(u, &regs);
+	__u32 len = ustack_copy(u, regs.rsp, stack_size);
 	u->stack_len = len;
 	__u64 size = len;
 	asm volatile("" : "+r"(size)); /* keep the bound check for the verifier */

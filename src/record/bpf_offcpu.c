@@ -1,0 +1,172 @@
+/* record --off-cpu on the eBPF backend: offcpu.bpf.c on sched_switch sums
+ * the time each stack spends blocked, in the kernel; this file loads it,
+ * sets its filters and, after detaching, turns its sums into off-CPU
+ * samples (record.h's contract). bpf.c's loop drives it, alone or beside
+ * the on-CPU sampler (--wall). Built only with libbpf. */
+#include "record/bpf.h"
+
+#include "base/error.h"
+#include "gen/offcpu.skel.h"
+#include "record/offcpu_abi.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+_Static_assert(OFFCPU_STATE_S == RECORD_OFFCPU_SLEEPING && OFFCPU_STATE_D == RECORD_OFFCPU_UNINTERRUPTIBLE,
+	       "the program's state bits are --state's");
+
+struct bpf_offcpu {
+	struct offcpu_bpf *skel;
+	int ncpu;
+	uint64_t end_ns; /* CLOCK_MONOTONIC at detach: open blocks count to it */
+};
+
+int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, struct bpf_offcpu **out)
+{
+	struct bpf_offcpu *oc = calloc(1, sizeof(*oc));
+	if (!oc)
+		return error("out of memory");
+	oc->ncpu = libbpf_num_possible_cpus();
+	if (oc->ncpu <= 0)
+		oc->ncpu = record_nr_cpus();
+	oc->skel = offcpu_bpf__open();
+	if (!oc->skel) {
+		int e = errno;
+		free(oc);
+		return record_bpf_unavailable(o, "cannot open the off-CPU BPF object: %s", strerror(e));
+	}
+	struct offcpu_bpf__rodata *ro = oc->skel->rodata;
+	ro->want_user = !o->kernel_only;
+	ro->want_kernel = !o->user_only;
+	ro->per_tid = o->annotate_tid;
+	ro->per_cpu = o->per_cpu;
+	ro->filter_pid = t->child > 0 || o->nr_pids > 0;
+	ro->filter_tid = t->child <= 0 && !o->nr_pids && o->nr_tids > 0;
+	ro->states = o->off_cpu_states ? o->off_cpu_states : RECORD_OFFCPU_STATES_ALL;
+	ro->min_ns = o->min_block_us * 1000;
+	ro->max_ns = o->max_block_us * 1000;
+	uint32_t depth = o->max_stack && o->max_stack < PROFILE_MAX_DEPTH ? o->max_stack : PROFILE_MAX_DEPTH;
+	if (depth != PROFILE_MAX_DEPTH)
+		bpf_map__set_value_size(oc->skel->maps.stacks, depth * sizeof(uint64_t));
+	if (o->stack_map_size)
+		bpf_map__set_max_entries(oc->skel->maps.stacks, o->stack_map_size);
+	if (offcpu_bpf__load(oc->skel)) {
+		int e = errno;
+		bpf_offcpu_close(oc);
+		if (e == EPERM || e == EACCES)
+			return record_bpf_unavailable(o, "loading it is not permitted: needs root, or CAP_BPF "
+						      "and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)");
+		return record_bpf_unavailable(o, "cannot load the off-CPU program (sched_switch with BTF, "
+					      "Linux 5.5 or later): %s", strerror(e));
+	}
+	*out = oc;
+	return 0;
+}
+
+/* Targets: -p processes (and what they fork), -t threads, the command
+ * (from its exec: its wait for the go-ahead is scorch's, not its own);
+ * nothing means every task but the idle ones. */
+int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const struct record_target *t)
+{
+	uint8_t one = 1;
+	int pids = bpf_map__fd(oc->skel->maps.pids), tids = bpf_map__fd(oc->skel->maps.tids);
+	if (t->child > 0) {
+		uint32_t pid = (uint32_t)t->child;
+		bpf_map_update_elem(bpf_map__fd(oc->skel->maps.exec_pids), &pid, &one, BPF_ANY);
+	}
+	for (size_t i = 0; i < o->nr_pids && t->child <= 0; i++) {
+		uint32_t pid = (uint32_t)o->pids[i];
+		bpf_map_update_elem(pids, &pid, &one, BPF_ANY);
+	}
+	for (size_t i = 0; i < o->nr_tids && t->child <= 0 && !o->nr_pids; i++) {
+		uint32_t tid = (uint32_t)o->tids[i];
+		bpf_map_update_elem(tids, &tid, &one, BPF_ANY);
+	}
+	if (offcpu_bpf__attach(oc->skel)) {
+		int e = errno;
+		return error("cannot attach the off-CPU BPF program to sched_switch: %s", strerror(e));
+	}
+	return 0;
+}
+
+int bpf_offcpu_counts_fd(const struct bpf_offcpu *oc)
+{
+	return bpf_map__fd(oc->skel->maps.counts);
+}
+
+void bpf_offcpu_detach(struct bpf_offcpu *oc)
+{
+	offcpu_bpf__detach(oc->skel);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+	oc->end_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t stat_sum(struct bpf_offcpu *oc, uint32_t idx)
+{
+	uint64_t *vals = calloc((size_t)oc->ncpu, sizeof(uint64_t)), sum = 0;
+	if (vals && !bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.stats), &idx, vals))
+		for (int i = 0; i < oc->ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit)
+{
+	int counts = bpf_map__fd(oc->skel->maps.counts);
+	int stacks = bpf_map__fd(oc->skel->maps.stacks);
+	int start = bpf_map__fd(oc->skel->maps.start);
+	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
+	char comm[PROFILE_COMM_LEN + 1];
+	struct record_sample s;
+
+	struct profile_key key, next;
+	const void *prev = NULL;
+	while (!bpf_map_get_next_key(counts, prev, &next)) {
+		struct offcpu_sum sum;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts, &key, &sum) || !sum.blocks)
+			continue;
+		record_bpf_key_sample(stacks, &key, sum.blocks, &s, comm, user, kernel, stats, limit);
+		s.off_cpu = true;
+		s.ns = sum.ns;
+		recorder_sample(r, &s);
+	}
+	/* Threads still switched out: blocked from their switch-out to the
+	 * end (the minimum applies; the maximum is for finished blocks). */
+	uint32_t tid, next_tid;
+	prev = NULL;
+	while (!bpf_map_get_next_key(start, prev, &next_tid)) {
+		struct offcpu_start st;
+		tid = next_tid;
+		prev = &tid;
+		if (bpf_map_lookup_elem(start, &tid, &st) || st.time > oc->end_ns)
+			continue;
+		uint64_t ns = oc->end_ns - st.time;
+		if (ns < oc->skel->rodata->min_ns) {
+			stats->offcpu_filtered++;
+			continue;
+		}
+		record_bpf_key_sample(stacks, &st.key, 1, &s, comm, user, kernel, stats, limit);
+		s.off_cpu = true;
+		s.ns = ns;
+		recorder_sample(r, &s);
+		stats->offcpu_open++;
+	}
+	stats->offcpu_filtered += stat_sum(oc, OFFCPU_STAT_FILTERED);
+	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL);
+}
+
+void bpf_offcpu_close(struct bpf_offcpu *oc)
+{
+	if (!oc)
+		return;
+	offcpu_bpf__destroy(oc->skel);
+	free(oc);
+}
