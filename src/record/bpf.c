@@ -179,12 +179,15 @@ struct ustack_ctx {
 	size_t nr_kernel_frames, alloc_kernel_frames;
 	uint64_t bytes, samples;
 	uint32_t limit; /* frame-pointer chains this deep lost their root end */
+	struct bpf_offcpu *offcpu; /* --off-cpu: its copies and block ends too */
 };
 
 static int on_ustack_in(void *ctx, void *data, size_t size)
 {
 	struct ustack_ctx *uc = ctx;
 	uint64_t time;
+	if (uc->offcpu && !(data = (void *)bpf_offcpu_ring_record(uc->offcpu, data, &size)))
+		return 0;
 	if (size < PROFILE_USTACK_HEAD)
 		return 0;
 	memcpy(&time, data, sizeof(time));
@@ -229,6 +232,8 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.cpu = u->cpu;
 	s.time = u->time;
 	s.weight = 1;
+	s.off_cpu = u->off_cpu;
+	s.ns = u->off_cpu_ns;
 	s.comm = comm;
 	s.user = (const uint64_t *)u->user;
 	s.nr_user = u->nr_user < PROFILE_MAX_DEPTH ? u->nr_user : PROFILE_MAX_DEPTH;
@@ -430,7 +435,8 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		return record_bpf_unavailable(o, "cannot load the program: %s", strerror(e));
 	}
 	if (o->off_cpu) {
-		int e = bpf_offcpu_open(o, t, &offcpu);
+		int e = bpf_offcpu_open(o, t, bpf_map__fd(b.skel->maps.stacks), bpf_map__fd(b.skel->maps.ustacks),
+					copy, &offcpu);
 		if (e) {
 			profile_bpf__destroy(b.skel);
 			return e;
@@ -471,6 +477,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	ustacks.sideband = sideband;
 	ustacks.limit = spills.limit;
 	ustacks.stacks_fd = bpf_map__fd(b.skel->maps.stacks);
+	ustacks.offcpu = offcpu;
 	perf_sideband_on_push(sideband, on_ustack_out, &ustacks);
 	ustack_ring = ring_buffer__new(bpf_map__fd(b.skel->maps.ustacks), on_ustack_in, &ustacks, NULL);
 	if (!ustack_ring) {
@@ -534,7 +541,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
 	drain(&b, r, stats, spills.limit);
 	if (offcpu)
-		bpf_offcpu_drain(offcpu, r, stats, spills.limit);
+		bpf_offcpu_drain(offcpu, r, stats, spills.limit, on_ustack_out, &ustacks);
 	stats->lost += spills.lost;
 	stats->copy_full = stat_sum(&b, PROFILE_STAT_COPY_FULL);
 	stats->bytes = ustacks.bytes;

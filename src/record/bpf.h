@@ -23,14 +23,23 @@ void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_
  * bpf_offcpu_open returns -2 when the program cannot load here (BPF
  * unavailable: the driver falls back to perf). */
 struct bpf_offcpu;
-int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, struct bpf_offcpu **out);
+/* The program shares profile.bpf.c's stack map and user-stack ring;
+ * copy_stack: DWARF, user stacks copied out at switch-out. */
+int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, int stacks_fd, int ring_fd,
+		    bool copy_stack, struct bpf_offcpu **out);
 /* Target filters and attachment, before the command is released. */
 int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const struct record_target *t);
 int bpf_offcpu_counts_fd(const struct bpf_offcpu *oc);
 /* Detach (the end of sampling: threads still switched out count to now). */
 void bpf_offcpu_detach(struct bpf_offcpu *oc);
-/* The blocked time, per stack, to the recorder; statistics to stats. */
-void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit);
+/* A record from the shared ring: an on-CPU sample's copy (returned as
+ * is), a blocked thread's copy (kept: NULL), or the end of its block (the
+ * copy, off_cpu_ns set, *size its length; NULL when its copy is unknown). */
+const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size_t *size);
+/* The blocked time, per stack, to the recorder; statistics to stats.
+ * Threads still blocked whose stack was copied go to copied(). */
+void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,
+		      void (*copied)(void *arg, const void *data, size_t len), void *arg);
 void bpf_offcpu_close(struct bpf_offcpu *oc);
 
 #endif

@@ -5,7 +5,9 @@
  * the on-CPU sampler (--wall). Built only with libbpf. */
 #include "record/bpf.h"
 
+#include "base/alloc.h"
 #include "base/error.h"
+#include "base/hashmap.h"
 #include "gen/offcpu.skel.h"
 #include "record/offcpu_abi.h"
 
@@ -19,13 +21,24 @@
 _Static_assert(OFFCPU_STATE_S == RECORD_OFFCPU_SLEEPING && OFFCPU_STATE_D == RECORD_OFFCPU_UNINTERRUPTIBLE,
 	       "the program's state bits are --state's");
 
+/* A user stack copied at a switch-out, waiting for its end record. */
+struct pending_copy {
+	uint32_t tid;
+	size_t len;
+	struct profile_ustack *u; /* len bytes */
+};
+
 struct bpf_offcpu {
 	struct offcpu_bpf *skel;
 	int ncpu;
 	uint64_t end_ns; /* CLOCK_MONOTONIC at detach: open blocks count to it */
+	struct hashmap pending_at; /* tid -> index in pending */
+	struct pending_copy *pending;
+	size_t nr_pending, alloc_pending;
 };
 
-int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, struct bpf_offcpu **out)
+int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, int stacks_fd, int ring_fd,
+		    bool copy_stack, struct bpf_offcpu **out)
 {
 	struct bpf_offcpu *oc = calloc(1, sizeof(*oc));
 	if (!oc)
@@ -33,6 +46,7 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	oc->ncpu = libbpf_num_possible_cpus();
 	if (oc->ncpu <= 0)
 		oc->ncpu = record_nr_cpus();
+	hashmap_init(&oc->pending_at);
 	oc->skel = offcpu_bpf__open();
 	if (!oc->skel) {
 		int e = errno;
@@ -49,11 +63,18 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	ro->states = o->off_cpu_states ? o->off_cpu_states : RECORD_OFFCPU_STATES_ALL;
 	ro->min_ns = o->min_block_us * 1000;
 	ro->max_ns = o->max_block_us * 1000;
-	uint32_t depth = o->max_stack && o->max_stack < PROFILE_MAX_DEPTH ? o->max_stack : PROFILE_MAX_DEPTH;
-	if (depth != PROFILE_MAX_DEPTH)
-		bpf_map__set_value_size(oc->skel->maps.stacks, depth * sizeof(uint64_t));
-	if (o->stack_map_size)
-		bpf_map__set_max_entries(oc->skel->maps.stacks, o->stack_map_size);
+	ro->copy_stack = copy_stack;
+	ro->copy_fp = o->unwind == RECORD_UNWIND_AUTO;
+	unsigned size = record_stack_size(o);
+	ro->stack_size = size < PROFILE_USTACK_MAX ? size : PROFILE_USTACK_MAX;
+	bpf_map__set_max_entries(oc->skel->maps.ustack_buf, copy_stack ? (uint32_t)oc->ncpu : 1);
+	/* One stack map and one ring for both programs: stack ids and
+	 * copies read the same way whichever program took them. */
+	if (bpf_map__reuse_fd(oc->skel->maps.stacks, stacks_fd) || bpf_map__reuse_fd(oc->skel->maps.ustacks, ring_fd)) {
+		int e = errno;
+		bpf_offcpu_close(oc);
+		return error("cannot share the BPF maps with the off-CPU program: %s", strerror(e));
+	}
 	if (offcpu_bpf__load(oc->skel)) {
 		int e = errno;
 		bpf_offcpu_close(oc);
@@ -116,7 +137,39 @@ static uint64_t stat_sum(struct bpf_offcpu *oc, uint32_t idx)
 	return sum;
 }
 
-void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit)
+const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size_t *size)
+{
+	if (*size == sizeof(struct offcpu_end)) {
+		struct offcpu_end end;
+		uint32_t at;
+		memcpy(&end, data, sizeof(end));
+		if (!hashmap_get(&oc->pending_at, end.tid, &at) || !oc->pending[at].u ||
+		    oc->pending[at].u->time != end.time)
+			return NULL; /* its copy was refused: counted in the kernel */
+		struct pending_copy *pc = &oc->pending[at];
+		pc->u->off_cpu_ns = end.ns;
+		*size = pc->len;
+		return pc->u;
+	}
+	const struct profile_ustack *u = data;
+	if (*size < PROFILE_USTACK_HEAD || !u->off_cpu)
+		return data; /* an on-CPU sample's */
+	bool inserted;
+	uint32_t *at = hashmap_upsert(&oc->pending_at, u->tid, (uint32_t)oc->nr_pending, &inserted);
+	if (inserted) {
+		VEC_GROW(oc->pending, oc->nr_pending + 1, oc->alloc_pending);
+		oc->pending[oc->nr_pending++] = (struct pending_copy){ u->tid, 0, NULL };
+	}
+	/* The thread's previous copy, if any, lost its end (min/max). */
+	struct pending_copy *pc = &oc->pending[*at];
+	pc->u = xrealloc(pc->u, *size);
+	memcpy(pc->u, data, *size);
+	pc->len = *size;
+	return NULL;
+}
+
+void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,
+		      void (*copied)(void *arg, const void *data, size_t len), void *arg)
 {
 	int counts = bpf_map__fd(oc->skel->maps.counts);
 	int stacks = bpf_map__fd(oc->skel->maps.stacks);
@@ -153,14 +206,22 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 			stats->offcpu_filtered++;
 			continue;
 		}
+		stats->offcpu_open++;
+		uint32_t at;
+		if (st.copied && hashmap_get(&oc->pending_at, tid, &at) && oc->pending[at].u &&
+		    oc->pending[at].u->time == st.time) {
+			oc->pending[at].u->off_cpu_ns = ns;
+			copied(arg, oc->pending[at].u, oc->pending[at].len);
+			continue;
+		}
 		record_bpf_key_sample(stacks, &st.key, 1, &s, comm, user, kernel, stats, limit);
 		s.off_cpu = true;
 		s.ns = ns;
 		recorder_sample(r, &s);
-		stats->offcpu_open++;
 	}
 	stats->offcpu_filtered += stat_sum(oc, OFFCPU_STAT_FILTERED);
 	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL);
+	stats->copy_full += stat_sum(oc, OFFCPU_STAT_COPY_FULL) + stat_sum(oc, OFFCPU_STAT_END_FULL);
 }
 
 void bpf_offcpu_close(struct bpf_offcpu *oc)
@@ -168,5 +229,9 @@ void bpf_offcpu_close(struct bpf_offcpu *oc)
 	if (!oc)
 		return;
 	offcpu_bpf__destroy(oc->skel);
+	for (size_t i = 0; i < oc->nr_pending; i++)
+		free(oc->pending[i].u);
+	free(oc->pending);
+	hashmap_release(&oc->pending_at);
 	free(oc);
 }

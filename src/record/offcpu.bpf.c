@@ -20,8 +20,10 @@
 #include <stdbool.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <linux/ptrace.h>
 
 #include "offcpu_abi.h"
+#include "ustack.bpf.h"
 
 #define EEXIST 17
 #define ENOMEM 12
@@ -50,6 +52,9 @@ const volatile int filter_tid = 0;  /* only tids in `tids` */
 const volatile __u32 states = OFFCPU_STATE_S | OFFCPU_STATE_D;
 const volatile __u64 min_ns = 0;
 const volatile __u64 max_ns = 0;    /* 0: no maximum */
+const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
+const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
+const volatile __u32 stack_size = 16384;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -94,6 +99,22 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } exec_pids SEC(".maps");
+
+/* User stacks and end records (struct offcpu_end); user space shares
+ * profile.bpf.c's ring. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} ustacks SEC(".maps");
+
+/* One profile_ustack per CPU (user space sets max_entries to the number
+ * of CPUs); this program's own, as a sample may interrupt it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_ustack);
+} ustack_buf SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -145,6 +166,48 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_add(enomem, 1);
 }
 
+/* Send prev's user registers and stack (it is current, in the kernel: its
+ * user registers are those saved at kernel entry); 0 when sent. */
+static __always_inline int send_user_stack(void *ctx, struct offcpu_start *s, __u32 tid)
+{
+	struct pt_regs regs;
+	long p = bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!p || bpf_probe_read_kernel(&regs, sizeof(regs), (const void *)p) || !regs.rsp ||
+	    (regs.cs & 3) != 3)
+		return -1;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct profile_ustack *u = bpf_map_lookup_elem(&ustack_buf, &cpu);
+	if (!u)
+		return -1;
+	u->time = s->time;
+	u->pid = s->key.pid;
+	u->tid = tid;
+	u->cpu = s->key.cpu;
+	__builtin_memcpy(u->comm, s->key.comm, sizeof(u->comm));
+	u->kernel_stack = s->key.kernel_stack;
+	u->nr_user = u->nr_kernel = 0;
+	u->off_cpu = 1;
+	u->off_cpu_ns = 0;
+	if (copy_fp) {
+		long n = bpf_get_stack(ctx, u->user, sizeof(u->user), BPF_F_USER_STACK);
+		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
+	}
+	ustack_set_regs(u, &regs);
+	__u32 len = ustack_copy(u, regs.rsp, stack_size);
+	u->stack_len = len;
+	__u64 size = len;
+	asm volatile("" : "+r"(size)); /* keep the bound check for the verifier */
+	if (size > PROFILE_USTACK_MAX)
+		return -1;
+	size += PROFILE_USTACK_HEAD;
+	if (bpf_ringbuf_output(&ustacks, u, size, 0)) {
+		stat_add(OFFCPU_STAT_COPY_FULL, 1);
+		return -1;
+	}
+	stat_add(OFFCPU_STAT_COPIED, 1);
+	return 0;
+}
+
 /* prev leaves the CPU: remember when and where, if it is to be counted. */
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
 				       unsigned int prev_state, __u64 now)
@@ -161,13 +224,16 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	s.key.user_stack = PROFILE_NO_STACK;
 	s.key.kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
-		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+		/* Skip the program's frame and bpf_trace_run4: __schedule is the leaf. */
+		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, 2 & BPF_F_SKIP_FIELD_MASK);
 		stack_error(s.key.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
 	}
 	if (want_user) {
 		s.key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		stack_error(s.key.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
 	}
+	if (copy_stack && want_user && !send_user_stack(ctx, &s, tid))
+		s.copied = 1;
 	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
 		stat_add(OFFCPU_STAT_START_FULL, 1);
 }
@@ -181,10 +247,19 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	__u64 delta = now - s->time;
 	struct profile_key key = s->key;
+	struct offcpu_end end = { s->time, delta, key.pid, tid };
+	int copied = s->copied;
 	bpf_map_delete_elem(&start, &tid);
 	if (delta < min_ns || (max_ns && delta > max_ns)) {
 		stat_add(OFFCPU_STAT_FILTERED, 1);
 		return;
+	}
+	if (copied) {
+		if (!bpf_ringbuf_output(&ustacks, &end, sizeof(end), 0)) {
+			stat_add(OFFCPU_STAT_BLOCKS, 1);
+			return;
+		}
+		stat_add(OFFCPU_STAT_END_FULL, 1); /* counted here, with frame pointers */
 	}
 	struct offcpu_sum *sum = bpf_map_lookup_elem(&counts, &key);
 	if (!sum) {

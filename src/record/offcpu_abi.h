@@ -21,6 +21,20 @@ struct offcpu_sum {
 struct offcpu_start {
 	__u64 time; /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	struct profile_key key;
+	__u32 copied; /* its user stack went out in a profile_ustack */
+	__u32 pad;
+};
+
+/* DWARF (--call-graph auto, dwarf): at switch-out the program sends the
+ * thread's registers and user stack (a struct profile_ustack with off_cpu
+ * set) through the ring buffer; at switch-in, this record with the time it
+ * was blocked, which user space joins to the copy (same tid and time).
+ * Blocks the minimum or maximum leave out send none. */
+struct offcpu_end {
+	__u64 time; /* the switch-out's, as in the copy */
+	__u64 ns;
+	__u32 pid;
+	__u32 tid;
 };
 
 /* Indices of the per-CPU statistics array. */
@@ -33,6 +47,9 @@ enum offcpu_stat {
 	OFFCPU_STAT_KERNEL_ENOMEM,  /* kernel stack lost: stack map full */
 	OFFCPU_STAT_START_FULL,     /* switch-out not remembered: too many threads off the CPU */
 	OFFCPU_STAT_COUNTS_FULL,    /* interval dropped: counts hash full */
+	OFFCPU_STAT_COPIED,         /* user stacks copied out at switch-out */
+	OFFCPU_STAT_COPY_FULL,      /* ...refused by a full ring: frame pointers used */
+	OFFCPU_STAT_END_FULL,       /* end record refused: counted with frame pointers */
 	OFFCPU_STAT_NR
 };
 

@@ -60,7 +60,9 @@ struct profile_ustack {
 	__u32 nr_user;      /* frame-pointer chain (auto), for joining */
 	__u32 nr_kernel;    /* inline kernel frames (kernel_stack -EEXIST) */
 	__u32 stack_len;
-	__u32 pad;
+	__u32 off_cpu;      /* offcpu.bpf.c: a thread's stack as it blocked (its
+			       struct offcpu_end follows when it runs again) */
+	__u64 off_cpu_ns;   /* ...the time it was blocked, set in user space */
 	__u64 regs[PROFILE_USTACK_REGS];
 	__u64 user[PROFILE_MAX_DEPTH];
 	__u64 kernel[PROFILE_MAX_DEPTH];
