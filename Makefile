@@ -169,7 +169,7 @@ $(O)/gen/%_css.h: src/render/viewer/%.css
 # skeleton header that only src/record/bpf.c includes.
 BPF_ARCH    := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
 BPF_TRIPLET := $(shell gcc -dumpmachine 2>/dev/null || $(CC) -dumpmachine)
-$(O)/%.bpf.o: src/record/%.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/ustack.bpf.h
+$(O)/%.bpf.o: src/record/%.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/common.bpf.h
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	  -I/usr/include/$(BPF_TRIPLET) -Isrc/record -c -o $@ $<

@@ -301,6 +301,27 @@ static uint32_t stack_depth(const uint64_t *ips)
 	return n;
 }
 
+/* The frames of stack id `id` into ips (PROFILE_MAX_DEPTH), or NULL when
+ * there are none; *missing when the stack was lost (collision, full map,
+ * or gone from the map). */
+static const uint64_t *read_stack(int stacks, int32_t id, uint64_t *ips, uint32_t *nr, bool *missing,
+				  bool *truncated, uint32_t limit)
+{
+	if (id < 0) {
+		*missing = id == -EEXIST || id == -ENOMEM;
+		return NULL;
+	}
+	uint32_t key = (uint32_t)id;
+	memset(ips, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
+	if (bpf_map_lookup_elem(stacks, &key, ips)) {
+		*missing = true;
+		return NULL;
+	}
+	*nr = stack_depth(ips);
+	*truncated = *nr >= limit;
+	return ips;
+}
+
 /* See bpf.h. */
 void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t count, struct record_sample *s,
 			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
@@ -318,32 +339,10 @@ void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t c
 		stats->collisions += count;
 	if (key->user_stack == -ENOMEM || key->kernel_stack == -ENOMEM)
 		stats->map_full += count;
-	if (key->kernel_stack >= 0) {
-		uint32_t id = (uint32_t)key->kernel_stack;
-		memset(kernel, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
-		if (!bpf_map_lookup_elem(stacks, &id, kernel)) {
-			s->kernel = kernel;
-			s->nr_kernel = stack_depth(kernel);
-			s->kernel_truncated = s->nr_kernel >= limit;
-		} else {
-			s->kernel_missing = true;
-		}
-	} else if (key->kernel_stack == -EEXIST || key->kernel_stack == -ENOMEM) {
-		s->kernel_missing = true;
-	}
-	if (key->user_stack >= 0) {
-		uint32_t id = (uint32_t)key->user_stack;
-		memset(user, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
-		if (!bpf_map_lookup_elem(stacks, &id, user)) {
-			s->user = user;
-			s->nr_user = stack_depth(user);
-			s->user_truncated = s->nr_user >= limit;
-		} else {
-			s->user_missing = true;
-		}
-	} else if (key->user_stack == -EEXIST || key->user_stack == -ENOMEM) {
-		s->user_missing = true;
-	}
+	s->kernel = read_stack(stacks, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
+			       &s->kernel_truncated, limit);
+	s->user = read_stack(stacks, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated,
+			     limit);
 }
 
 static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats, uint32_t limit)

@@ -23,7 +23,7 @@
 #include <linux/ptrace.h>
 
 #include "offcpu_abi.h"
-#include "ustack.bpf.h"
+#include "common.bpf.h"
 
 #define EEXIST 17
 #define ENOMEM 12
@@ -56,13 +56,6 @@ const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
 const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, PROFILE_STACK_ENTRIES);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
 /* Time off the CPU per key. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -78,20 +71,6 @@ struct {
 	__type(value, struct offcpu_start);
 } start SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PROFILE_FILTER_ENTRIES);
-	__type(key, __u32);
-	__type(value, __u8);
-} pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PROFILE_FILTER_ENTRIES);
-	__type(key, __u32);
-	__type(value, __u8);
-} tids SEC(".maps");
-
 /* The command, a target from its exec on (see on_exec). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -99,22 +78,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } exec_pids SEC(".maps");
-
-/* User stacks and end records (struct offcpu_end); user space shares
- * profile.bpf.c's ring. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} ustacks SEC(".maps");
-
-/* One profile_ustack per CPU (user space sets max_entries to the number
- * of CPUs); this program's own, as a sample may interrupt it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct profile_ustack);
-} ustack_buf SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -188,19 +151,10 @@ static __always_inline int send_user_stack(void *ctx, struct offcpu_start *s, __
 	u->nr_user = u->nr_kernel = 0;
 	u->off_cpu = 1;
 	u->off_cpu_ns = 0;
-	if (copy_fp) {
-		long n = bpf_get_stack(ctx, u->user, sizeof(u->user), BPF_F_USER_STACK);
-		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
-	}
-	ustack_set_regs(u, &regs);
-	__u32 len = ustack_copy(u, regs.rsp, stack_size);
-	u->stack_len = len;
-	__u64 size = len;
-	asm volatile("" : "+r"(size)); /* keep the bound check for the verifier */
-	if (size > PROFILE_USTACK_MAX)
+	int sent = ustack_send(ctx, u, &regs, stack_size, copy_fp);
+	if (sent < 0)
 		return -1;
-	size += PROFILE_USTACK_HEAD;
-	if (bpf_ringbuf_output(&ustacks, u, size, 0)) {
+	if (sent > 0) {
 		stat_add(OFFCPU_STAT_COPY_FULL, 1);
 		return -1;
 	}

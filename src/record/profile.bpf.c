@@ -11,7 +11,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "profile_abi.h"
-#include "ustack.bpf.h"
+#include "common.bpf.h"
 
 #define EFAULT 14
 #define EEXIST 17
@@ -31,32 +31,11 @@ const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, PROFILE_STACK_ENTRIES);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROFILE_COUNT_ENTRIES);
 	__type(key, struct profile_key);
 	__type(value, __u64);
 } counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PROFILE_FILTER_ENTRIES);
-	__type(key, __u32);
-	__type(value, __u8);
-} pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PROFILE_FILTER_ENTRIES);
-	__type(key, __u32);
-	__type(value, __u8);
-} tids SEC(".maps");
 
 /* Collided samples, sent whole (see struct profile_spill). */
 struct {
@@ -71,21 +50,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct profile_spill);
 } spill_buf SEC(".maps");
-
-/* User stacks to unwind in user space (struct profile_ustack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} ustacks SEC(".maps");
-
-/* One profile_ustack per CPU, indexed by CPU (too big for a per-CPU
- * map's 32 KiB); user space sets max_entries to the number of CPUs. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct profile_ustack);
-} ustack_buf SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -150,19 +114,12 @@ static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u3
 			u->nr_kernel = n > 0 ? (__u32)n / 8 : 0;
 		}
 	}
-	if (copy_fp) {
-		long n = bpf_get_stack(ctx, u->user, sizeof(u->user), BPF_F_USER_STACK);
-		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
-	}
-	ustack_set_regs(u, &regs);
-	__u32 len = ustack_copy(u, regs.rsp, stack_size);
-	u->stack_len = len;
-	__u64 size = len;
-	asm volatile("" : "+r"(size)); /* keep the bound check for the verifier */
-	if (size > PROFILE_USTACK_MAX)
+	u->off_cpu = 0;
+	u->off_cpu_ns = 0;
+	int sent = ustack_send(ctx, u, &regs, stack_size, copy_fp);
+	if (sent < 0)
 		return -1;
-	size += PROFILE_USTACK_HEAD;
-	if (bpf_ringbuf_output(&ustacks, u, size, 0)) {
+	if (sent > 0) {
 		stat_inc(PROFILE_STAT_COPY_FULL);
 		return -1;
 	}

@@ -1,0 +1,116 @@
+/* What profile.bpf.c and offcpu.bpf.c share: the stack map, the target
+ * filters, and a user register set and stack copy for unwinding in user
+ * space (struct profile_ustack). Included by BPF programs only. */
+#ifndef SCORCH_RECORD_COMMON_BPF_H
+#define SCORCH_RECORD_COMMON_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PROFILE_STACK_ENTRIES);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* Targets: tgids (pids) or tids, when filter_pid or filter_tid is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_FILTER_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+/* User stacks to unwind in user space (struct profile_ustack), and
+ * offcpu.bpf.c's end records (struct offcpu_end): user space gives both
+ * programs the same ring. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} ustacks SEC(".maps");
+
+/* One profile_ustack per CPU, indexed by CPU (too big for a per-CPU
+ * map's 32 KiB); user space sets max_entries to the number of CPUs.
+ * Each program has its own (a sample may interrupt sched_switch). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_ustack);
+} ustack_buf SEC(".maps");
+
+/* Copy the user stack from sp up, a page at a time, stopping at the first
+ * page that cannot be read (as perf's copy does); returns the bytes. */
+static __always_inline __u32 ustack_copy(struct profile_ustack *u, __u64 sp, __u32 stack_size)
+{
+	__u32 len = 0, want = stack_size;
+	if (want > PROFILE_USTACK_MAX)
+		want = PROFILE_USTACK_MAX;
+	for (int i = 0; i < PROFILE_USTACK_MAX / 4096 + 1; i++) {
+		if (len >= want)
+			break;
+		__u32 chunk = 4096 - ((sp + len) & 4095);
+		if (chunk > want - len)
+			chunk = want - len;
+		/* Masks the verifier can follow: off < MAX, chunk < 8192, and
+		 * the buffer has 8 KiB of slack past MAX. */
+		__u64 off = len, n = chunk;
+		asm volatile("" : "+r"(off), "+r"(n)); /* hide the ranges from clang */
+		off &= PROFILE_USTACK_MAX - 1;
+		n &= 8191;
+		if (!n || bpf_probe_read_user(&u->stack[off], (__u32)n, (const void *)(sp + len)))
+			break;
+		len += chunk;
+	}
+	return len;
+}
+
+/* The user registers, in perf_regs order (ax bx cx dx si di bp sp ip r8..r15). */
+static __always_inline void ustack_set_regs(struct profile_ustack *u, const struct pt_regs *regs)
+{
+	u->regs[0] = regs->rax;
+	u->regs[1] = regs->rbx;
+	u->regs[2] = regs->rcx;
+	u->regs[3] = regs->rdx;
+	u->regs[4] = regs->rsi;
+	u->regs[5] = regs->rdi;
+	u->regs[6] = regs->rbp;
+	u->regs[7] = regs->rsp;
+	u->regs[8] = regs->rip;
+	u->regs[9] = regs->r8;
+	u->regs[10] = regs->r9;
+	u->regs[11] = regs->r10;
+	u->regs[12] = regs->r11;
+	u->regs[13] = regs->r12;
+	u->regs[14] = regs->r13;
+	u->regs[15] = regs->r14;
+	u->regs[16] = regs->r15;
+}
+
+/* Fill in u's user part (the frame-pointer chain with fp, the registers,
+ * the stack copy) and send it through `ustacks`; the caller set the rest.
+ * Returns 0 when sent, 1 when the ring is full, -1 when there is no copy. */
+static __always_inline int ustack_send(void *ctx, struct profile_ustack *u, const struct pt_regs *regs,
+				       __u32 stack_size, int fp)
+{
+	if (fp) {
+		long n = bpf_get_stack(ctx, u->user, sizeof(u->user), BPF_F_USER_STACK);
+		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
+	}
+	ustack_set_regs(u, regs);
+	__u32 len = ustack_copy(u, regs->rsp, stack_size);
+	u->stack_len = len;
+	__u64 size = len;
+	asm volatile("" : "+r"(size)); /* keep the bound check for the verifier */
+	if (size > PROFILE_USTACK_MAX)
+		return -1;
+	size += PROFILE_USTACK_HEAD;
+	return bpf_ringbuf_output(&ustacks, u, size, 0) ? 1 : 0;
+}
+
+#endif
