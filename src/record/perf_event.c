@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "record/offcpu.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -203,6 +204,7 @@ struct perf_state {
 	void (*foreign)(void *arg, const void *data, size_t len);
 	void *foreign_arg;
 	bool user_only; /* fell back to user space (perf_event_paranoid) */
+	const struct offcpu_format *offcpu_fmt; /* --off-cpu: the tracepoint */
 	struct perf_parser parser;
 };
 
@@ -277,6 +279,15 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 		return;
 	const char *chain = p;
 	p += nr * 8;
+	const char *raw = NULL;
+	uint32_t raw_len = 0;
+	if (type & PERF_SAMPLE_RAW) {
+		TAKE(raw_len);
+		if (raw_len > (uint64_t)(end - p))
+			return;
+		raw = p;
+		p += raw_len;
+	}
 	if (type & PERF_SAMPLE_REGS_USER) {
 		TAKE(s.regs_abi);
 		if (s.regs_abi) {
@@ -332,7 +343,37 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 	s.nr_kernel = (uint32_t)nk;
 	s.user = st->uips;
 	s.nr_user = (uint32_t)nu;
+	if (st->offcpu) {
+		/* sched_switch: a block starts; else a --wall cpu-clock sample
+		 * (its raw data is empty), of a CPU -C asks for. */
+		if (offcpu_is_switch(st->offcpu, raw, raw_len))
+			offcpu_switch_out(st->offcpu, &s, raw, raw_len);
+		else
+			offcpu_on_cpu(st->offcpu, &s);
+		return;
+	}
 	recorder_sample(st->r, &s);
+}
+
+/* A context-switch record: with --off-cpu, a switch-in ends a block. The
+ * task is the sample_id trailer's (TID ... CPU, as the layout asks), which
+ * for a switch-in is the task switched in. */
+static void handle_switch(struct perf_parser *st, const struct perf_event_header *h)
+{
+	uint64_t type = st->sample_type ? st->sample_type : DEFAULT_SAMPLE_TYPE;
+	if (!st->offcpu || (h->misc & PERF_RECORD_MISC_SWITCH_OUT) || !(type & PERF_SAMPLE_TID) ||
+	    !(type & PERF_SAMPLE_TIME))
+		return;
+	size_t after = 8 * (2 + !!(type & PERF_SAMPLE_ID) + !!(type & PERF_SAMPLE_STREAM_ID) +
+			    !!(type & PERF_SAMPLE_CPU) + !!(type & PERF_SAMPLE_IDENTIFIER));
+	if (h->size < sizeof(*h) + after)
+		return;
+	const char *trailer = (const char *)h + h->size - after;
+	uint32_t u[2];
+	uint64_t time;
+	memcpy(u, trailer, 8);
+	memcpy(&time, trailer + 8, 8);
+	offcpu_switch_in(st->offcpu, u[1], time);
 }
 
 static void handle_record(struct perf_parser *st, const struct perf_event_header *h)
@@ -387,6 +428,10 @@ static void handle_record(struct perf_parser *st, const struct perf_event_header
 		recorder_exit(st->r, u[0], u[2]);
 		break;
 	}
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		handle_switch(st, h);
+		break;
 	case PERF_RECORD_LOST: {
 		uint64_t n[2];
 		if (end - p >= 16) {
@@ -612,6 +657,48 @@ static int collect_targets(const struct record_opts *o, const struct record_targ
 	return 0;
 }
 
+/* --off-cpu: the event is the sched_switch tracepoint, every hit a sample
+ * with its raw fields (prev_pid, prev_state), and the kernel adds a record
+ * at each context switch (the switch-in ends a block). The sample layout
+ * stays record_fill_attr's plus RAW, which --wall's cpu-clock event shares
+ * (its raw data is 4 empty bytes). */
+static void offcpu_attr(struct perf_event_attr *attr, const struct offcpu_format *fmt)
+{
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = fmt->id;
+	attr->freq = 0;
+	attr->sample_period = 1;
+	attr->sample_type |= PERF_SAMPLE_RAW;
+	attr->context_switch = 1;
+	/* A tracepoint fires in the kernel: excluding it would drop every
+	 * hit (-U and -K still select the callchain's halves). */
+	attr->exclude_kernel = attr->exclude_user = 0;
+}
+
+/* --wall: a cpu-clock event beside the tracepoint, on the same task and
+ * CPU, into the same ring, with the same layout but no side band (the
+ * tracepoint's event carries it). */
+static int open_wall_clock(struct perf_state *st, const struct perf_event_attr *tp, pid_t task, int cpu,
+			   int ring_fd)
+{
+	struct perf_event_attr attr = *tp;
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.freq = 1;
+	attr.sample_freq = st->opts->freq;
+	attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = attr.context_switch = 0;
+	int fd = record_perf_open(&attr, task, cpu, -1, 0);
+	if (fd < 0) {
+		char what[64];
+		snprintf(what, sizeof(what), "--wall: cpu-clock on CPU %d", cpu);
+		return record_perf_error(errno, what);
+	}
+	add_fd(st, fd);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd))
+		return error("cannot share the sample buffer of CPU %d: %s", cpu, strerror(errno));
+	return 0;
+}
+
 static int open_events(struct perf_state *st, const struct record_target *t, bool *cycles)
 {
 	const struct record_opts *o = st->opts;
@@ -632,13 +719,17 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 		*cycles = true;
 
 	for (int cpu = 0; cpu < ncpu; cpu++) {
-		if (!record_cpu_wanted(o, cpu))
+		/* Off-CPU: every CPU, as a thread may leave one and come back
+		 * on another; -C then selects by the CPU it left. */
+		if (!o->off_cpu && !record_cpu_wanted(o, cpu))
 			continue;
 		struct ring *rg = &st->rings[st->nr_rings];
 		rg->fd = -1;
 		for (size_t i = 0; i < nr_tasks; i++) {
 			struct perf_event_attr attr;
 			record_fill_attr(&attr, o, *cycles);
+			if (o->off_cpu)
+				offcpu_attr(&attr, st->offcpu_fmt);
 			attr.inherit = inherit;
 			attr.enable_on_exec = t->child > 0;
 			bool leader = rg->fd < 0;
@@ -662,7 +753,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				return -1;
 			}
 			if (fd < 0 && errno == EACCES && tasks[i] > 0 && !st->user_only && !o->kernel_only &&
-			    !st->nr_fds) {
+			    !st->nr_fds && !o->off_cpu) {
 				/* perf_event_paranoid 2: own processes, user space only. */
 				st->user_only = true;
 				if (!o->quiet)
@@ -730,6 +821,10 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				free(tasks);
 				return error("cannot share the sample buffer of CPU %d: %s", cpu, strerror(e));
 			}
+			if (o->wall && open_wall_clock(st, &attr, tasks[i], cpu, rg->fd)) {
+				free(tasks);
+				return -1;
+			}
 		}
 	}
 	free(tasks);
@@ -751,8 +846,13 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	int ret = -1;
 
 	stats->backend = "perf";
-	if (o->off_cpu) /* being written (issue 12) */
-		return error("--%s: not implemented in the perf backend yet", o->wall ? "wall" : "off-cpu");
+	struct offcpu_format fmt;
+	if (o->off_cpu) {
+		if (offcpu_format_read(&fmt))
+			return -1;
+		st.offcpu_fmt = &fmt;
+		st.parser.offcpu = offcpu_new(o, r, &fmt);
+	}
 	if (open_events(&st, t, &cycles))
 		goto out;
 	stats->event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";
@@ -798,7 +898,17 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	for (size_t i = 0; i < st.nr_fds; i++)
 		ioctl(st.fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	stats->seconds = record_now() - start;
+	struct timespec stopped;
+	clock_gettime(CLOCK_MONOTONIC, &stopped);
 	drain_all(&st, true);
+	if (st.parser.offcpu) {
+		struct offcpu_counts counts;
+		offcpu_finish(st.parser.offcpu, (uint64_t)stopped.tv_sec * 1000000000u + (uint64_t)stopped.tv_nsec,
+			      &counts);
+		stats->offcpu_filtered = counts.filtered;
+		stats->offcpu_open = counts.open;
+		stats->offcpu_lost_end = counts.lost_end;
+	}
 	if (o->progress)
 		record_progress_end(o);
 	free(pfd);
@@ -806,6 +916,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	stats->bytes = st.parser.bytes;
 	ret = 0;
 out:
+	offcpu_free(st.parser.offcpu);
 	close_all(&st);
 	return ret;
 }

@@ -311,7 +311,7 @@ static uint32_t join_chains(uint64_t *d, uint32_t n, const uint64_t *f, uint32_t
 	return n;
 }
 
-void recorder_sample(struct recorder *r, const struct record_sample *smp)
+uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 {
 	const struct record_opts *o = r->opts;
 	struct rstack k = { 0 };
@@ -346,7 +346,7 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 		  (user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
 		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0) |
 		  (complete && nr_user ? STACK_USER_COMPLETE : 0) |
-		  (smp->off_cpu && o->wall ? STACK_OFF_CPU : 0);
+		  (smp->off_cpu ? STACK_OFF_CPU : 0);
 
 	VEC_GROW(r->scratch, n, r->alloc_scratch);
 	if (nr_user && !procmaps_was_read(&r->maps, smp->pid))
@@ -384,15 +384,28 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 			break;
 		}
 	}
-	r->stacks[idx].count += smp->weight;
-	r->samples += smp->weight;
-	if (o->off_cpu) /* time: a block's, or an on-CPU sample's period (--wall) */
-		r->stacks[idx].ns += smp->off_cpu ? smp->ns : smp->weight * (uint64_t)(1e9 / o->freq);
-	if (smp->off_cpu) {
-		r->blocks += smp->weight;
-		r->block_ns += smp->ns;
+	return idx;
+}
+
+void recorder_count(struct recorder *r, uint32_t stack, uint64_t weight, uint64_t ns)
+{
+	struct rstack *s = &r->stacks[stack];
+	bool off_cpu = s->flags & STACK_OFF_CPU;
+	s->count += weight;
+	r->samples += weight;
+	if (r->opts->off_cpu) /* time: a block's, or an on-CPU sample's period (--wall) */
+		s->ns += off_cpu ? ns : weight * (uint64_t)(1e9 / r->opts->freq);
+	if (off_cpu) {
+		r->blocks += weight;
+		r->block_ns += ns;
 	}
-	if (o->keep_order) {
+}
+
+void recorder_sample(struct recorder *r, const struct record_sample *smp)
+{
+	uint32_t idx = recorder_stack(r, smp);
+	recorder_count(r, idx, smp->weight, smp->ns);
+	if (r->opts->keep_order) {
 		VEC_GROW(r->events, r->nr_events + 1, r->alloc_events);
 		r->events[r->nr_events] = (struct order_event){ smp->time, idx, (uint32_t)r->nr_events };
 		r->nr_events++;
@@ -557,7 +570,7 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
 	for (uint32_t i = s->nr_kernel; i-- > 0;)
 		node = push_seq(b, node, kernel_frame(b, f[s->nr_user + i]));
-	if (o->wall) {
+	if (o->wall) { /* where the time went (see record.h) */
 		if (s->flags & STACK_OFF_CPU)
 			node = profile_push_str(p, node, "[off-cpu]", 9);
 		else

@@ -204,6 +204,12 @@ struct record_sample {
 };
 
 void recorder_sample(struct recorder *r, const struct record_sample *s);
+/* The two halves of recorder_sample, for a stack known before its count
+ * (off-CPU: the stack at switch-out, the time at switch-in): the index of
+ * s's stack (unwound and interned now, counted 0), then counting it.
+ * s->weight, s->ns and s->time are not read by recorder_stack. */
+uint32_t recorder_stack(struct recorder *r, const struct record_sample *s);
+void recorder_count(struct recorder *r, uint32_t stack, uint64_t weight, uint64_t ns);
 /* Process events: names, exec, fork and executable mappings. */
 void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid);
@@ -230,8 +236,10 @@ void recorder_free(struct recorder *r);
 void recorder_build(struct recorder *r, struct profile *p);
 
 /* perf_event.c: the records of a perf ring buffer -> the recorder. */
+struct offcpu;
 struct perf_parser {
 	struct recorder *r;
+	struct offcpu *offcpu;  /* --off-cpu: sched_switch samples and switch-in records go here */
 	uint32_t max_stack;     /* frames a callchain holds at most (0: unknown) */
 	/* The sample layout: 0 = record_fill_attr's frame-pointer layout;
 	 * else attr.sample_type and attr.sample_regs_user. */

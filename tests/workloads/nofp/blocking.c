@@ -1,0 +1,195 @@
+/* A workload for scorch record --off-cpu, built -O2 -fomit-frame-pointer
+ * (like distribution binaries: only DWARF unwinding finds the callers).
+ * Threads that block in known functions, each wait about U = 4 ms, for
+ * ROUNDS rounds (argument 1, default 20):
+ *   sleep_wait   nanosleep U, 6 times a round                     (S)
+ *   pipe_wait    read(2) of a pipe that feed_pipe writes every U,
+ *                3 times a round                                  (S)
+ *   cond_wait    pthread_cond_wait, signalled by signal_cond every U,
+ *                once a round                                     (S)
+ * so blocked time splits 6:3:1 between them (each wait is one U plus one
+ * wake-up, so a loaded machine's wake-up latency keeps the ratio); and
+ *   only_blocks  a thread that does nothing but poll(2) 50 x 10 ms (S):
+ *                its off-CPU time is its wall time
+ *   vfork_wait   vfork(2) of a child that sleeps U then exits, once a
+ *                round: the parent thread waits in uninterruptible
+ *                sleep (D) in __vfork, the child sleeps (S) in syscall
+ * At the end it prints what it measured itself (seconds):
+ *   sleep_wait S pipe_wait S cond_wait S only_blocks_wall S vfork_wait S
+ * Function names are checked by tests/record. */
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT_NS 4000000L
+
+static int rounds = 20;
+static int pipe_fds[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int signalled, cond_done;
+static double measured[5]; /* seconds blocked per kind, as the threads saw it */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void pause_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* Each waits once and returns the seconds it took (no tail call: the
+ * frame stays on the stack while it blocks). */
+__attribute__((noinline)) double sleep_wait(void)
+{
+	double t = now();
+	pause_ns(UNIT_NS);
+	return now() - t;
+}
+
+__attribute__((noinline)) double pipe_wait(void)
+{
+	char c;
+	double t = now();
+	if (read(pipe_fds[0], &c, 1) != 1)
+		exit(1);
+	return now() - t;
+}
+
+__attribute__((noinline)) double cond_wait(void)
+{
+	double t = now();
+	pthread_mutex_lock(&lock);
+	while (!signalled)
+		pthread_cond_wait(&cond, &lock);
+	signalled = 0;
+	pthread_mutex_unlock(&lock);
+	return now() - t;
+}
+
+__attribute__((noinline)) double only_blocks(void)
+{
+	double t = now();
+	for (int i = 0; i < 50; i++)
+		poll(NULL, 0, 10);
+	return now() - t;
+}
+
+__attribute__((noinline)) double vfork_wait(void)
+{
+	double t = now();
+	pid_t pid = vfork();
+	if (pid == 0) {
+		/* Only system calls in a vfork child (it shares our memory). */
+		struct timespec ts = { 0, UNIT_NS };
+		syscall(SYS_nanosleep, &ts, NULL);
+		_exit(0);
+	}
+	double d = now() - t;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return d;
+}
+
+static void *sleeper_main(void *arg)
+{
+	for (int i = 0; i < 6 * rounds; i++)
+		measured[0] += sleep_wait();
+	return arg;
+}
+
+static void *reader_main(void *arg)
+{
+	for (int i = 0; i < 3 * rounds; i++)
+		measured[1] += pipe_wait();
+	return arg;
+}
+
+__attribute__((noinline)) static void feed_pipe(void)
+{
+	for (int i = 0; i < 3 * rounds; i++) {
+		pause_ns(UNIT_NS);
+		if (write(pipe_fds[1], "x", 1) != 1)
+			exit(1);
+	}
+}
+
+static void *feeder_main(void *arg)
+{
+	feed_pipe();
+	return arg;
+}
+
+static void *waiter_main(void *arg)
+{
+	for (int i = 0; i < rounds; i++)
+		measured[2] += cond_wait();
+	pthread_mutex_lock(&lock);
+	cond_done = 1;
+	pthread_mutex_unlock(&lock);
+	return arg;
+}
+
+__attribute__((noinline)) static void signal_cond(void)
+{
+	for (;;) {
+		pause_ns(UNIT_NS);
+		pthread_mutex_lock(&lock);
+		int done = cond_done;
+		signalled = 1;
+		pthread_cond_signal(&cond);
+		pthread_mutex_unlock(&lock);
+		if (done)
+			break;
+	}
+}
+
+static void *signaller_main(void *arg)
+{
+	signal_cond();
+	return arg;
+}
+
+static void *idle_main(void *arg)
+{
+	measured[3] = only_blocks();
+	return arg;
+}
+
+static void *vforker_main(void *arg)
+{
+	for (int i = 0; i < rounds; i++)
+		measured[4] += vfork_wait();
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		rounds = atoi(argv[1]);
+	if (rounds < 1 || pipe(pipe_fds))
+		return 2;
+	void *(*mains[])(void *) = { sleeper_main, reader_main, feeder_main, waiter_main,
+				     signaller_main, idle_main, vforker_main };
+	enum { N = sizeof(mains) / sizeof(mains[0]) };
+	pthread_t th[N];
+	for (int i = 0; i < N; i++)
+		if (pthread_create(&th[i], NULL, mains[i], NULL))
+			return 2;
+	for (int i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	printf("sleep_wait %.6f pipe_wait %.6f cond_wait %.6f only_blocks_wall %.6f vfork_wait %.6f\n",
+	       measured[0], measured[1], measured[2], measured[3], measured[4]);
+	return 0;
+}
