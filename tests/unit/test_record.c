@@ -4,6 +4,7 @@
  * counts. Files that do not exist keep symbol lookup out of it: their
  * frames are named [basename], as stackcollapse-perf names them. */
 #include "harness.h"
+#include "perf_records.h"
 
 #include "base/out.h"
 #include "profile/folded.h"
@@ -12,39 +13,6 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct buf {
-	unsigned char b[4096];
-	size_t n;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
-}
-
-static void u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
-
-/* Start a record; end() pads to 8 bytes and fills in the size. */
-static size_t begin(struct buf *b, uint32_t type, uint16_t misc)
-{
-	size_t at = b->n;
-	struct perf_event_header h = { type, misc, 0 };
-	put(b, &h, sizeof(h));
-	return at;
-}
-
-static void end(struct buf *b, size_t at)
-{
-	while ((b->n - at) % 8)
-		b->b[b->n++] = 0;
-	struct perf_event_header h;
-	memcpy(&h, b->b + at, sizeof(h));
-	h.size = (uint16_t)(b->n - at);
-	memcpy(b->b + at, &h, sizeof(h));
-}
 
 static void comm(struct buf *b, uint32_t pid, uint32_t tid, const char *name, bool exec)
 {

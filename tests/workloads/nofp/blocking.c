@@ -7,9 +7,11 @@
  *                3 times a round                                  (S)
  *   cond_wait    pthread_cond_wait, signalled by signal_cond every U,
  *                once a round                                     (S)
- * so blocked time splits 6:3:1 between them (each wait is one U plus one
- * wake-up, so a loaded machine's wake-up latency keeps the ratio); and
- *   only_blocks  a thread that does nothing but poll(2) 50 x 10 ms (S):
+ * The waits end at absolute ticks k x U from a common start (the sleeper
+ * sleeps until them, the feeder and the signaller act at them), so a
+ * loaded machine's wake-up latency does not accumulate: blocked time
+ * splits 6:3:1 between them; and
+ *   only_blocks  a thread that does nothing but poll(2) 10 x 50 ms (S):
  *                its off-CPU time is its wall time
  *   vfork_wait   vfork(2) of a child that sleeps U then exits, once a
  *                round: the parent thread waits in uninterruptible
@@ -32,7 +34,8 @@ static int rounds = 20;
 static int pipe_fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int signalled, cond_done;
+static int tickets; /* signals given and not yet taken (none coalesce) */
+static struct timespec start;
 static double measured[5]; /* seconds blocked per kind, as the threads saw it */
 
 static double now(void)
@@ -42,19 +45,21 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void pause_ns(long ns)
+/* Sleep until tick k (k x U after the start). */
+static void until_tick(int k)
 {
-	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
-	while (nanosleep(&ts, &ts))
+	long long ns = start.tv_nsec + (long long)k * UNIT_NS;
+	struct timespec ts = { start.tv_sec + (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 		;
 }
 
 /* Each waits once and returns the seconds it took (no tail call: the
  * frame stays on the stack while it blocks). */
-__attribute__((noinline)) double sleep_wait(void)
+__attribute__((noinline)) double sleep_wait(int tick)
 {
 	double t = now();
-	pause_ns(UNIT_NS);
+	until_tick(tick);
 	return now() - t;
 }
 
@@ -71,9 +76,9 @@ __attribute__((noinline)) double cond_wait(void)
 {
 	double t = now();
 	pthread_mutex_lock(&lock);
-	while (!signalled)
+	while (!tickets)
 		pthread_cond_wait(&cond, &lock);
-	signalled = 0;
+	tickets--;
 	pthread_mutex_unlock(&lock);
 	return now() - t;
 }
@@ -81,8 +86,8 @@ __attribute__((noinline)) double cond_wait(void)
 __attribute__((noinline)) double only_blocks(void)
 {
 	double t = now();
-	for (int i = 0; i < 50; i++)
-		poll(NULL, 0, 10);
+	for (int i = 0; i < 10; i++)
+		poll(NULL, 0, 50);
 	return now() - t;
 }
 
@@ -104,8 +109,8 @@ __attribute__((noinline)) double vfork_wait(void)
 
 static void *sleeper_main(void *arg)
 {
-	for (int i = 0; i < 6 * rounds; i++)
-		measured[0] += sleep_wait();
+	for (int i = 1; i <= 6 * rounds; i++)
+		measured[0] += sleep_wait(i);
 	return arg;
 }
 
@@ -118,8 +123,8 @@ static void *reader_main(void *arg)
 
 __attribute__((noinline)) static void feed_pipe(void)
 {
-	for (int i = 0; i < 3 * rounds; i++) {
-		pause_ns(UNIT_NS);
+	for (int i = 1; i <= 3 * rounds; i++) {
+		until_tick(i);
 		if (write(pipe_fds[1], "x", 1) != 1)
 			exit(1);
 	}
@@ -135,23 +140,17 @@ static void *waiter_main(void *arg)
 {
 	for (int i = 0; i < rounds; i++)
 		measured[2] += cond_wait();
-	pthread_mutex_lock(&lock);
-	cond_done = 1;
-	pthread_mutex_unlock(&lock);
 	return arg;
 }
 
 __attribute__((noinline)) static void signal_cond(void)
 {
-	for (;;) {
-		pause_ns(UNIT_NS);
+	for (int i = 1; i <= rounds; i++) {
+		until_tick(i);
 		pthread_mutex_lock(&lock);
-		int done = cond_done;
-		signalled = 1;
+		tickets++;
 		pthread_cond_signal(&cond);
 		pthread_mutex_unlock(&lock);
-		if (done)
-			break;
 	}
 }
 
@@ -180,6 +179,7 @@ int main(int argc, char **argv)
 		rounds = atoi(argv[1]);
 	if (rounds < 1 || pipe(pipe_fds))
 		return 2;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	void *(*mains[])(void *) = { sleeper_main, reader_main, feeder_main, waiter_main,
 				     signaller_main, idle_main, vforker_main };
 	enum { N = sizeof(mains) / sizeof(mains[0]) };

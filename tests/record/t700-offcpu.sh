@@ -1,0 +1,159 @@
+# scorch record --off-cpu and --wall: blocked time per stack.
+# Uses t100-record.sh's probes ($WL, $WL_SRC, $perf_ok, $bpf_ok, total).
+# The workloads are built like distribution binaries (-O2, no frame
+# pointers): DWARF unwinding finds their callers. Each prints what it
+# measured itself, the independent expectation the graphs are held to.
+#
+# A backend joins these tests by its name in OFFCPU_BACKENDS.
+OFFCPU_BACKENDS="perf"
+
+oc_ok=1
+for w in blocking halfsleep; do
+	cc -O2 -g -fomit-frame-pointer -pthread -o "$WL/$w" "$WL_SRC/nofp/$w.c" 2>"$TMPDIR/cc.err" || oc_ok=0
+done
+
+# us FILE PATTERN: microseconds on lines matching PATTERN (awk regex).
+us() { awk -v pat="$2" '$0 ~ pat { t += $NF } END { print t + 0 }' "$1"; }
+# near A B TOL: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# measured FILE KEY: a figure the workload printed ("key value ...").
+measured() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"; }
+
+offcpu_tests() {
+	be=$1 okv=$2 why=$3
+	names="shares full-chains total-is-wall min-block max-block state-D state-S graph wall"
+	if [ "$okv" != 1 ] || [ "$oc_ok" != 1 ]; then
+		[ "$oc_ok" = 1 ] || why="no C compiler for the workloads"
+		for n in $names; do skip "record $be --off-cpu: $n" "$why"; done
+		return
+	fi
+	out=$TMPDIR/offcpu-$be
+	mkdir -p "$out"
+
+	# sleep_wait : pipe_wait : cond_wait block 6:3:1 (each wait is one
+	# 4 ms unit plus a wake-up). Held to the nominal shares and to the
+	# workload's own clock readings around each wait, within 0.05.
+	"$SCORCH" record --backend $be --off-cpu -o "$out/b.folded" -- "$WL/blocking" >"$out/b.out" 2>"$out/b.err"
+	f=$out/b.folded
+	s=$(us "$f" ';sleep_wait;') p=$(us "$f" ';pipe_wait;') c=$(us "$f" ';cond_wait;')
+	ms=$(measured "$out/b.out" sleep_wait) mp=$(measured "$out/b.out" pipe_wait)
+	mc=$(measured "$out/b.out" cond_wait)
+	shares=$(awk -v s="$s" -v p="$p" -v c="$c" 'BEGIN { t = s + p + c; if (t) printf "%.3f %.3f %.3f", s / t, p / t, c / t }')
+	mshares=$(awk -v s="$ms" -v p="$mp" -v c="$mc" 'BEGIN { t = s + p + c; if (t) printf "%.3f %.3f %.3f", s / t, p / t, c / t }')
+	set -- $shares $mshares
+	if [ $# = 6 ] && near "$1" 0.6 0.05 && near "$2" 0.3 0.05 && near "$3" 0.1 0.05 &&
+		near "$1" "$4" 0.05 && near "$2" "$5" 0.05 && near "$3" "$6" 0.05; then
+		ok "record $be --off-cpu: shares"
+	else
+		not_ok "record $be --off-cpu: shares" "sleep/pipe/cond: $shares (want 0.6/0.3/0.1; the workload measured $mshares)" \
+			"$(sort -k2 -n "$f" | tail -5 | cut -c1-300)" "$(cat "$out/b.err")"
+	fi
+	# Every stack of the workload goes down to main or start_thread
+	# (through libc's nanosleep, read, pthread_cond_wait, poll, vfork).
+	bad=$(grep '^blocking;' "$f" | grep -v -E ';(main|start_thread);' | head -3 | cut -c1-300)
+	nfun=$(grep -c -E '^blocking;clone3;start_thread;(sleeper|reader|waiter|idle)_main;(sleep|pipe|cond)_wait|only_blocks' "$f")
+	if [ -z "$bad" ] && [ "$nfun" -ge 4 ]; then
+		ok "record $be --off-cpu: full-chains"
+	else
+		not_ok "record $be --off-cpu: full-chains" "$nfun stacks of the waiting threads; broken:" "$bad"
+	fi
+	# The thread that only blocks (poll, 10 x 50 ms): its off-CPU time is
+	# its wall time, within 5%.
+	ob=$(us "$f" ';only_blocks;') wall=$(measured "$out/b.out" only_blocks_wall)
+	if [ -n "$wall" ] && near "$ob" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 }')" \
+		"$(awk -v w="$wall" 'BEGIN { print w * 1e6 * 0.05 }')"; then
+		ok "record $be --off-cpu: total-is-wall"
+	else
+		not_ok "record $be --off-cpu: total-is-wall" "only_blocks: $ob us off-CPU, wall ${wall:-?} s"
+	fi
+
+	# --min-block 25000: the 50 ms polls stay, the 4 ms waits go (a few
+	# stretch past 25 ms when a loaded machine runs none of the threads
+	# for that long, as happens on 2 busy cores: under 10% of the poll
+	# time).
+	"$SCORCH" record --backend $be --off-cpu --min-block 25000 -o "$out/min.folded" -- "$WL/blocking" \
+		>"$out/min.out" 2>"$out/min.err"
+	ob=$(us "$out/min.folded" ';only_blocks;') short=$(us "$out/min.folded" ';(sleep|pipe|cond)_wait;')
+	if [ "$ob" -ge 400000 ] && [ "$short" -le $((ob / 10)) ] && grep -q 'blocks filtered out' "$out/min.err" &&
+		grep -q "off-CPU S+D ≥ 25000 us" "$out/min.err"; then
+		ok "record $be --off-cpu: min-block"
+	else
+		not_ok "record $be --off-cpu: min-block" "only_blocks $ob us, the 4 ms waits $short us" "$(cat "$out/min.err")"
+	fi
+	# --max-block 25000: the 4 ms waits stay, the 50 ms polls go.
+	"$SCORCH" record --backend $be --off-cpu --max-block 25000 -o "$out/max.folded" -- "$WL/blocking" \
+		>"$out/max.out" 2>"$out/max.err"
+	ob=$(us "$out/max.folded" ';only_blocks;') s=$(us "$out/max.folded" ';sleep_wait;')
+	if [ "$s" -ge 300000 ] && [ "$ob" = 0 ]; then
+		ok "record $be --off-cpu: max-block"
+	else
+		not_ok "record $be --off-cpu: max-block" "sleep_wait $s us, only_blocks $ob us" "$(cat "$out/max.err")"
+	fi
+	# --state D: only the vfork parent's uninterruptible wait (and nothing
+	# of the sleeping threads); --state S: everything but it.
+	"$SCORCH" record --backend $be --off-cpu --state D -o "$out/d.folded" -- "$WL/blocking" \
+		>"$out/d.out" 2>"$out/d.err"
+	d=$(us "$out/d.folded" ';vfork_wait;__vfork;') all=$(total "$out/d.folded")
+	if [ "$d" -ge 50000 ] && [ "$(us "$out/d.folded" '(sleep_wait|pipe_wait|cond_wait|only_blocks);')" = 0 ] &&
+		[ "$d" -ge $((all * 9 / 10)) ]; then
+		ok "record $be --off-cpu: state-D"
+	else
+		not_ok "record $be --off-cpu: state-D" "__vfork $d us of $all" "$(sort -k2 -n "$out/d.folded" | tail -3 | cut -c1-300)"
+	fi
+	"$SCORCH" record --backend $be --off-cpu --state S -o "$out/s.folded" -- "$WL/blocking" \
+		>"$out/s.out" 2>"$out/s.err"
+	if [ "$(us "$out/s.folded" ';__vfork;')" = 0 ] && [ "$(us "$out/s.folded" ';sleep_wait;')" -ge 300000 ] &&
+		grep -q 'off-CPU S:' "$out/s.err"; then
+		ok "record $be --off-cpu: state-S"
+	else
+		not_ok "record $be --off-cpu: state-S" "$(grep __vfork "$out/s.folded" | head -2 | cut -c1-300)" "$(cat "$out/s.err")"
+	fi
+
+	# The graph: its title, unit (us) and io palette (flamegraph.pl's:
+	# rgb(r,r,b) with r 80..140, b 190..245).
+	"$SCORCH" record -q --backend $be --off-cpu -o "$out/b.svg" -- "$WL/blocking" 5 >/dev/null 2>"$out/svg.err"
+	fills=$(grep -o 'fill="rgb([0-9]*,[0-9]*,[0-9]*)"' "$out/b.svg" | sed 's/.*(\(.*\)).*/\1/' |
+		awk -F, '{ n++; if (!($1 == $2 && $1 >= 80 && $1 <= 140 && $3 >= 190)) bad++ } END { print n + 0, bad + 0 }')
+	if grep -q '<title>all ([0-9,]* us, 100%)' "$out/b.svg" &&
+		grep -q '>Off-CPU Time · scorch record: /' "$out/b.svg" &&
+		grep -q 'off-CPU S+D · [0-9.]* s · [0-9,]* blocks' "$out/b.svg" && [ "${fills#* }" = 0 ] && [ "${fills% *}" -ge 10 ]; then
+		ok "record $be --off-cpu: graph"
+	else
+		not_ok "record $be --off-cpu: graph" "fills (all, not io): $fills" \
+			"$(grep -o '<title>all[^<]*<\|>[^<]*Off-CPU[^<]*<\|off-CPU S+D[^<]*<' "$out/b.svg" | head -3)" "$(cat "$out/svg.err")"
+	fi
+
+	# --wall: half compute (5 ms of CPU), half nanosleep (5 ms, longer on a
+	# loaded machine): [on-cpu] time is the workload's CPU time and
+	# [off-cpu] its sleep, in the shares it measured, within 0.05; the
+	# on-CPU time is under compute, the off-CPU time under sleep_half.
+	"$SCORCH" record --backend $be --wall -F 997 -o "$out/w.folded" -- "$WL/halfsleep" >"$out/w.out" 2>"$out/w.err"
+	f=$out/w.folded
+	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') t=$(total "$f")
+	onc=$(us "$f" ';compute;.*\[on-cpu\]') offs=$(us "$f" ';sleep_half;.*\[off-cpu\]')
+	mc=$(measured "$out/w.out" cpu) msl=$(measured "$out/w.out" sleep)
+	want=$(awk -v c="$mc" -v s="$msl" 'BEGIN { if (c + s) printf "%.3f", c / (c + s) }')
+	got=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a + b) printf "%.3f", a / (a + b) }')
+	if [ -n "$want" ] && [ -n "$got" ] && [ $((on + off)) = "$t" ] && near "$got" "$want" 0.05 &&
+		[ "$onc" -ge $((on * 9 / 10)) ] && [ "$offs" -ge $((off * 9 / 10)) ]; then
+		ok "record $be --off-cpu: wall"
+	else
+		not_ok "record $be --off-cpu: wall" "on-CPU share $got (the workload measured $want: cpu $mc s, sleep $msl s);" \
+			"on $on us ($onc under compute), off $off us ($offs under sleep_half), all $t us" "$(cat "$out/w.err")"
+	fi
+}
+
+for be in $OFFCPU_BACKENDS; do
+	eval "offcpu_tests $be \"\$${be}_ok\" \"\$${be}_why\""
+done
+
+# Usage errors (exit 2, before anything is recorded).
+expect_exit "record --off-cpu: --min-block without --off-cpu" 2 "$SCORCH" record --min-block 10 -- true
+expect_exit "record --off-cpu: --state X" 2 "$SCORCH" record --off-cpu --state X -- true
+expect_exit "record --off-cpu: --state SDx" 2 "$SCORCH" record --off-cpu --state SDx -- true
+expect_exit "record --off-cpu: --min-block 0" 2 "$SCORCH" record --off-cpu --min-block 0 -- true
+expect_exit "record --off-cpu: --min-block above --max-block" 2 "$SCORCH" record --off-cpu --min-block 10 --max-block 5 -- true
+expect_exit "record --off-cpu: with -F" 2 "$SCORCH" record --off-cpu -F 99 -- true
+expect_exit "record --off-cpu: with -e" 2 "$SCORCH" record --off-cpu -e page-faults -- true
+expect_exit "record --wall: with -e cycles" 2 "$SCORCH" record --wall -e cycles -- true
+expect_exit "record --off-cpu: with --flamechart" 2 "$SCORCH" record --off-cpu --flamechart -o "$TMPDIR/x.svg" -- true
