@@ -44,11 +44,14 @@ HAVE_LIBBPF   ?= $(and $(call have,libbpf),$(BPFTOOL),$(shell command -v $(BPF_C
 
 # Sources: every .c under src/, minus the files that need an optional
 # library (added back below when it is present) and BPF kernel programs.
-ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/unwind*.c src/symbolize/inline*.c src/symbolize/srcline*.c)
+ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/unwind*.c src/symbolize/inline*.c src/symbolize/srcline*.c \
+                        src/record/unwind*.c)
+NOELF_SRCS := src/record/no_unwind.c
 BPF_SRCS   := $(wildcard src/record/bpf*.c)
 PNG_SRCS   := src/render/png.c
 ALL_SRCS   := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
-SRCS-y     := $(filter-out $(ELF_SRCS) $(BPF_SRCS) $(PNG_SRCS),$(ALL_SRCS))
+SRCS-y     := $(filter-out $(ELF_SRCS) $(NOELF_SRCS) $(BPF_SRCS) $(PNG_SRCS),$(ALL_SRCS))
+SRCS-$(if $(HAVE_ELFUTILS),,y) += $(NOELF_SRCS)
 
 SRCS-$(HAVE_ELFUTILS) += $(ELF_SRCS)
 DEFS-$(HAVE_ELFUTILS) += -DHAVE_ELFUTILS

@@ -421,13 +421,6 @@ static void handle_record(struct perf_parser *st, const struct perf_event_header
 		recorder_fork(st->r, u[1], u[3], u[0], u[2]);
 		break;
 	}
-	case PERF_RECORD_EXIT: {
-		if (end - p < 16)
-			break;
-		memcpy(u, p, 16); /* pid ppid tid ptid */
-		recorder_exit(st->r, u[0], u[2]);
-		break;
-	}
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		handle_switch(st, h);

@@ -103,7 +103,7 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	hashmap_init(&r->comm_by_tid);
 	hashmap_init(&r->by_hash);
 	if (opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only)
-		r->unwinder = record_unwinder_new(true);
+		r->unwinder = record_unwinder_new();
 }
 
 const char *recorder_unwind_note(const struct recorder *r)
@@ -123,13 +123,8 @@ struct recorder *recorder_new(const struct record_opts *opts, const char *proc_r
 {
 	struct recorder *r = xmalloc(sizeof(*r));
 	recorder_init(r, opts);
-	if (proc_root) {
+	if (proc_root)
 		r->maps.proc_root = proc_root;
-		/* Only the records' mappings: nothing of this machine. */
-		record_unwinder_free(r->unwinder);
-		r->unwinder = opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only ? record_unwinder_new(false)
-										    : NULL;
-	}
 	return r;
 }
 
@@ -170,8 +165,6 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 	*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
 	if (exec)
 		procmaps_exec(&r->maps, pid);
-	if (r->unwinder)
-		record_unwinder_comm(r->unwinder, pid, tid, comm, exec);
 }
 
 static void build_profile(struct recorder *r, struct profile *p, struct symbols *syms);
@@ -189,20 +182,12 @@ void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pi
 		bool inserted;
 		*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
 	}
-	if (r->unwinder)
-		record_unwinder_fork(r->unwinder, ppid, ptid, pid, tid);
 	if (ppid == pid)
 		return;
 	/* ...and a new process with its parent's maps: know those first. */
 	if (ppid)
 		procmaps_read(&r->maps, ppid);
 	procmaps_fork(&r->maps, ppid, pid);
-}
-
-void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid)
-{
-	if (r->unwinder && pid == tid && pid)
-		record_unwinder_exit(r->unwinder, pid);
 }
 
 void recorder_build(struct recorder *r, struct profile *p)
@@ -216,8 +201,6 @@ void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t le
 		   const char *path)
 {
 	procmaps_add(&r->maps, pid, start, len, pgoff, path);
-	if (r->unwinder)
-		record_unwinder_mmap(r->unwinder, pid, start, len, pgoff, path);
 }
 
 bool recorder_knows(const struct recorder *r, uint32_t pid)
@@ -229,8 +212,6 @@ void recorder_seen(struct recorder *r, uint32_t pid)
 {
 	if (pid)
 		procmaps_read(&r->maps, pid);
-	if (pid && r->unwinder)
-		record_unwinder_load(r->unwinder, pid);
 }
 
 void recorder_refresh(struct recorder *r, uint32_t pid)
@@ -318,12 +299,14 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	const uint64_t *user = smp->user;
 	uint32_t nr_user = o->kernel_only ? 0 : smp->nr_user;
 	bool complete = false, user_truncated = smp->user_truncated;
+	if ((nr_user || smp->regs_abi) && smp->pid && !procmaps_was_read(&r->maps, smp->pid))
+		procmaps_read(&r->maps, smp->pid);
 	if (r->unwinder && smp->regs_abi && smp->pid && !o->kernel_only) {
 		/* --max-stack, else deeper than the kernel's frame-pointer walk:
 		 * the stack copy is the real bound. */
 		uint32_t limit = o->max_stack ? o->max_stack : UNWIND_MAX_FRAMES;
 		VEC_GROW(r->unwound, limit, r->nr_unwound_alloc);
-		int n = record_unwind(r->unwinder, smp, r->unwound, (int)limit, &complete);
+		int n = record_unwind(r->unwinder, &r->maps, smp, r->unwound, (int)limit, &complete);
 		if (n > 0) {
 			r->nr_unwound++;
 			nr_user = complete ? (uint32_t)n
@@ -349,8 +332,6 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 		  (smp->off_cpu ? STACK_OFF_CPU : 0);
 
 	VEC_GROW(r->scratch, n, r->alloc_scratch);
-	if (nr_user && !procmaps_was_read(&r->maps, smp->pid))
-		procmaps_read(&r->maps, smp->pid);
 	for (uint32_t i = 0; i < nr_user; i++) {
 		uint64_t a = user[i];
 		r->scratch[i] = procmaps_ref(&r->maps, smp->pid, i && a ? a - 1 : a);

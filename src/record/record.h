@@ -213,8 +213,6 @@ void recorder_count(struct recorder *r, uint32_t stack, uint64_t weight, uint64_
 /* Process events: names, exec, fork and executable mappings. */
 void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid);
-/* A task exited (a process when pid == tid): its unwinding state goes. */
-void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid);
 void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *path);
 /* A pid seen for the first time: capture /proc/PID/maps while it lives. */

@@ -2,31 +2,24 @@
 #include "record/unwind.h"
 
 #include "base/alloc.h"
-#include "base/hashmap.h"
+#include "record/procmaps.h"
 #include "record/record.h"
-#include "symbolize/symbolize.h"
+#include "record/unwind_expr.h"
+#include "record/unwind_tables.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+
+enum { PERF_REG_ABI_64 = 2, NR_PERF_REGS = 24, DWREG_RBP = 6, DWREG_RSP = 7, DWREG_RA = 16 };
 
 struct record_unwinder {
-	struct symbolizer *sym;
-	struct hashmap loaded; /* pid -> 1: /proc/PID/maps read */
-	bool read_proc;
+	struct unwind_tables *tables;
 };
 
-struct record_unwinder *record_unwinder_new(bool read_proc)
+struct record_unwinder *record_unwinder_new(void)
 {
-#ifndef HAVE_ELFUTILS
-	return NULL; /* symbolize/unwind_dwarf.c needs libdw */
-#endif
 	struct record_unwinder *u = xcalloc(1, sizeof(*u));
-	struct sym_options o = { 0 };
-	o.kallsyms = "/proc/kallsyms"; /* never read: user frames only */
-	u->sym = symbolizer_new(&o);
-	hashmap_init(&u->loaded);
-	u->read_proc = read_proc;
+	u->tables = unwind_tables_new();
 	return u;
 }
 
@@ -34,69 +27,145 @@ void record_unwinder_free(struct record_unwinder *u)
 {
 	if (!u)
 		return;
-	symbolizer_free(u->sym);
-	hashmap_release(&u->loaded);
+	unwind_tables_free(u->tables);
 	free(u);
 }
 
-void record_unwinder_comm(struct record_unwinder *u, uint32_t pid, uint32_t tid, const char *comm,
-			  bool exec)
+/* The sample's registers in DWARF numbering (rax rdx rcx rbx rsi rdi rbp
+ * rsp r8..r15, then the return-address column holding the pc), from
+ * perf_regs order (ax bx cx dx si di bp sp ip .. r8..r15), keeping the
+ * registers the sample's mask holds. */
+static bool initial_regs(const struct record_sample *s, struct unwind_regs *out)
 {
-	sym_comm(u->sym, (int32_t)pid, (int32_t)tid, comm, strnlen(comm, 16), exec);
+	static const int from_perf[UNWIND_NR_REGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
+	uint64_t by_perf[NR_PERF_REGS];
+	uint32_t have = 0;
+	size_t k = 0;
+	for (int bit = 0; bit < 64; bit++) {
+		if (!(s->regs_mask >> bit & 1))
+			continue;
+		if (bit < NR_PERF_REGS) {
+			by_perf[bit] = s->regs[k];
+			have |= 1u << bit;
+		}
+		k++;
+	}
+	memset(out, 0, sizeof(*out));
+	for (int r = 0; r < UNWIND_NR_REGS; r++)
+		if (have >> from_perf[r] & 1) {
+			out->reg[r] = by_perf[from_perf[r]];
+			out->have |= 1u << r;
+		}
+	return (out->have >> DWREG_RSP & 1) && (out->have >> DWREG_RA & 1);
 }
 
-void record_unwinder_fork(struct record_unwinder *u, uint32_t ppid, uint32_t ptid, uint32_t pid,
-			  uint32_t tid)
+enum step { STEP_OK, STEP_END, STEP_FAILED };
+
+/* The caller's registers from the CFI rules of this frame. */
+static enum step cfi_step(Dwarf_Frame *fr, const struct unwind_regs *r, const struct unwind_memory *m,
+			  struct unwind_regs *next, bool *signal)
 {
-	if (ppid)
-		record_unwinder_load(u, ppid);
-	sym_fork(u->sym, (int32_t)pid, (int32_t)ppid, (int32_t)tid, (int32_t)ptid);
-	bool inserted;
-	hashmap_upsert(&u->loaded, pid, 1, &inserted);
+	Dwarf_Op *ops;
+	size_t nops;
+	uint64_t cfa;
+	bool is_value;
+	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops || !unwind_eval(ops, nops, r, m, 0, false, &cfa, &is_value))
+		return STEP_FAILED;
+	int ra = dwarf_frame_info(fr, NULL, NULL, signal);
+	if (ra < 0 || ra >= UNWIND_NR_REGS)
+		return STEP_FAILED;
+	memset(next, 0, sizeof(*next));
+	for (int reg = 0; reg < UNWIND_NR_REGS; reg++) {
+		Dwarf_Op mem[3], *rops;
+		size_t rn;
+		uint64_t v;
+		if (dwarf_frame_register(fr, reg, mem, &rops, &rn))
+			continue;
+		if (!rn) {
+			if (rops == mem) { /* undefined: the caller's is lost */
+				if (reg == ra)
+					return STEP_END; /* the outermost frame */
+				continue;
+			}
+			if (!(r->have >> reg & 1)) /* same value */
+				continue;
+			v = r->reg[reg];
+		} else if (!unwind_eval(rops, rn, r, m, cfa, true, &v, &is_value) ||
+			   (!is_value && !unwind_read(m, v, &v))) {
+			continue;
+		}
+		next->reg[reg] = v;
+		next->have |= 1u << reg;
+	}
+	if (!(next->have >> ra & 1))
+		return STEP_FAILED;
+	next->reg[DWREG_RA] = next->reg[ra];
+	next->have |= 1u << DWREG_RA;
+	if (!(next->have >> DWREG_RSP & 1)) { /* the ABI's rule: sp is the CFA */
+		next->reg[DWREG_RSP] = cfa;
+		next->have |= 1u << DWREG_RSP;
+	}
+	return next->reg[DWREG_RA] ? STEP_OK : STEP_END; /* a zero return address ends the stack too */
 }
 
-void record_unwinder_mmap(struct record_unwinder *u, uint32_t pid, uint64_t start, uint64_t len,
-			  uint64_t pgoff, const char *path)
+/* Where a file has no CFI for the frame: one frame-pointer step, as
+ * libdw's x86-64 fallback takes (saved rbp at [rbp], return address
+ * above it). */
+static enum step fp_step(const struct unwind_regs *r, const struct unwind_memory *m, struct unwind_regs *next)
 {
-	struct sym_mmap m = { 0 };
-	m.pid = m.tid = (int32_t)pid;
-	m.start = start;
-	m.len = len;
-	m.pgoff = pgoff;
-	m.prot = PROT_READ | PROT_EXEC;
-	m.flags = MAP_PRIVATE;
-	m.filename = path;
-	sym_mmap(u->sym, &m);
+	uint64_t rbp, saved, ret;
+	if (!(r->have >> DWREG_RBP & 1))
+		return STEP_FAILED;
+	rbp = r->reg[DWREG_RBP];
+	if (!unwind_read(m, rbp, &saved) || !unwind_read(m, rbp + 8, &ret))
+		return STEP_FAILED;
+	memset(next, 0, sizeof(*next));
+	next->reg[DWREG_RBP] = saved;
+	next->reg[DWREG_RSP] = rbp + 16;
+	next->reg[DWREG_RA] = ret;
+	next->have = 1u << DWREG_RBP | 1u << DWREG_RSP | 1u << DWREG_RA;
+	return ret ? STEP_OK : STEP_FAILED;
 }
 
-void record_unwinder_exit(struct record_unwinder *u, uint32_t pid)
+int record_unwind(struct record_unwinder *u, const struct procmaps *maps, const struct record_sample *s,
+		  uint64_t *ips, int max, bool *complete)
 {
-	sym_unwind_forget(u->sym, (int32_t)pid);
-}
-
-void record_unwinder_load(struct record_unwinder *u, uint32_t pid)
-{
-	bool inserted;
-	hashmap_upsert(&u->loaded, pid, 1, &inserted);
-	if (inserted && pid && u->read_proc)
-		sym_load_proc(u->sym, (int32_t)pid);
-}
-
-int record_unwind(struct record_unwinder *u, const struct record_sample *s, uint64_t *ips, int max,
-		  bool *complete)
-{
+	struct unwind_regs regs, next;
 	*complete = false;
-	if (!s->pid)
+	if (!s->pid || s->regs_abi != PERF_REG_ABI_64 || !s->regs || max <= 0 || !initial_regs(s, &regs))
 		return 0;
-	record_unwinder_load(u, s->pid);
-	struct sym_user_regs regs = { .abi = s->regs_abi, .mask = s->regs_mask, .regs = s->regs };
-	int n = sym_unwind_user(u->sym, (int32_t)s->pid, (int32_t)s->tid, &regs, s->stack, s->stack_len,
-				ips, max, complete);
-	if (n < 0)
-		return 0;
-	/* The unwinder gives callers as pc - 1; the collector expects return
-	 * addresses, as in a frame-pointer chain. */
-	for (int i = 1; i < n; i++)
-		ips[i]++;
+	struct unwind_memory mem = { s->stack, regs.reg[DWREG_RSP], s->stack_len };
+	bool exact = true; /* the sampled pc, or one a signal interrupted */
+	int n = 0;
+	while (n < max) {
+		uint64_t pc = regs.reg[DWREG_RA];
+		/* A caller's pc is a return address: the call is just before. */
+		uint64_t at = exact ? pc : pc - 1;
+		ips[n] = n && exact ? pc + 1 : pc; /* the collector moves callers back by one */
+		n++;
+		uint64_t ref = procmaps_ref(maps, s->pid, at);
+		const struct mapping *m = procmaps_ref_mapping(maps, ref);
+		struct unwind_file *f = m ? unwind_tables_file(u->tables, m->path, strpool_str(&maps->paths, m->path))
+					  : NULL;
+		if (!f)
+			break; /* no file: no CFI, stop (as perf's unwinder does) */
+		Dwarf_Frame *fr = unwind_file_frame(u->tables, f, procmaps_ref_offset(ref) + m->pgoff);
+		bool signal = false;
+		enum step st = fr ? cfi_step(fr, &regs, &mem, &next, &signal) : STEP_FAILED;
+		if (st == STEP_FAILED)
+			st = fp_step(&regs, &mem, &next);
+		if (st == STEP_END) {
+			*complete = true;
+			break;
+		}
+		if (st == STEP_FAILED)
+			break;
+		if (next.reg[DWREG_RA] == pc && next.reg[DWREG_RSP] == regs.reg[DWREG_RSP])
+			break; /* no progress */
+		if (signal && n > 1)
+			ips[n - 1] = pc + 1; /* a signal trampoline's own pc is exact too */
+		exact = signal;
+		regs = next;
+	}
 	return n;
 }

@@ -1,9 +1,15 @@
 /* DWARF unwinding of user stacks while record samples (--call-graph dwarf
- * or auto): a symbolizer that follows the sampled processes' address
- * spaces (fed the same process events as procmaps.c, in time order) and
- * unwinds each sample's register set and stack copy with report's libdw
- * unwinder (symbolize/unwind_dwarf.c), so only return addresses, never
- * stack bytes, outlive the sample. */
+ * or auto).
+ *
+ * Each sample's register set is walked up its stack copy frame by frame:
+ * the frame's address is found in the process's mappings (procmaps.h, the
+ * one address-space model record keeps, fed by both backends), the
+ * mapping's file gives the CFI rules for it (unwind_tables.h: parsed by
+ * libdw once per file, shared by every process that maps the file), and
+ * the rules give the caller's registers, read from the stack copy. Where a
+ * file has no CFI for an address, one frame-pointer step is taken instead,
+ * as libdw's own unwinder does. Only return addresses, never stack bytes,
+ * outlive the sample. x86-64 only. */
 #ifndef SCORCH_RECORD_UNWIND_H
 #define SCORCH_RECORD_UNWIND_H
 
@@ -13,31 +19,18 @@
 
 struct record_unwinder;
 struct record_sample;
+struct procmaps;
 
-/* NULL when this build has no DWARF unwinder (no elfutils). read_proc:
- * read /proc/PID/maps of processes first seen (false in tests and fuzzers,
- * which describe every mapping in records). */
-struct record_unwinder *record_unwinder_new(bool read_proc);
+/* NULL when this build has no DWARF unwinder (no elfutils). */
+struct record_unwinder *record_unwinder_new(void);
 void record_unwinder_free(struct record_unwinder *u);
 
-void record_unwinder_comm(struct record_unwinder *u, uint32_t pid, uint32_t tid, const char *comm,
-			  bool exec);
-void record_unwinder_fork(struct record_unwinder *u, uint32_t ppid, uint32_t ptid, uint32_t pid,
-			  uint32_t tid);
-void record_unwinder_mmap(struct record_unwinder *u, uint32_t pid, uint64_t start, uint64_t len,
-			  uint64_t pgoff, const char *path);
-/* A process exited: free what unwinding its samples held (libdw's view
- * of its modules and their CFI), which would otherwise grow with every
- * process a system-wide recording sees. */
-void record_unwinder_exit(struct record_unwinder *u, uint32_t pid);
-/* A process first seen: its current mappings from /proc/PID/maps. */
-void record_unwinder_load(struct record_unwinder *u, uint32_t pid);
-
-/* Unwind s's register set and stack copy into ips (leaf first, callers as
- * return addresses, like a frame-pointer callchain). Returns the count, 0
- * when nothing could be unwound; *complete tells whether the walk ended
- * where the unwind tables say the stack starts. */
-int record_unwind(struct record_unwinder *u, const struct record_sample *s, uint64_t *ips, int max,
-		  bool *complete);
+/* Unwind s's register set and stack copy against the mappings of s->pid
+ * in maps into ips (leaf first, callers as return addresses, like a
+ * frame-pointer callchain). Returns the count, 0 when nothing could be
+ * unwound; *complete tells whether the walk ended where the unwind tables
+ * say the stack starts. */
+int record_unwind(struct record_unwinder *u, const struct procmaps *maps, const struct record_sample *s,
+		  uint64_t *ips, int max, bool *complete);
 
 #endif
