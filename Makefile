@@ -202,6 +202,11 @@ $(O)/replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJS)
 
 replay: $(REPLAYS)
 
+# bench/record_replay: record's collector fed a perf.data (bench/record-dwarf.sh).
+$(O)/bench/record_replay: bench/record_replay.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+
 # libFuzzer builds: make fuzz CC=clang (own object dir).
 FUZZ_O := $(O)/fuzz
 fuzz:

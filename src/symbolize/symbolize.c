@@ -495,44 +495,6 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 	insert_map(&s->spaces[asi], &map);
 }
 
-int sym_load_proc(struct symbolizer *s, int32_t pid)
-{
-	char path[64], line[4096 + 256];
-	snprintf(path, sizeof(path), "/proc/%" PRId32 "/comm", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, "\n");
-		sym_comm(s, pid, pid, line, n, false);
-	}
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/%" PRId32 "/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end, off;
-		char perms[8];
-		unsigned maj, min;
-		uint64_t ino;
-		int pos = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start,
-			   &end, perms, &off, &maj, &min, &ino, &pos) < 7)
-			continue;
-		if (perms[2] != 'x')
-			continue;
-		char *name = line + pos;
-		name[strcspn(name, "\n")] = 0;
-		struct sym_mmap m = { .pid = pid, .tid = pid, .start = start, .len = end - start,
-				      .pgoff = off, .maj = maj, .min = min, .ino = ino,
-				      .prot = PROT_READ | PROT_EXEC, .filename = *name ? name : "//anon" };
-		sym_mmap(s, &m);
-	}
-	fclose(f);
-	return 0;
-}
-
 /* ---- kernel ------------------------------------------------------------------ */
 
 static void hexstr(char *out, const uint8_t *id, size_t n)
@@ -771,9 +733,4 @@ void sym_unwind_free(struct symbolizer *s)
 	(void)s;
 }
 
-void sym_unwind_forget(struct symbolizer *s, int32_t pid)
-{
-	(void)s;
-	(void)pid;
-}
 #endif

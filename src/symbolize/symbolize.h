@@ -5,9 +5,9 @@
  *   - threads (tid -> comm, pid, address space), created on first use with
  *     the comm ":TID" as perf does, fed by COMM/FORK/EXIT events;
  *   - address spaces (one per process, shared by its threads) made of maps
- *     [start, end) -> dso + pgoff, fed by MMAP/MMAP2 events or by reading
- *     /proc/PID/maps (live processes); a new map replaces the parts of older
- *     maps it overlaps, as perf does;
+ *     [start, end) -> dso + pgoff, fed by MMAP/MMAP2 events; a new map
+ *     replaces the parts of older maps it overlaps, as perf does (record
+ *     follows live processes in its own model, record/procmaps.h);
  *   - the kernel's map: /proc/kallsyms, or a kallsyms found by build-id in
  *     ~/.debug/[kernel.kallsyms]/ID/kallsyms;
  *   - DSOs, shared by every address space and loaded lazily on the first
@@ -68,11 +68,6 @@ struct sym_mmap {
 };
 
 void sym_mmap(struct symbolizer *s, const struct sym_mmap *m);
-
-/* A live process: read /proc/PID/comm, /proc/PID/task/x/comm and the
- * executable mappings of /proc/PID/maps into its address space. Returns 0
- * or -1 (process gone or unreadable; nothing printed). */
-int sym_load_proc(struct symbolizer *s, int32_t pid);
 
 /* ---- lookups ----------------------------------------------------------- */
 
@@ -136,10 +131,6 @@ struct sym_user_regs {
  * unavailable (no elfutils, unsupported arch/abi). *complete (if not NULL)
  * tells whether the walk ended where the unwind tables say the stack ends
  * (a thread's or the program's first frame), not at an error. */
-/* Free the unwinding state of process pid's address space (it exited);
- * unwinding it again rebuilds it. */
-void sym_unwind_forget(struct symbolizer *s, int32_t pid);
-
 int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid,
 		    const struct sym_user_regs *regs, const uint8_t *stack,
 		    size_t stack_len, uint64_t *ips, int max, bool *complete);

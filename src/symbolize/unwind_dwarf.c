@@ -222,18 +222,6 @@ static struct unwind_ctx *get_ctx(struct symbolizer *s, uint32_t as)
 	return c;
 }
 
-void sym_unwind_forget(struct symbolizer *s, int32_t pid)
-{
-	struct unwinder *u = s->unwinder;
-	if (!u)
-		return;
-	uint32_t as = sym_thread_space(s, pid, pid);
-	if (as < u->nr) {
-		ctx_free(u->ctx[as]);
-		u->ctx[as] = NULL;
-	}
-}
-
 void sym_unwind_free(struct symbolizer *s)
 {
 	struct unwinder *u = s->unwinder;
