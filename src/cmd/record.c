@@ -119,6 +119,8 @@ const char record_usage[] =
 	"      --annotate-pid      append -PID to the process name (collapse --pid)\n"
 	"      --annotate-tid      append -PID/TID (collapse --tid)\n"
 	"      --kernel            annotate kernel frames with _[k] (collapse --kernel)\n"
+	"      --jit               annotate JIT frames (/tmp/perf-PID.map) with _[j]\n"
+	"                          (collapse --jit)\n"
 	"      --per-cpu           a \"CPU N\" frame at the root of each stack\n"
 	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
 	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
@@ -164,6 +166,7 @@ enum {
 	OPT_ANNOTATE_PID,
 	OPT_ANNOTATE_TID,
 	OPT_KERNEL,
+	OPT_JIT,
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
@@ -200,6 +203,7 @@ static const struct option own_opts[] = {
 	{ "annotate-pid", no_argument, NULL, OPT_ANNOTATE_PID },
 	{ "annotate-tid", no_argument, NULL, OPT_ANNOTATE_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
@@ -588,6 +592,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_KERNEL:
 			o.annotate_kernel = true;
+			break;
+		case OPT_JIT:
+			o.annotate_jit = true;
 			break;
 		case OPT_PER_CPU:
 			o.per_cpu = true;

@@ -429,7 +429,7 @@ static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, u
 	if (!b->java && hashmap_get(cache, key, &idx))
 		return b->seqs[idx];
 	const struct record_opts *o = b->r->opts;
-	struct frame_opts fo = { .kernel = o->annotate_kernel, .java = b->java };
+	struct frame_opts fo = { .kernel = o->annotate_kernel, .jit = o->annotate_jit, .java = b->java };
 	struct frame_text fr = frame_text_of(symbol, module, "", &b->line, &b->line_alloc);
 	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
 	b->parts.len = b->parts.nr = 0;
@@ -459,15 +459,16 @@ static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref
 		module = strpool_str(&b->r->maps.paths, m->path);
 		struct symbols_map sm = { (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid,
 					  m->start, m->end, m->pgoff, module };
-		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref));
+		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref), &module);
 	}
 	return frame_seq_of(b, &b->user_cache, ref, name ? name : "[unknown]", module);
 }
 
 static struct frame_seq kernel_frame(struct builder *b, uint64_t addr)
 {
-	const char *name = symbols_kernel(b->syms, addr);
-	return frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", "[kernel.kallsyms]");
+	const char *module;
+	const char *name = symbols_kernel(b->syms, addr, &module);
+	return frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", module);
 }
 
 static node_t push_seq(struct builder *b, node_t node, struct frame_seq fs)
@@ -611,7 +612,8 @@ static void build_profile(struct recorder *r, struct profile *p, struct symbols 
  * finishing time otherwise). */
 static void *preload_kernel(void *arg)
 {
-	symbols_kernel(arg, 0);
+	const char *module;
+	symbols_kernel(arg, 0, &module);
 	return NULL;
 }
 

@@ -111,7 +111,7 @@ struct record_opts {
 	bool user_only, kernel_only;
 	bool per_cpu;         /* a "CPU N" frame at the root */
 	bool keep_order;      /* keep sample order (flame charts; perf backend) */
-	bool annotate_pid, annotate_tid, annotate_kernel;
+	bool annotate_pid, annotate_tid, annotate_kernel, annotate_jit;
 	enum record_backend backend;
 	enum record_event event;
 	struct record_event_spec counted; /* RECORD_EVENT_COUNTED: which */

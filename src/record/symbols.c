@@ -3,6 +3,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "symbolize/kallsyms.h"
 #include "symbolize/symbolize.h"
 
 #include <stdbool.h>
@@ -17,6 +18,8 @@
 struct symbols {
 	struct symbolizer *sym;
 	struct hashmap fed; /* mapping id -> 1: already given to the symbolizer */
+	struct kmodules modules;
+	bool modules_read;
 };
 
 struct symbols *symbols_new(void)
@@ -35,22 +38,42 @@ void symbols_free(struct symbols *s)
 		return;
 	symbolizer_free(s->sym);
 	hashmap_release(&s->fed);
+	kmodules_release(&s->modules);
 	free(s);
 }
 
-const char *symbols_kernel(struct symbols *s, uint64_t addr)
+const char *symbols_kernel(struct symbols *s, uint64_t addr, const char **module)
 {
 	struct sym_frame f;
-	return sym_lookup(s->sym, -1, -1, addr, true, &f) ? NULL : f.name;
+	*module = "[kernel.kallsyms]";
+	if (!sym_lookup(s->sym, -1, -1, addr, true, &f))
+		return f.name;
+	/* Outside the kernel image: a loaded module's function, named against
+	 * the module as perf script names it ("[ext4]"). */
+	if (!s->modules_read) {
+		s->modules_read = true;
+		kmodules_load(&s->modules, "/proc/kallsyms");
+	}
+	return kmodules_lookup(&s->modules, addr, module);
 }
 
-static bool anonymous(const char *path)
+/* Mappings perf names "/tmp/perf-PID.map" when executable: anonymous
+ * memory, the heap, stacks and SysV segments (perf's map__new). */
+static bool perf_map_named(const char *path)
 {
 	return !path[0] || !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
-	       !strncmp(path, "/memfd:", 7);
+	       !strcmp(path, "[heap]") || !strncmp(path, "[stack", 6) || !strncmp(path, "/SYSV", 5);
 }
 
-const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr)
+/* Mappings whose code is named from /tmp/perf-PID.map: those, and memfd
+ * code (a JIT's double mapping, which perf names by its path). */
+static bool anonymous(const char *path)
+{
+	return perf_map_named(path) || !strncmp(path, "/memfd:", 7);
+}
+
+const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
+			 const char **module)
 {
 	/* JIT code is looked up in /tmp/perf-PID.map of its own process;
 	 * everything else in an address space holding just this mapping. */
@@ -69,5 +92,9 @@ const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_
 		sym_mmap(s->sym, &mm);
 	}
 	struct sym_frame f;
-	return sym_lookup(s->sym, as, as, addr, false, &f) ? NULL : f.name;
+	int unknown = sym_lookup(s->sym, as, as, addr, false, &f);
+	/* An anonymous mapping is named as perf names it ("/tmp/perf-PID.map",
+	 * found or not); a file mapping keeps its path. */
+	*module = f.have_map && perf_map_named(m->path) ? f.dso : m->path;
+	return unknown ? NULL : f.name;
 }

@@ -17,7 +17,9 @@ struct symbols;
 struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
 
-const char *symbols_kernel(struct symbols *s, uint64_t addr);
+/* The kernel function at addr; *module gets perf script's name for its
+ * module: "[kernel.kallsyms]", or a loaded module's ("[ext4]"). */
+const char *symbols_kernel(struct symbols *s, uint64_t addr, const char **module);
 
 struct symbols_map {
 	uint32_t id;     /* procmaps mapping id: one address space per id */
@@ -26,7 +28,10 @@ struct symbols_map {
 	const char *path;
 };
 
-/* The function at addr (an absolute address inside m). */
-const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr);
+/* The function at addr (an absolute address inside m); *module gets the
+ * module perf script names: m's path, or "/tmp/perf-PID.map" for an
+ * anonymous mapping (JIT code). */
+const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
+			 const char **module);
 
 #endif

@@ -65,57 +65,172 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-int kallsyms_load(struct symtab *t, const char *path, uint64_t *text)
+/* Call fn(line, length, arg) on each line of a small or pseudo file;
+ * -1 when it cannot be read. */
+static int each_line(const char *path, void (*fn)(const char *line, size_t n, void *arg), void *arg)
 {
 	size_t len;
 	char *buf = slurp(path, &len);
 	if (!buf)
 		return -1;
-	*text = 0;
 	struct lines it;
 	const char *line;
 	size_t n;
-	int count = 0;
-	bool nonzero = false;
 	lines_init(&it, buf, len);
-	while (lines_next(&it, &line, &n)) {
-		const char *p = line, *end = line + n;
-		uint64_t addr;
-		if (parse_hex(&p, end, &addr) || end - p < 4 || p[0] != ' ' || p[2] != ' ')
-			continue;
-		char type = p[1];
-		const char *name = p + 3;
-		size_t nl = (size_t)(end - name);
-		if (memchr(name, '\t', nl))
-			continue; /* module symbol */
-		if (nl == 5 && !memcmp(name, "_text", 5))
-			*text = addr;
-		char up = (char)toupper((unsigned char)type);
-		if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
-			continue;
-		if (name[0] == '$')
-			continue;
-		if (addr)
-			nonzero = true;
-		int bind = type == 'W' || type == 'w' ? SYM_BIND_WEAK
-			   : isupper((unsigned char)type) ? SYM_BIND_GLOBAL : SYM_BIND_LOCAL;
-		/* perf's kallsyms binding: only 'W' is weak; lowercase is local. */
-		if (type == 'w')
-			bind = SYM_BIND_LOCAL;
-		unsigned us = 0;
-		while (us < nl && name[us] == '_')
-			us++;
-		symtab_add(t, addr, 0, bind, name, nl, nl, us);
-		count++;
-	}
+	while (lines_next(&it, &line, &n))
+		fn(line, n, arg);
 	free(buf);
-	if (!nonzero) { /* kptr_restrict hides addresses */
+	return 0;
+}
+
+/* One kallsyms line "ADDR TYPE NAME[\t[MODULE]]"; module is empty for the
+ * kernel's own symbols. false when the line has another shape. */
+struct kallsyms_line {
+	uint64_t addr;
+	char type;
+	const char *name, *module;
+	size_t name_len, module_len;
+};
+
+static bool kallsyms_line(const char *line, size_t n, struct kallsyms_line *k)
+{
+	const char *p = line, *end = line + n;
+	if (parse_hex(&p, end, &k->addr) || end - p < 4 || p[0] != ' ' || p[2] != ' ')
+		return false;
+	k->type = p[1];
+	k->name = p + 3;
+	const char *tab = memchr(k->name, '\t', (size_t)(end - k->name));
+	k->name_len = (size_t)((tab ? tab : end) - k->name);
+	k->module = tab ? tab + 1 : end;
+	k->module_len = (size_t)(end - k->module);
+	return true;
+}
+
+/* perf's kallsyms filter: text, weak, data and bss symbols; perf's
+ * binding: only 'W' is weak, lowercase is local. */
+static bool kallsyms_add(struct symtab *t, const struct kallsyms_line *k)
+{
+	char up = (char)toupper((unsigned char)k->type);
+	if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
+		return false;
+	if (k->name[0] == '$')
+		return false;
+	int bind = k->type == 'W' ? SYM_BIND_WEAK : isupper((unsigned char)k->type) ? SYM_BIND_GLOBAL : SYM_BIND_LOCAL;
+	unsigned us = 0;
+	while (us < k->name_len && k->name[us] == '_')
+		us++;
+	symtab_add(t, k->addr, 0, bind, k->name, k->name_len, k->name_len, us);
+	return true;
+}
+
+struct kernel_load {
+	struct symtab *t;
+	uint64_t *text;
+	int count;
+	bool nonzero;
+};
+
+static void kernel_line(const char *line, size_t n, void *arg)
+{
+	struct kernel_load *l = arg;
+	struct kallsyms_line k;
+	if (!kallsyms_line(line, n, &k) || k.module_len)
+		return; /* module symbols: kmodules_load */
+	if (k.name_len == 5 && !memcmp(k.name, "_text", 5))
+		*l->text = k.addr;
+	if (!kallsyms_add(l->t, &k))
+		return;
+	if (k.addr)
+		l->nonzero = true;
+	l->count++;
+}
+
+int kallsyms_load(struct symtab *t, const char *path, uint64_t *text)
+{
+	struct kernel_load l = { t, text, 0, false };
+	*text = 0;
+	if (each_line(path, kernel_line, &l) < 0)
+		return -1;
+	if (!l.nonzero) { /* kptr_restrict hides addresses */
 		symtab_release(t);
 		symtab_init(t);
 		return -1;
 	}
 	symtab_finish(t, true);
-	return count;
+	return l.count;
+}
+
+/* Pseudo-modules perf names from other records ([bpf] programs from
+ * PERF_RECORD_KSYMBOL, ftrace trampolines): left out. */
+static bool pseudo_module(const char *m, size_t n)
+{
+	return (n == 5 && !memcmp(m, "[bpf]", 5)) || (n >= 11 && !memcmp(m, "[__builtin_", 11));
+}
+
+struct module_load {
+	struct kmodules *m;
+	struct kmodule *cur; /* a module's symbols are listed together */
+};
+
+static struct kmodule *module_named(struct kmodules *m, const char *name, size_t n)
+{
+	for (size_t i = 0; i < m->nr; i++)
+		if (strlen(m->v[i].name) == n && !memcmp(m->v[i].name, name, n))
+			return &m->v[i];
+	VEC_GROW(m->v, m->nr + 1, m->alloc);
+	struct kmodule *km = &m->v[m->nr++];
+	km->name = xmemdup0(name, n);
+	symtab_init(&km->syms);
+	return km;
+}
+
+static void module_line(const char *line, size_t n, void *arg)
+{
+	struct module_load *l = arg;
+	struct kallsyms_line k;
+	if (!kallsyms_line(line, n, &k) || !k.module_len || !k.addr || pseudo_module(k.module, k.module_len))
+		return;
+	if (!l->cur || strlen(l->cur->name) != k.module_len || memcmp(l->cur->name, k.module, k.module_len))
+		l->cur = module_named(l->m, k.module, k.module_len);
+	kallsyms_add(&l->cur->syms, &k);
+}
+
+int kmodules_load(struct kmodules *m, const char *path)
+{
+	struct module_load l = { m, NULL };
+	if (each_line(path, module_line, &l) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nr; i++) {
+		symtab_finish(&m->v[i].syms, true);
+		if (!symtab_bounds(&m->v[i].syms, &m->v[i].lo, &m->v[i].hi))
+			m->v[i].lo = m->v[i].hi = 0;
+	}
+	return (int)m->nr;
+}
+
+void kmodules_release(struct kmodules *m)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		free(m->v[i].name);
+		symtab_release(&m->v[i].syms);
+	}
+	free(m->v);
+	*m = (struct kmodules){ 0 };
+}
+
+const char *kmodules_lookup(struct kmodules *m, uint64_t addr, const char **module)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		struct kmodule *km = &m->v[i];
+		if (addr < km->lo || addr >= km->hi)
+			continue;
+		struct symbol *sy = symtab_find(&km->syms, addr);
+		if (!sy)
+			return NULL;
+		*module = km->name;
+		return symtab_name(&km->syms, sy);
+	}
+	return NULL;
 }
 
 size_t kernel_build_id(uint8_t id[20])
@@ -145,31 +260,26 @@ size_t kernel_build_id(uint8_t id[20])
 	return got;
 }
 
+static void jitmap_line(const char *line, size_t n, void *arg)
+{
+	struct symtab *t = arg;
+	const char *p = line, *end = line + n;
+	uint64_t start, size;
+	if (parse_hex(&p, end, &start) || p >= end || *p != ' ')
+		return;
+	p++;
+	if (parse_hex(&p, end, &size) || p >= end || *p != ' ')
+		return;
+	p++;
+	size_t nl = (size_t)(end - p);
+	symtab_add(t, start, size, SYM_BIND_GLOBAL, p, nl, nl, 0);
+}
+
 int jitmap_load(struct symtab *t, const char *path)
 {
-	size_t len;
-	char *buf = slurp(path, &len);
-	if (!buf)
+	size_t before = t->nr;
+	if (each_line(path, jitmap_line, t) < 0)
 		return -1;
-	struct lines it;
-	const char *line;
-	size_t n;
-	int count = 0;
-	lines_init(&it, buf, len);
-	while (lines_next(&it, &line, &n)) {
-		const char *p = line, *end = line + n;
-		uint64_t start, size;
-		if (parse_hex(&p, end, &start) || p >= end || *p != ' ')
-			continue;
-		p++;
-		if (parse_hex(&p, end, &size) || p >= end || *p != ' ')
-			continue;
-		p++;
-		size_t nl = (size_t)(end - p);
-		symtab_add(t, start, size, SYM_BIND_GLOBAL, p, nl, nl, 0);
-		count++;
-	}
-	free(buf);
 	symtab_finish(t, false);
-	return count;
+	return (int)(t->nr - before);
 }

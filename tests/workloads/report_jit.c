@@ -1,7 +1,9 @@
 /* Workload for scorch report's JIT test (x86-64): copies a small counting
  * loop into anonymous executable memory, names it in /tmp/perf-PID.map as
- * a JIT would ("jitted_spin"), and runs it for SECONDS (default 0.4). The
- * map file is removed by the test, not here, so perf script can read it. */
+ * a JIT would ("jitted_spin"), and runs it for SECONDS (default 0.4). With
+ * a second argument "unnamed" the map names other code only, so the loop's
+ * frames are unknown inside the map. The map file is removed by the test,
+ * not here, so perf script can read it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,10 @@ int main(int argc, char **argv)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "%lx %zx jitted_spin\n", (unsigned long)(mem + 64), sizeof(code));
+	if (argc > 2 && !strcmp(argv[2], "unnamed"))
+		fprintf(f, "%lx 10 jitted_elsewhere\n", (unsigned long)(mem + 1024));
+	else
+		fprintf(f, "%lx %zx jitted_spin\n", (unsigned long)(mem + 64), sizeof(code));
 	fclose(f);
 	void (*fn)(unsigned long) = (void (*)(unsigned long))(void *)(mem + 64);
 	double end = now() + seconds;
