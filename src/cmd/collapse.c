@@ -4,24 +4,23 @@
  *   scorch collapse FORMAT [OPTIONS] [FILE...]
  *   scorch collapse [OPTIONS] [FILE...]       (format detected from the input)
  *
- * argv -> options -> find or detect the format -> parse every input into one
- * profile -> folded_write -> out_commit. The output file is only opened once
- * every input parsed, and replaced atomically. */
+ * Parse the options, then run: name or detect the format, read every input
+ * into one profile, write it (cmd/load.h); then clean up. The output file is
+ * only opened once every input parsed, and replaced atomically. */
 #include "cmd/cmd.h"
+#include "cmd/load.h"
 #include "cmd/output_format.h"
 #include "cmd/usage.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
-#include "base/out.h"
 #include "collapse/collapse.h"
 #include "collapse/perf_script.h"
-#include "profile/folded.h"
 #include "profile/profile.h"
-#include "render/graph.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,91 +71,88 @@ static void list_formats(FILE *f)
 		fprintf(f, "  %-12s %s\n", collapse_formats[i]->name, collapse_formats[i]->description);
 }
 
+enum {
+	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
+	OPT_SRCLINE, OPT_STRICT, OPT_INCLUDE_OFFSETS, OPT_NO_MODULES, OPT_LIST, OPT_EVENT_FILTER,
+	OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX,
+};
+
+static const struct option long_options[] = {
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "context", no_argument, NULL, OPT_CONTEXT },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "include-offsets", no_argument, NULL, OPT_INCLUDE_OFFSETS },
+	{ "no-modules", no_argument, NULL, OPT_NO_MODULES },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "help", no_argument, NULL, 'h' },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "ghcprof-column", required_argument, NULL, OPT_GHCPROF_COLUMN },
+	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+	{ "output", required_argument, NULL, 'o' },
+	{ "threads", required_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
 struct args {
 	struct collapse_opts opts;
 	const char *output;
-	const char *format;
-	const char **files;
-	size_t nfiles, files_alloc;
-	size_t skip; /* files[0] was the format name */
+	char **files; /* the operands: [FORMAT] FILE... */
+	int nr_files;
 	bool list, help;
 };
 
-/* "--name=value" or "--name value": returns the value, advancing *i. */
-static const char *take_value(int argc, char **argv, int *i, const char *arg, size_t namelen)
+static int thread_count(const char *v)
 {
-	if (arg[namelen] == '=')
-		return arg + namelen + 1;
-	if (*i + 1 >= argc)
-		usage_error("collapse", "option '%s' needs a value", arg);
-	return argv[++*i];
-}
-
-static bool is_opt(const char *arg, const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+	char *end;
+	errno = 0;
+	long t = strtol(v, &end, 10);
+	if (errno || *end || end == v || t < 0 || t > 1024)
+		usage_error("collapse", "bad thread count '%s'", v);
+	return (int)t;
 }
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
 	struct collapse_opts *o = &a->opts;
-	bool only_files = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (only_files || arg[0] != '-' || !strcmp(arg, "-")) {
-			VEC_GROW(a->files, a->nfiles + 1, a->files_alloc);
-			a->files[a->nfiles++] = arg;
-			continue;
-		}
-#define FLAG(name, field)                                                                  \
-	if (!strcmp(arg, name)) {                                                          \
-		field = true;                                                              \
-		continue;                                                                  \
-	}
-		if (!strcmp(arg, "--")) {
-			only_files = true;
-			continue;
-		}
-		FLAG("--pid", o->pid)
-		FLAG("--tid", o->tid)
-		FLAG("--kernel", o->kernel)
-		FLAG("--jit", o->jit)
-		FLAG("--all", o->all)
-		FLAG("--addrs", o->addrs)
-		FLAG("--inline", o->inline_frames)
-		FLAG("--context", o->context)
-		FLAG("--srcline", o->srcline)
-		FLAG("--strict", o->strict)
-		FLAG("--include-offsets", o->include_offsets)
-		FLAG("--no-modules", o->no_modules)
-		FLAG("--list", a->list)
-		FLAG("--help", a->help)
-		FLAG("-h", a->help)
-#undef FLAG
-		if (is_opt(arg, "--event-filter")) {
-			o->event_filter = take_value(argc, argv, &i, arg, strlen("--event-filter"));
-		} else if (is_opt(arg, "--ghcprof-column")) {
-			o->ghcprof_column = take_value(argc, argv, &i, arg, strlen("--ghcprof-column"));
-		} else if (is_opt(arg, "--sample-index")) {
-			o->sample_index = take_value(argc, argv, &i, arg, strlen("--sample-index"));
-		} else if (is_opt(arg, "--output")) {
-			a->output = take_value(argc, argv, &i, arg, strlen("--output"));
-		} else if (!strncmp(arg, "-o", 2)) {
-			a->output = arg[2] ? arg + 2 : take_value(argc, argv, &i, arg, strlen(arg));
-		} else if (is_opt(arg, "--threads") || !strncmp(arg, "-j", 2)) {
-			const char *v = arg[1] == 'j' ? (arg[2] ? arg + 2 : take_value(argc, argv, &i, arg, 2))
-						      : take_value(argc, argv, &i, arg, strlen("--threads"));
-			char *end;
-			errno = 0;
-			long t = strtol(v, &end, 10);
-			if (errno || *end || end == v || t < 0 || t > 1024)
-				usage_error("collapse", "bad thread count '%s'", v);
-			o->threads = (int)t;
-		} else {
-			usage_error("collapse", "unknown option '%s'", arg);
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:j:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_PID: o->pid = true; break;
+		case OPT_TID: o->tid = true; break;
+		case OPT_KERNEL: o->kernel = true; break;
+		case OPT_JIT: o->jit = true; break;
+		case OPT_ALL: o->all = true; break;
+		case OPT_ADDRS: o->addrs = true; break;
+		case OPT_INLINE: o->inline_frames = true; break;
+		case OPT_CONTEXT: o->context = true; break;
+		case OPT_SRCLINE: o->srcline = true; break;
+		case OPT_STRICT: o->strict = true; break;
+		case OPT_INCLUDE_OFFSETS: o->include_offsets = true; break;
+		case OPT_NO_MODULES: o->no_modules = true; break;
+		case OPT_LIST: a->list = true; break;
+		case 'h': a->help = true; break;
+		case OPT_EVENT_FILTER: o->event_filter = optarg; break;
+		case OPT_GHCPROF_COLUMN: o->ghcprof_column = optarg; break;
+		case OPT_SAMPLE_INDEX: o->sample_index = optarg; break;
+		case 'o': a->output = optarg; break;
+		case 'j': o->threads = thread_count(optarg); break;
+		default: usage_bad_option("collapse", c, argv);
 		}
 	}
+	a->files = argv + optind;
+	a->nr_files = argc - optind;
+	/* The script accepts --context alone and ignores it; so do we. */
+	if (o->context && !o->inline_frames)
+		o->context = false;
 }
 
 static bool file_exists(const char *path)
@@ -165,106 +161,104 @@ static bool file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* The format named by the first operand (which then is no input), or NULL
+ * to detect it. A first operand that is neither a format nor a file, and
+ * looks like a format name, is a usage error. */
+static const struct collapse_format *named_format(struct args *a)
+{
+	if (!a->nr_files || !strcmp(a->files[0], "-"))
+		return NULL;
+	const struct collapse_format *fmt = collapse_find(a->files[0]);
+	if (fmt) {
+		a->files++;
+		a->nr_files--;
+	} else if (!file_exists(a->files[0]) && !strchr(a->files[0], '/') && !strchr(a->files[0], '.')) {
+		char names[512] = "";
+		for (size_t i = 0; collapse_formats[i]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+				 collapse_formats[i]->name);
+		usage_error("collapse", "'%s' is neither a format (%s) nor a file (no such file)", a->files[0],
+			    names);
+	}
+	return fmt;
+}
+
+/* The format of the loaded inputs: empty input is folded (nothing to
+ * detect, nothing to write), else what the first input looks like. */
+static const struct collapse_format *detected_format(const struct input *in, size_t n)
+{
+	bool empty = true;
+	for (size_t i = 0; i < n; i++)
+		empty &= in[i].len == 0;
+	const struct collapse_format *fmt = empty ? collapse_find("folded") : collapse_detect(in[0].data, in[0].len);
+	if (!fmt)
+		error("cannot tell the format of '%s'; name it: scorch collapse FORMAT "
+		      "(scorch collapse --list)", in[0].name);
+	return fmt;
+}
+
+/* Parse every input with fmt (perf: all at once, on its threads) into p. */
+static int collapse_inputs(struct profile *p, const struct collapse_format *fmt, const struct input *in,
+			   size_t n, const struct collapse_opts *o)
+{
+	if (fmt == &collapse_format_perf) {
+		struct perf_input *pi = xcalloc(n, sizeof(*pi));
+		for (size_t i = 0; i < n; i++)
+			pi[i] = (struct perf_input){ in[i].name, in[i].data, in[i].len,
+						     in[i].map != NULL && in[i].data == in[i].map };
+		int ret = perf_collapse(p, pi, n, o);
+		free(pi);
+		return ret;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct collapse_source src = { in[i].name, in[i].data, in[i].len };
+		if (fmt->parse(p, &src, o))
+			return -1;
+	}
+	return 0;
+}
+
+/* Read the inputs (stdin when none), collapse them, write the result. */
+static int run(struct args *a, const struct collapse_format *fmt)
+{
+	static char *stdin_only[] = { "-" };
+	char **files = a->nr_files ? a->files : stdin_only;
+	size_t n = a->nr_files ? (size_t)a->nr_files : 1;
+	for (size_t i = 0; i < n; i++)
+		usage_stdin_not_terminal("collapse", files[i], "profiler output");
+	struct input *in = xcalloc(n, sizeof(*in));
+	size_t loaded = 0;
+	int ret = 0;
+	while (loaded < n && !ret)
+		ret = input_load(&in[loaded], files[loaded]) ? -1 : (loaded++, 0);
+	if (!ret && !fmt && !(fmt = detected_format(in, n)))
+		ret = -1;
+	struct profile p;
+	profile_init(&p);
+	if (!ret)
+		ret = collapse_inputs(&p, fmt, in, n, &a->opts);
+	for (size_t i = 0; i < loaded; i++)
+		input_release(&in[i]);
+	free(in);
+	if (!ret)
+		ret = save_profile(&p, a->output);
+	profile_release(&p);
+	return ret ? 1 : 0;
+}
+
 int cmd_collapse(int argc, char **argv)
 {
-	struct args a;
-	memset(&a, 0, sizeof(a));
+	struct args a = { 0 };
 	parse_args(argc, argv, &a);
 	if (a.help) {
 		fputs(collapse_usage, stdout);
-		free(a.files);
 		return 0;
 	}
 	if (a.list) {
 		list_formats(stdout);
-		free(a.files);
 		return 0;
 	}
 	output_format("collapse", a.output, WRITES_FOLDED | WRITES_DATA);
-	const struct collapse_format *fmt = NULL;
-	if (a.nfiles && strcmp(a.files[0], "-")) {
-		fmt = collapse_find(a.files[0]);
-		if (fmt) {
-			a.skip = 1;
-		} else if (!file_exists(a.files[0]) && !strchr(a.files[0], '/') &&
-			   !strchr(a.files[0], '.')) {
-			char names[512] = "";
-			for (size_t i = 0; collapse_formats[i]; i++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-					 i ? ", " : "", collapse_formats[i]->name);
-			usage_error("collapse", "'%s' is neither a format (%s) nor a file (no such file)",
-				    a.files[0], names);
-		}
-	}
-	if (a.opts.context && !a.opts.inline_frames) {
-		/* The script accepts --context alone and ignores it; so do we. */
-		a.opts.context = false;
-	}
-
-	static const char *const stdin_only[] = { "-" };
-	size_t nnamed = a.nfiles - a.skip;
-	const char *const *files = nnamed ? a.files + a.skip : stdin_only;
-	size_t nfiles = nnamed ? nnamed : 1;
-	for (size_t i = 0; i < nfiles; i++)
-		usage_stdin_not_terminal("collapse", files[i], "profiler output");
-	struct input *in = xcalloc(nfiles, sizeof(*in));
-	int ret = 0;
-	size_t loaded = 0;
-	for (; loaded < nfiles; loaded++) {
-		if (input_load(&in[loaded], files[loaded])) {
-			ret = 1;
-			break;
-		}
-	}
-	if (!ret && !fmt) {
-		/* Nothing to detect in empty input, and nothing to write. */
-		bool empty = true;
-		for (size_t i = 0; i < nfiles; i++)
-			empty &= in[i].len == 0;
-		fmt = empty ? collapse_find("folded") : collapse_detect(in[0].data, in[0].len);
-		if (!fmt) {
-			error("cannot tell the format of '%s'; name it: scorch collapse FORMAT "
-			      "(scorch collapse --list)", in[0].name);
-			ret = 1;
-		}
-	}
-
-	struct profile p;
-	profile_init(&p);
-	if (!ret && fmt == &collapse_format_perf) {
-		struct perf_input *pi = xcalloc(nfiles, sizeof(*pi));
-		for (size_t i = 0; i < nfiles; i++)
-			pi[i] = (struct perf_input){ in[i].name, in[i].data, in[i].len,
-						     in[i].map != NULL && in[i].data == in[i].map };
-		if (perf_collapse(&p, pi, nfiles, &a.opts))
-			ret = 1;
-		free(pi);
-	} else if (!ret) {
-		for (size_t i = 0; i < nfiles && !ret; i++) {
-			struct collapse_source src = { in[i].name, in[i].data, in[i].len };
-			if (fmt->parse(&p, &src, &a.opts))
-				ret = 1;
-		}
-	}
-	for (size_t i = 0; i < loaded; i++)
-		input_release(&in[i]);
-	free(in);
-
-	if (!ret) {
-		enum graph_format f = graph_format_for_path(a.output);
-		struct out *o = out_open(a.output);
-		if (!o) {
-			ret = 1;
-		} else {
-			if (graph_format_is_data(f))
-				graph_write_data(o, &p, f, &(struct pprof_opts){ 0 });
-			else
-				folded_write(&p, o);
-			if (out_commit(o))
-				ret = 1;
-		}
-	}
-	profile_release(&p);
-	free(a.files);
-	return ret;
+	const struct collapse_format *fmt = named_format(&a);
+	return run(&a, fmt);
 }

@@ -10,8 +10,6 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
-#include "base/out.h"
-#include "profile/folded.h"
 #include "profile/profile.h"
 
 #include <getopt.h>
@@ -104,56 +102,72 @@ static int load(struct profile *p, const char *path)
 	return ret;
 }
 
-int cmd_diff(int argc, char **argv)
+struct args {
+	bool normalize, strip;
+	const char *output;
+	const char *before, *after;
+	bool help;
+};
+
+static void parse_args(int argc, char **argv, struct args *a)
 {
-	bool normalize = false, strip = false;
-	const char *output = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":nso:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'n': normalize = true; break;
-		case 's': strip = true; break;
-		case 'o': output = optarg; break;
-		case 'h': fputs(diff_usage, stdout); return 0;
+		case 'n': a->normalize = true; break;
+		case 's': a->strip = true; break;
+		case 'o': a->output = optarg; break;
+		case 'h': a->help = true; return;
 		default: usage_bad_option("diff", c, argv);
 		}
 	}
 	if (argc - optind != 2)
 		usage_error("diff", "needs two folded profiles, BEFORE and AFTER (%s)",
 			    argc - optind < 2 ? "too few" : "too many");
-	output_format("diff", output, WRITES_FOLDED);
-	for (int i = 0; i < 2; i++)
-		usage_stdin_not_terminal("diff", argv[optind + i], "stacks");
-	struct profile side[2], out;
-	profile_init(&side[0]);
-	profile_init(&side[1]);
-	profile_init(&out);
-	int ret = 0;
-	for (int i = 0; i < 2 && !ret; i++)
-		if (load(&side[i], argv[optind + i]))
-			ret = 1;
-	if (!ret) {
-		add_side(&out, &side[0], 0, strip);
-		add_side(&out, &side[1], 1, strip);
-		out.differential = true;
-		double t0 = profile_total(&out, 0), t1 = profile_total(&out, 1);
-		if (normalize && t0 != t1 && t0 != 0) {
-			for (node_t i = 0; i < out.nr; i++)
-				if (out.nodes[i].self[0] != 0)
-					out.nodes[i].self[0] = trunc(out.nodes[i].self[0] * t1 / t0);
-		}
-		struct out *o = out_open(output);
-		if (!o) {
-			ret = 1;
-		} else {
-			folded_write(&out, o);
-			ret = out_commit(o) ? 1 : 0;
-		}
+	a->before = argv[optind];
+	a->after = argv[optind + 1];
+	output_format("diff", a->output, WRITES_FOLDED);
+	usage_stdin_not_terminal("diff", a->before, "stacks");
+	usage_stdin_not_terminal("diff", a->after, "stacks");
+}
+
+/* out gets every stack of both sides, BEFORE's counts in column 0 and
+ * AFTER's in column 1 (BEFORE scaled to AFTER's total with normalize). */
+static void diff_profiles(struct profile *out, const struct profile *before, const struct profile *after,
+			  const struct args *a)
+{
+	add_side(out, before, 0, a->strip);
+	add_side(out, after, 1, a->strip);
+	out->differential = true;
+	double t0 = profile_total(out, 0), t1 = profile_total(out, 1);
+	if (a->normalize && t0 != t1 && t0 != 0) {
+		for (node_t i = 0; i < out->nr; i++)
+			if (out->nodes[i].self[0] != 0)
+				out->nodes[i].self[0] = trunc(out->nodes[i].self[0] * t1 / t0);
 	}
-	profile_release(&side[0]);
-	profile_release(&side[1]);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct args a = { 0 };
+	parse_args(argc, argv, &a);
+	if (a.help) {
+		fputs(diff_usage, stdout);
+		return 0;
+	}
+	struct profile before, after, out;
+	profile_init(&before);
+	profile_init(&after);
+	profile_init(&out);
+	int ret = load(&before, a.before) || load(&after, a.after);
+	if (!ret) {
+		diff_profiles(&out, &before, &after, &a);
+		ret = save_profile(&out, a.output) ? 1 : 0;
+	}
+	profile_release(&before);
+	profile_release(&after);
 	profile_release(&out);
 	return ret;
 }

@@ -1,14 +1,23 @@
 /* Any input into a profile (cmd/load.h). */
 #include "cmd/load.h"
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
+#include "base/out.h"
 #include "collapse/collapse.h"
 #include "collapse/perf_script.h"
 #include "perfdata/fold.h"
 #include "profile/folded.h"
+#include "profile/folded_stream.h"
+#include "profile/ops.h"
+#include "render/graph.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const struct collapse_format collapse_format_perf;
 
@@ -48,3 +57,148 @@ int load_profile(struct profile *p, const char *path, const char **unit)
 	input_release(&in);
 	return ret;
 }
+
+int save_profile(const struct profile *p, const char *output)
+{
+	enum graph_format f = graph_format_for_path(output);
+	struct out *o = out_open(output);
+	if (!o)
+		return -1;
+	if (graph_format_is_data(f))
+		graph_write_data(o, p, f, &(struct pprof_opts){ 0 });
+	else
+		folded_write(p, o);
+	return out_commit(o) ? -1 : 0;
+}
+
+/* ---- flamegraph's reader: folded text streamed --------------------------- */
+
+enum { CHUNK = 8 << 20 };
+
+static bool compressed(const char *d, size_t n)
+{
+	static const unsigned char gz[] = { 0x1f, 0x8b }, xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 },
+				   zst[] = { 0x28, 0xb5, 0x2f, 0xfd };
+	return (n >= 2 && !memcmp(d, gz, 2)) || (n >= 6 && !memcmp(d, xz, 6)) ||
+	       (n >= 4 && !memcmp(d, zst, 4));
+}
+
+/* Read until buf holds `want` bytes or EOF; returns bytes now held or -1. */
+static ssize_t fill(int fd, const char *name, char *buf, size_t have, size_t want)
+{
+	while (have < want) {
+		ssize_t r = read(fd, buf + have, want - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			error("cannot read '%s': %s", name, strerror(errno));
+			return -1;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	return (ssize_t)have;
+}
+
+/* A non-folded (or compressed) input: the whole of it, then the detected
+ * collapse format. */
+static int read_whole(struct profile *p, int fd, const char *name, char *buf, size_t have,
+		      const struct collapse_format *fmt, const struct stacks_opts *o)
+{
+	size_t alloc = CHUNK;
+	for (;;) {
+		if (have == alloc) {
+			alloc *= 2;
+			buf = xrealloc(buf, alloc);
+		}
+		ssize_t r = fill(fd, name, buf, have, alloc);
+		if (r < 0) {
+			free(buf);
+			return -1;
+		}
+		if ((size_t)r < alloc) {
+			have = (size_t)r;
+			break;
+		}
+		have = (size_t)r;
+	}
+	char *data = buf;
+	size_t len = have;
+	if (compressed(buf, have)) {
+		char *plain;
+		size_t plain_len;
+		if (input_decompress(name, buf, have, &plain, &plain_len) < 0) {
+			free(buf);
+			return -1;
+		}
+		free(buf);
+		data = buf = plain;
+		len = plain_len;
+		if (!fmt)
+			fmt = collapse_detect(data, len);
+	}
+	int ret;
+	if (!fmt || !strcmp(fmt->name, "folded")) {
+		struct folded_opts fo = { .reverse = o->reverse };
+		ret = folded_parse(p, name, data, len, &fo, NULL);
+	} else {
+		struct profile tmp;
+		profile_init(&tmp);
+		tmp.keep_events = p->keep_events;
+		struct collapse_opts co = { 0 };
+		struct collapse_source src = { name, data, len };
+		ret = fmt->parse(&tmp, &src, &co);
+		if (!ret && o->reverse) {
+			struct profile rev;
+			profile_init(&rev);
+			profile_reverse(&rev, &tmp);
+			profile_release(&tmp);
+			tmp = rev;
+		}
+		if (!ret)
+			profile_merge(p, &tmp);
+		profile_release(&tmp);
+	}
+	free(buf);
+	return ret;
+}
+
+int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o)
+{
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	char *buf = xmalloc(CHUNK);
+	int ret = -1;
+	ssize_t got = fill(fd, name, buf, 0, CHUNK);
+	if (got < 0) {
+		free(buf);
+		goto out;
+	}
+	size_t have = (size_t)got;
+	const struct collapse_format *fmt = NULL;
+	if (o->format) {
+		fmt = collapse_find(o->format);
+		if (!fmt) {
+			free(buf);
+			ret = error("unknown input format '%s'", o->format);
+			goto out;
+		}
+	} else if (have && !compressed(buf, have)) {
+		fmt = collapse_detect(buf, have);
+	}
+	if ((fmt && strcmp(fmt->name, "folded")) || compressed(buf, have)) {
+		ret = read_whole(p, fd, name, buf, have, fmt, o);
+		goto out;
+	}
+	struct folded_opts fo = { .reverse = o->reverse };
+	ret = folded_read_fd(p, fd, name, buf, have, &fo, o->threads);
+out:
+	if (!is_stdin)
+		close(fd);
+	return ret;
+}
+

@@ -1,15 +1,36 @@
 /* Any input scorch reads, into a profile: perf.data (as `scorch report`
  * folds it), binary pprof, folded stacks or any collapse format (detected,
- * as `scorch collapse` does), compressed or not. For the commands that
- * combine whole profiles: merge and diff. */
+ * as `scorch collapse` does), compressed or not; and a profile out as
+ * folded stacks or data. For the commands that handle whole profiles. */
 #ifndef SCORCH_CMD_LOAD_H
 #define SCORCH_CMD_LOAD_H
 
 #include "profile/profile.h"
 
+#include <stdbool.h>
+
 /* Add the stacks of path ("-" or NULL: stdin) to p. What the counts are
  * (report's unit, "samples" for other inputs) goes to *unit when unit is
  * not NULL. Returns 0, or -1 after printing an error naming the file. */
 int load_profile(struct profile *p, const char *path, const char **unit);
+
+/* flamegraph's reader of path ("-": stdin) into p. Folded text is streamed
+ * in chunks (memory follows the distinct stacks, not the input size);
+ * compressed input and other formats are read whole. format: the input
+ * format (NULL: detected); reverse: each stack reversed as it is read;
+ * threads: the folded reader's. Returns 0, or -1 after an error naming the
+ * file. */
+struct stacks_opts {
+	const char *format;
+	bool reverse;
+	int threads;
+};
+int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o);
+
+/* Write p to output (NULL or "-": stdout) in the data format its name asks
+ * for (.pb.gz, .speedscope.json), else as folded stacks; the file is
+ * replaced only when all went well. Returns 0, or -1 after printing an
+ * error. */
+int save_profile(const struct profile *p, const char *output);
 
 #endif

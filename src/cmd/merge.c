@@ -3,8 +3,9 @@
  * per input (NAME=FILE, or --label for the file's name), written in any
  * output format: ten hosts' profiles become one graph with a root per host.
  *
- * argv -> options -> every input loaded (cmd/load.c) into its own profile,
- * then grafted under its root -> folded text, or graph_render. */
+ * Parse the options, then run: every input loaded (cmd/load.c) into its own
+ * profile and grafted under its root, written as folded text or a graph;
+ * then clean up. */
 #include "cmd/cmd.h"
 #include "cmd/graph_opts.h"
 #include "cmd/load.h"
@@ -12,8 +13,6 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
-#include "base/out.h"
-#include "profile/folded.h"
 #include "profile/profile.h"
 
 #include <getopt.h>
@@ -103,74 +102,73 @@ static int merge_inputs(struct profile *p, const struct merge_input *ins, int n,
 	return 0;
 }
 
-int cmd_merge(int argc, char **argv)
+struct args {
+	struct graph_opts graph;
+	enum graph_format format; /* NONE: folded stacks */
+	const char *output;
+	bool label, help;
+	char **files;
+	int nr_files;
+};
+
+/* 0, or the exit status after a usage error the graph options reported. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
-	const char *output = NULL;
-	bool label = false;
-	struct graph_opts g;
-	graph_opts_init(&g);
 	struct option *long_opts = graph_options_with(own_opts, NULL);
-	int c;
+	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:lh", long_opts, NULL)) != -1) {
+	while (!rc && !a->help && (c = getopt_long(argc, argv, ":o:lh", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'l':
-			label = true;
-			break;
-		case 'h':
-			fputs(merge_usage, stdout);
-			free(long_opts);
-			graph_opts_release(&g);
-			return 0;
-		default: {
-			int rc = graph_opts_take(&g, "merge", c, optarg, argv);
-			if (rc) {
-				free(long_opts);
-				graph_opts_release(&g);
-				return rc;
-			}
-			break;
-		}
+		case 'o': a->output = optarg; break;
+		case 'l': a->label = true; break;
+		case 'h': a->help = true; break;
+		default: rc = graph_opts_take(&a->graph, "merge", c, optarg, argv);
 		}
 	}
 	free(long_opts);
+	if (rc || a->help)
+		return rc;
 	if (optind >= argc)
 		usage_error("merge", "give the profiles to merge");
-	enum graph_format graph;
-	int usage_rc = graph_opts_for_output(&g, "merge", output, false, &graph);
-	if (usage_rc) {
-		graph_opts_release(&g);
-		return usage_rc;
-	}
+	a->files = argv + optind;
+	a->nr_files = argc - optind;
+	return graph_opts_for_output(&a->graph, "merge", a->output, false, &a->format);
+}
 
-	int n = argc - optind;
+/* Sum the inputs and write them: a graph, or folded stacks. */
+static int run(struct args *a)
+{
+	int n = a->nr_files;
 	struct merge_input *ins = xcalloc((size_t)n, sizeof(*ins));
 	for (int i = 0; i < n; i++)
-		ins[i] = split_arg(argv[optind + i], label);
+		ins[i] = split_arg(a->files[i], a->label);
 	struct profile p;
 	profile_init(&p);
 	const char *unit;
 	int rc = merge_inputs(&p, ins, n, &unit) ? 1 : 0;
-	if (!rc && graph) {
-		g.count_unit = unit;
-		rc = graph_exit_code(graph_render(&p, &g, graph, output));
+	if (!rc && a->format) {
+		a->graph.count_unit = unit;
+		rc = graph_exit_code(graph_render(&p, &a->graph, a->format, a->output));
 	} else if (!rc) {
-		struct out *out = out_open(output);
-		if (!out) {
-			rc = 1;
-		} else {
-			folded_write(&p, out);
-			rc = out_commit(out) ? 1 : 0;
-		}
+		rc = save_profile(&p, a->output) ? 1 : 0;
 	}
 	profile_release(&p);
 	for (int i = 0; i < n; i++)
 		free(ins[i].root);
 	free(ins);
-	graph_opts_release(&g);
+	return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct args a = { 0 };
+	graph_opts_init(&a.graph);
+	int rc = parse_args(argc, argv, &a);
+	if (!rc && a.help)
+		fputs(merge_usage, stdout);
+	else if (!rc)
+		rc = run(&a);
+	graph_opts_release(&a.graph);
 	return rc;
 }
