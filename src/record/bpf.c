@@ -542,7 +542,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (offcpu)
 		bpf_offcpu_drain(offcpu, r, stats, spills.limit, on_ustack_out, &ustacks);
 	stats->lost += spills.lost;
-	stats->copy_full = stat_sum(&b, PROFILE_STAT_COPY_FULL);
+	stats->copy_full += stat_sum(&b, PROFILE_STAT_COPY_FULL); /* (+ bpf_offcpu_drain's) */
 	stats->bytes = ustacks.bytes;
 	ret = 0;
 out:
