@@ -55,6 +55,7 @@ const volatile __u64 max_ns = 0;    /* 0: no maximum */
 const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
 const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
+const volatile int wakers = 0;       /* --wakers: wake_counts, keyed with the waker */
 
 /* Time off the CPU per key. */
 struct {
@@ -127,6 +128,74 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_add(eexist, 1);
 	else if (id == -ENOMEM)
 		stat_add(enomem, 1);
+}
+
+/* --wakers: the task that wakes a blocked target (see on_waking). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_START_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct offcpu_waker);
+} waker_of SEC(".maps");
+
+/* --wakers: time off the CPU per blocked stack and waker. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_COUNT_ENTRIES);
+	__type(key, struct offcpu_wake_key);
+	__type(value, struct offcpu_sum);
+} wake_counts SEC(".maps");
+
+/* try_to_wake_up, in the waker's context: remember it for a target that
+ * is blocked (in `start`), until its switch-in. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	if (!wakers)
+		return 0;
+	__u32 tid = p->pid;
+	if (!bpf_map_lookup_elem(&start, &tid))
+		return 0;
+	struct offcpu_waker w = {};
+	w.user_stack = w.kernel_stack = PROFILE_NO_STACK;
+	if (want_kernel) {
+		/* Skip the program's frame and bpf_trace_run1. */
+		w.kernel_stack = bpf_get_stackid(ctx, &stacks, 2 & BPF_F_SKIP_FIELD_MASK);
+		stack_error(w.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
+	}
+	/* From an interrupt (a timer, I/O completion), current is the task
+	 * it interrupted, often the idle task: the kernel stack shows the
+	 * interrupt; the user stack, if any, is that task's (as offwaketime). */
+	__u64 id = bpf_get_current_pid_tgid();
+	w.pid = id >> 32;
+	w.tid = (__u32)id;
+	bpf_get_current_comm(w.comm, sizeof(w.comm));
+	if (want_user && w.pid) {
+		w.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		stack_error(w.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
+	}
+	w.tid = per_tid ? w.tid : 0;
+	bpf_map_update_elem(&waker_of, &tid, &w, BPF_ANY);
+	return 0;
+}
+
+/* --wakers: add a block to wake_counts; 0 when counted. */
+static __always_inline int count_wake(const struct profile_key *key, const struct offcpu_waker *w, __u64 delta)
+{
+	struct offcpu_wake_key k = {};
+	k.key = *key;
+	k.waker = *w;
+	struct offcpu_sum *sum = bpf_map_lookup_elem(&wake_counts, &k);
+	if (!sum) {
+		struct offcpu_sum zero = {};
+		bpf_map_update_elem(&wake_counts, &k, &zero, BPF_NOEXIST);
+		sum = bpf_map_lookup_elem(&wake_counts, &k);
+	}
+	if (!sum)
+		return -1;
+	__sync_fetch_and_add(&sum->ns, delta);
+	__sync_fetch_and_add(&sum->blocks, 1);
+	return 0;
 }
 
 /* Send prev's user registers and stack (it is current, in the kernel: its
@@ -204,6 +273,15 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	struct offcpu_end end = { s->time, delta, key.pid, tid };
 	int copied = s->copied;
 	bpf_map_delete_elem(&start, &tid);
+	struct offcpu_waker *w = NULL;
+	if (wakers) {
+		w = bpf_map_lookup_elem(&waker_of, &tid);
+		if (w)
+			end.waker = *w;
+		else
+			end.waker.user_stack = end.waker.kernel_stack = PROFILE_NO_STACK;
+		bpf_map_delete_elem(&waker_of, &tid);
+	}
 	if (delta < min_ns || (max_ns && delta > max_ns)) {
 		stat_add(OFFCPU_STAT_FILTERED, 1);
 		return;
@@ -214,6 +292,13 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 			return;
 		}
 		stat_add(OFFCPU_STAT_END_FULL, 1); /* counted here, with frame pointers */
+	}
+	if (wakers) {
+		if (count_wake(&key, &end.waker, delta))
+			stat_add(OFFCPU_STAT_COUNTS_FULL, 1);
+		else
+			stat_add(OFFCPU_STAT_BLOCKS, 1);
+		return;
 	}
 	struct offcpu_sum *sum = bpf_map_lookup_elem(&counts, &key);
 	if (!sum) {

@@ -25,6 +25,23 @@ struct offcpu_start {
 	__u32 pad;
 };
 
+/* --wakers: who woke a blocked thread (sched_waking runs in the waker's
+ * context): its ids and stacks, as it was when it woke the thread. From
+ * an interrupt, the interrupted task's (often the idle task, pid 0). */
+struct offcpu_waker {
+	__u32 pid;  /* tgid */
+	__u32 tid;
+	__s32 user_stack;
+	__s32 kernel_stack;
+	char comm[PROFILE_COMM_LEN];
+};
+
+/* The key of `wake_counts` (--wakers): the blocked stack, its waker's. */
+struct offcpu_wake_key {
+	struct profile_key key;
+	struct offcpu_waker waker;
+};
+
 /* DWARF (--call-graph auto, dwarf): at switch-out the program sends the
  * thread's registers and user stack (a struct profile_ustack with off_cpu
  * set) through the ring buffer; at switch-in, this record with the time it
@@ -35,6 +52,7 @@ struct offcpu_end {
 	__u64 ns;
 	__u32 pid;
 	__u32 tid;
+	struct offcpu_waker waker; /* --wakers; else pid 0 and no stacks */
 };
 
 /* Indices of the per-CPU statistics array. */
