@@ -72,6 +72,13 @@ const char record_usage[] =
 	"                          cpu-clock samples at -F HZ counted as 1/HZ s each,\n"
 	"                          in one graph; every stack ends in a frame [on-cpu]\n"
 	"                          or [off-cpu]\n"
+	"      --wakers            off-CPU time with who ended each block (BPF backend):\n"
+	"                          above the blocked stack, a \"--\" frame, then the\n"
+	"                          stack of the task that woke it, from where it woke\n"
+	"                          it (its leaf) down, and its name on top (a wake-up\n"
+	"                          from an interrupt shows the interrupted task, often\n"
+	"                          swapper). Drawn in the chain palette: the blocked\n"
+	"                          part blue, the waker's aqua. Not with --wall\n"
 	"      --min-block USEC    off-CPU: leave out blocks shorter than USEC\n"
 	"      --max-block USEC    off-CPU: leave out blocks longer than USEC\n"
 	"      --state STATES      off-CPU: the sleep states counted, S (interruptible\n"
@@ -174,6 +181,7 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_OFF_CPU,
 	OPT_WALL,
+	OPT_WAKERS,
 	OPT_MIN_BLOCK,
 	OPT_MAX_BLOCK,
 	OPT_STATE,
@@ -212,6 +220,7 @@ static const struct option own_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "state", required_argument, NULL, OPT_STATE },
@@ -344,6 +353,8 @@ static const char *describe_event(const struct record_opts *o, const struct reco
 			append(buf, cap, &len, " \xe2\x89\xa5 %" PRIu64 " us", o->min_block_us);
 		if (o->max_block_us)
 			append(buf, cap, &len, " \xe2\x89\xa4 %" PRIu64 " us", o->max_block_us);
+		if (o->wakers)
+			append(buf, cap, &len, " with wakers");
 	}
 	return buf;
 }
@@ -614,6 +625,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_OFF_CPU:
 			o.off_cpu = true;
 			break;
+		case OPT_WAKERS:
+			o.wakers = o.off_cpu = true;
+			break;
 		case OPT_WALL:
 			o.wall = o.off_cpu = true;
 			break;
@@ -660,6 +674,8 @@ int cmd_record(int argc, char **argv)
 	if (o.wall && event_given && o.event != RECORD_EVENT_CPU_CLOCK)
 		usage_error("record", "--wall counts on-CPU time with cpu-clock samples: no -e %s",
 			    o.event == RECORD_EVENT_COUNTED ? o.counted.name : "cycles");
+	if (o.wall && o.wakers)
+		usage_error("record", "--wakers draws off-CPU time only: not with --wall");
 	if (o.wall)
 		o.event = RECORD_EVENT_CPU_CLOCK; /* a sample stands for 1/HZ s of CPU */
 	if (o.off_cpu && g.layout.flamechart)
@@ -668,7 +684,7 @@ int cmd_record(int argc, char **argv)
 	/* Off-CPU time: microseconds, in the io palette (--wall: hot, where
 	 * [off-cpu] frames stand out), unless --colors says. */
 	if (o.off_cpu && !g.colors)
-		g.colors = o.wall ? "hot" : "io";
+		g.colors = o.wall ? "hot" : o.wakers ? "chain" : "io";
 	/* A page-fault graph in the memory palette, unless --colors says. */
 	if (o.event == RECORD_EVENT_COUNTED && !g.colors)
 		g.colors = o.counted.palette;
@@ -764,8 +780,9 @@ int cmd_record(int argc, char **argv)
 			/* A flame chart or icicle graph still says so first. */
 			const char *mode = g.svg.flamechart ? "Flame Chart" : g.svg.inverted ? "Icicle Graph" : NULL;
 			if (o.off_cpu)
-				mode = o.wall ? (g.svg.inverted ? "Wall-Clock Time (icicle)" : "Wall-Clock Time")
-					      : (g.svg.inverted ? "Off-CPU Time (icicle)" : "Off-CPU Time");
+				mode = o.wall	  ? (g.svg.inverted ? "Wall-Clock Time (icicle)" : "Wall-Clock Time")
+				       : o.wakers ? (g.svg.inverted ? "Off-Wake Time (icicle)" : "Off-Wake Time")
+						  : (g.svg.inverted ? "Off-CPU Time (icicle)" : "Off-CPU Time");
 			if (mode)
 				snprintf(mode_title, sizeof(mode_title), "%s \xc2\xb7 %s", mode, title);
 			g.svg.title = mode ? mode_title : title;

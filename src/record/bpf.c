@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,27 +69,40 @@ static uint64_t stat_sum(struct bpf_state *b, uint32_t idx)
 	return sum;
 }
 
-void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
+void record_bpf_scan_key_pids(int fd, size_t key_size, const size_t *pid_at, size_t nr_pid_at,
+			      struct recorder *r, bool refresh)
 {
-	struct profile_key key, next;
+	_Alignas(8) char key[256], next[256];
 	const void *prev = NULL;
 	struct hashmap done;
+	if (key_size > sizeof(key))
+		return;
 	hashmap_init(&done);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		bool inserted;
-		key = next;
-		prev = &key;
-		if (!next.pid)
-			continue;
-		hashmap_upsert(&done, next.pid, 0, &inserted);
-		if (!inserted)
-			continue;
-		if (refresh)
-			recorder_refresh(r, next.pid);
-		else if (!recorder_knows(r, next.pid))
-			recorder_seen(r, next.pid);
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		for (size_t i = 0; i < nr_pid_at; i++) {
+			uint32_t pid;
+			bool inserted;
+			memcpy(&pid, key + pid_at[i], sizeof(pid));
+			if (!pid)
+				continue;
+			hashmap_upsert(&done, pid, 0, &inserted);
+			if (!inserted)
+				continue;
+			if (refresh)
+				recorder_refresh(r, pid);
+			else if (!recorder_knows(r, pid))
+				recorder_seen(r, pid);
+		}
 	}
 	hashmap_release(&done);
+}
+
+void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
+{
+	size_t pid_at = offsetof(struct profile_key, pid);
+	record_bpf_scan_key_pids(fd, sizeof(struct profile_key), &pid_at, 1, r, refresh);
 }
 
 static int open_events(struct bpf_state *b, const struct record_opts *o, const struct record_target *t,
@@ -234,6 +248,8 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.weight = 1;
 	s.off_cpu = u->off_cpu;
 	s.ns = u->off_cpu_ns;
+	struct record_sample waker;
+	s.waker = bpf_offcpu_waker(uc->offcpu, u, size, &waker);
 	s.comm = comm;
 	s.user = (const uint64_t *)u->user;
 	s.nr_user = u->nr_user < PROFILE_MAX_DEPTH ? u->nr_user : PROFILE_MAX_DEPTH;
@@ -511,7 +527,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		if (now - last_scan >= 0.25) {
 			record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, false);
 			if (offcpu)
-				record_bpf_scan_pids(bpf_offcpu_counts_fd(offcpu), r, false);
+				bpf_offcpu_scan_pids(offcpu, r, false);
 			last_scan = now;
 		}
 		if (o->progress && now - last_progress >= 0.25) {
@@ -534,7 +550,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	/* Maps of processes still alive, again: libraries loaded late. */
 	record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, true);
 	if (offcpu)
-		record_bpf_scan_pids(bpf_offcpu_counts_fd(offcpu), r, true);
+		bpf_offcpu_scan_pids(offcpu, r, true);
 	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
 	perf_buffer__consume(spill_buf);
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);

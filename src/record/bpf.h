@@ -10,6 +10,10 @@
  * profile_key: new pids only, or every live one again when refreshing
  * (keys repeat a pid: one read per scan). */
 void record_bpf_scan_pids(int counts_fd, struct recorder *r, bool refresh);
+/* The same for any hash whose keys (key_size bytes) hold pids at the
+ * offsets pid_at. */
+void record_bpf_scan_key_pids(int fd, size_t key_size, const size_t *pid_at, size_t nr_pid_at,
+			      struct recorder *r, bool refresh);
 /* The sample a counts key stands for, its frames read from the stack map
  * into user[] and kernel[] (PROFILE_MAX_DEPTH each), comm into comm[]; a
  * stack lost to a collision or a full map is marked and counted (count
@@ -29,13 +33,18 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 		    bool copy_stack, struct bpf_offcpu **out);
 /* Target filters and attachment, before the command is released. */
 int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const struct record_target *t);
-int bpf_offcpu_counts_fd(const struct bpf_offcpu *oc);
+/* record_bpf_scan_pids over its counts (and blocked and waking pids). */
+void bpf_offcpu_scan_pids(struct bpf_offcpu *oc, struct recorder *r, bool refresh);
 /* Detach (the end of sampling: threads still switched out count to now). */
 void bpf_offcpu_detach(struct bpf_offcpu *oc);
 /* A record from the shared ring: an on-CPU sample's copy (returned as
  * is), a blocked thread's copy (kept: NULL), or the end of its block (the
  * copy, off_cpu_ns set, *size its length; NULL when its copy is unknown). */
 const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size_t *size);
+/* --wakers: the waker a completed copy (size bytes, from
+ * bpf_offcpu_ring_record) carries, as a sample in s; else NULL. */
+const struct record_sample *bpf_offcpu_waker(struct bpf_offcpu *oc, const struct profile_ustack *u, size_t size,
+					     struct record_sample *s);
 /* The blocked time, per stack, to the recorder; statistics to stats.
  * Threads still blocked whose stack was copied go to copied(). */
 void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,

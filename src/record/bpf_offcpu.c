@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,11 +22,12 @@
 _Static_assert(OFFCPU_STATE_S == RECORD_OFFCPU_SLEEPING && OFFCPU_STATE_D == RECORD_OFFCPU_UNINTERRUPTIBLE,
 	       "the program's state bits are --state's");
 
-/* A user stack copied at a switch-out, waiting for its end record. */
+/* A user stack copied at a switch-out, waiting for its end record. With
+ * --wakers, the end's struct offcpu_waker is appended to it. */
 struct pending_copy {
 	uint32_t tid;
 	size_t len;
-	struct profile_ustack *u; /* len bytes */
+	struct profile_ustack *u; /* len bytes (and room for the waker) */
 };
 
 struct bpf_offcpu {
@@ -35,6 +37,14 @@ struct bpf_offcpu {
 	struct hashmap pending_at; /* tid -> index in pending */
 	struct pending_copy *pending;
 	size_t nr_pending, alloc_pending;
+	bool wakers;
+	int stacks_fd;
+	uint32_t limit;
+	/* A waker's sample (bpf_offcpu_waker): its frames, and its lost
+	 * stacks, added to the run's at the end. */
+	uint64_t waker_user[PROFILE_MAX_DEPTH], waker_kernel[PROFILE_MAX_DEPTH];
+	char waker_comm[PROFILE_COMM_LEN + 1];
+	struct record_stats waker_stats;
 };
 
 int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, int stacks_fd, int ring_fd,
@@ -63,6 +73,10 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	ro->states = o->off_cpu_states ? o->off_cpu_states : RECORD_OFFCPU_STATES_ALL;
 	ro->min_ns = o->min_block_us * 1000;
 	ro->max_ns = o->max_block_us * 1000;
+	ro->wakers = o->wakers;
+	oc->wakers = o->wakers;
+	oc->stacks_fd = stacks_fd;
+	oc->limit = PROFILE_MAX_DEPTH;
 	ro->copy_stack = copy_stack;
 	ro->copy_fp = o->unwind == RECORD_UNWIND_AUTO;
 	unsigned size = record_stack_size(o);
@@ -114,9 +128,15 @@ int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const 
 	return 0;
 }
 
-int bpf_offcpu_counts_fd(const struct bpf_offcpu *oc)
+void bpf_offcpu_scan_pids(struct bpf_offcpu *oc, struct recorder *r, bool refresh)
 {
-	return bpf_map__fd(oc->skel->maps.counts);
+	record_bpf_scan_pids(bpf_map__fd(oc->skel->maps.counts), r, refresh);
+	if (oc->wakers) {
+		const size_t pid_at[] = { offsetof(struct offcpu_wake_key, key.pid),
+					  offsetof(struct offcpu_wake_key, waker.pid) };
+		record_bpf_scan_key_pids(bpf_map__fd(oc->skel->maps.wake_counts), sizeof(struct offcpu_wake_key),
+					 pid_at, 2, r, refresh);
+	}
 }
 
 void bpf_offcpu_detach(struct bpf_offcpu *oc)
@@ -149,6 +169,10 @@ const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size
 		struct pending_copy *pc = &oc->pending[at];
 		pc->u->off_cpu_ns = end.ns;
 		*size = pc->len;
+		if (oc->wakers) {
+			memcpy((char *)pc->u + pc->len, &end.waker, sizeof(end.waker));
+			*size += sizeof(end.waker);
+		}
 		return pc->u;
 	}
 	const struct profile_ustack *u = data;
@@ -162,10 +186,35 @@ const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size
 	}
 	/* The thread's previous copy, if any, lost its end (min/max). */
 	struct pending_copy *pc = &oc->pending[*at];
-	pc->u = xrealloc(pc->u, *size);
+	pc->u = xrealloc(pc->u, *size + sizeof(struct offcpu_waker));
 	memcpy(pc->u, data, *size);
 	pc->len = *size;
 	return NULL;
+}
+
+/* The waker w as a sample (its frames in oc's buffers, valid until the
+ * next call). */
+static const struct record_sample *waker_sample(struct bpf_offcpu *oc, const struct offcpu_waker *w,
+						struct record_sample *s)
+{
+	struct profile_key k = { w->pid, w->tid, 0, w->user_stack, w->kernel_stack, { 0 } };
+	memcpy(k.comm, w->comm, sizeof(k.comm));
+	record_bpf_key_sample(oc->stacks_fd, &k, 1, s, oc->waker_comm, oc->waker_user, oc->waker_kernel,
+			      &oc->waker_stats, oc->limit);
+	if (!w->pid && !w->tid)
+		s->comm = oc->waker_comm; /* the idle task's own name (swapper/N) */
+	return s;
+}
+
+const struct record_sample *bpf_offcpu_waker(struct bpf_offcpu *oc, const struct profile_ustack *u, size_t size,
+					     struct record_sample *s)
+{
+	size_t at = PROFILE_USTACK_HEAD + u->stack_len;
+	if (!oc || !oc->wakers || !u->off_cpu || size < at + sizeof(struct offcpu_waker))
+		return NULL;
+	struct offcpu_waker w;
+	memcpy(&w, (const char *)u + at, sizeof(w));
+	return waker_sample(oc, &w, s);
 }
 
 void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,
@@ -180,6 +229,26 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 
 	struct profile_key key, next;
 	const void *prev = NULL;
+	oc->limit = limit;
+	if (oc->wakers) {
+		int wakes = bpf_map__fd(oc->skel->maps.wake_counts);
+		struct offcpu_wake_key wk, wnext;
+		struct record_sample ws;
+		while (!bpf_map_get_next_key(wakes, prev, &wnext)) {
+			struct offcpu_sum sum;
+			wk = wnext;
+			prev = &wk;
+			if (bpf_map_lookup_elem(wakes, &wk, &sum) || !sum.blocks)
+				continue;
+			record_bpf_key_sample(stacks, &wk.key, sum.blocks, &s, comm, user, kernel, stats, limit);
+			s.off_cpu = true;
+			s.ns = sum.ns;
+			if (wk.waker.user_stack != PROFILE_NO_STACK || wk.waker.kernel_stack != PROFILE_NO_STACK)
+				s.waker = waker_sample(oc, &wk.waker, &ws);
+			recorder_sample(r, &s);
+		}
+		prev = NULL;
+	}
 	while (!bpf_map_get_next_key(counts, prev, &next)) {
 		struct offcpu_sum sum;
 		key = next;
@@ -222,6 +291,8 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 	stats->offcpu_filtered += stat_sum(oc, OFFCPU_STAT_FILTERED);
 	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL);
 	stats->copy_full += stat_sum(oc, OFFCPU_STAT_COPY_FULL) + stat_sum(oc, OFFCPU_STAT_END_FULL);
+	stats->collisions += oc->waker_stats.collisions;
+	stats->map_full += oc->waker_stats.map_full;
 }
 
 void bpf_offcpu_close(struct bpf_offcpu *oc)

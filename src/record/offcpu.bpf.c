@@ -122,6 +122,21 @@ static __always_inline int wanted(__u32 tgid, __u32 tid)
 	return 1;
 }
 
+/* The tracepoint's own kernel frames, above the code that hit it: the
+ * program's, bpf_trace_runN's, and __traceiter_EVENT's when the
+ * tracepoint has other probes too (perf's, another tracer's) and iterates
+ * over them. Weak: absent from kallsyms, never matched. */
+extern const void __traceiter_sched_switch __ksym __weak;
+extern const void __traceiter_sched_waking __ksym __weak;
+
+static __always_inline __u64 tracepoint_skip(void *ctx, const void *traceiter)
+{
+	__u64 ip[1];
+	if (bpf_get_stack(ctx, ip, sizeof(ip), 2) == sizeof(ip) && traceiter && ip[0] - (__u64)traceiter < 512)
+		return 3;
+	return 2;
+}
+
 static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 {
 	if (id == -EEXIST)
@@ -159,8 +174,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct offcpu_waker w = {};
 	w.user_stack = w.kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
-		/* Skip the program's frame and bpf_trace_run1. */
-		w.kernel_stack = bpf_get_stackid(ctx, &stacks, 2 & BPF_F_SKIP_FIELD_MASK);
+		w.kernel_stack = bpf_get_stackid(ctx, &stacks, tracepoint_skip(ctx, &__traceiter_sched_waking));
 		stack_error(w.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
 	}
 	/* From an interrupt (a timer, I/O completion), current is the task
@@ -247,8 +261,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	s.key.user_stack = PROFILE_NO_STACK;
 	s.key.kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
-		/* Skip the program's frame and bpf_trace_run4: __schedule is the leaf. */
-		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, 2 & BPF_F_SKIP_FIELD_MASK);
+		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, tracepoint_skip(ctx, &__traceiter_sched_switch));
 		stack_error(s.key.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
 	}
 	if (want_user) {

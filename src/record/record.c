@@ -30,6 +30,7 @@ enum {
 	STACK_KERNEL_TRUNCATED = 8,
 	STACK_USER_COMPLETE = 16,
 	STACK_OFF_CPU = 32,          /* --wall: time switched out, not a sample */
+	STACK_WAKER = 64,            /* --wakers: the waker's frames follow */
 };
 
 /* One distinct raw stack. Frames live in recorder.frames: the user part
@@ -42,9 +43,17 @@ struct rstack {
 	uint64_t ns;                 /* --off-cpu/--wall: time this stack stands for */
 	uint32_t pid, tid, cpu, comm;
 	uint32_t nr_user, nr_kernel;
+	/* --wakers: who woke the thread; its user part, then its kernel
+	 * part, follow the thread's frames (leaf first too). */
+	uint32_t waker_pid, waker_comm, nr_waker_user, nr_waker_kernel;
 	size_t frames;
 	uint32_t flags;
 };
+
+static uint32_t rstack_frames(const struct rstack *s)
+{
+	return s->nr_user + s->nr_kernel + s->nr_waker_user + s->nr_waker_kernel;
+}
 
 struct order_event {
 	uint64_t time;
@@ -273,8 +282,9 @@ static bool same_stack(const struct recorder *r, const struct rstack *s, const s
 {
 	return s->pid == k->pid && s->tid == k->tid && s->cpu == k->cpu && s->comm == k->comm &&
 	       s->nr_user == k->nr_user && s->nr_kernel == k->nr_kernel && s->flags == k->flags &&
-	       (!(k->nr_user + k->nr_kernel) ||
-		!memcmp(r->frames + s->frames, frames, (k->nr_user + k->nr_kernel) * sizeof(uint64_t)));
+	       s->waker_pid == k->waker_pid && s->waker_comm == k->waker_comm &&
+	       s->nr_waker_user == k->nr_waker_user && s->nr_waker_kernel == k->nr_waker_kernel &&
+	       (!rstack_frames(k) || !memcmp(r->frames + s->frames, frames, rstack_frames(k) * sizeof(uint64_t)));
 }
 
 /* A DWARF-unwound stack d (n frames) continued along the frame-pointer
@@ -330,6 +340,15 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0) |
 		  (complete && nr_user ? STACK_USER_COMPLETE : 0) |
 		  (smp->off_cpu ? STACK_OFF_CPU : 0);
+	const struct record_sample *w = o->wakers ? smp->waker : NULL;
+	if (w) {
+		k.flags |= STACK_WAKER;
+		k.waker_pid = o->annotate_pid || o->annotate_tid ? w->pid : 0;
+		k.waker_comm = w->comm ? intern_comm(r, w->comm) : comm_of(r, w->pid, w->tid);
+		k.nr_waker_user = o->kernel_only ? 0 : w->nr_user;
+		k.nr_waker_kernel = o->user_only ? 0 : w->nr_kernel;
+	}
+	n += k.nr_waker_user + k.nr_waker_kernel;
 
 	VEC_GROW(r->scratch, n, r->alloc_scratch);
 	for (uint32_t i = 0; i < nr_user; i++) {
@@ -340,9 +359,22 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 		uint64_t a = smp->kernel[i];
 		r->scratch[nr_user + i] = i && a ? a - 1 : a;
 	}
+	if (k.nr_waker_user && !procmaps_was_read(&r->maps, w->pid))
+		procmaps_read(&r->maps, w->pid);
+	uint64_t *wf = r->scratch + nr_user + nr_kernel;
+	for (uint32_t i = 0; i < k.nr_waker_user; i++) {
+		uint64_t a = w->user[i];
+		wf[i] = procmaps_ref(&r->maps, w->pid, i && a ? a - 1 : a);
+	}
+	for (uint32_t i = 0; i < k.nr_waker_kernel; i++) {
+		uint64_t a = w->kernel[i];
+		wf[k.nr_waker_user + i] = i && a ? a - 1 : a;
+	}
 
 	uint64_t h = n ? hash_bytes(r->scratch, n * sizeof(uint64_t)) : 0;
 	h = hash_mix(h ^ ((uint64_t)k.pid << 32 | k.tid), hash_u64((uint64_t)k.cpu << 32 | k.comm) ^ k.flags);
+	if (w)
+		h = hash_mix(h, (uint64_t)k.waker_pid << 32 | k.waker_comm);
 	k.hash = h;
 	uint32_t idx = UINT32_MAX;
 	for (uint64_t probe = h;; probe = hash_u64(probe)) {
@@ -478,6 +510,22 @@ static node_t push_seq(struct builder *b, node_t node, struct frame_seq fs)
 	return node;
 }
 
+/* A kernel frame where an interrupt entered (x86-64, arm64): a waker's
+ * frames below it belong to whatever the interrupt stopped. */
+static bool irq_entry(const char *name)
+{
+	return !strncmp(name, "asm_sysvec_", 11) || !strncmp(name, "asm_common_interrupt", 20) ||
+	       !strncmp(name, "el1h_64_irq", 11) || !strncmp(name, "el0t_64_irq", 11);
+}
+
+/* The same names, callee first (a waker's stack is drawn upside down). */
+static node_t push_seq_reversed(struct builder *b, node_t node, struct frame_seq fs)
+{
+	for (uint32_t i = fs.count; i-- > 0;)
+		node = profile_push(b->p, node, b->seq[fs.first + i]);
+	return node;
+}
+
 /* Where a complete user stack ends: the program's entry and libc's start
  * code, or a thread's (glibc's start_thread under clone3/clone). main
  * counts too: some unwinders stop there by design. */
@@ -528,7 +576,7 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 	/* A stack that reached the depth limit lost its root end (the kernel
 	 * walks from the leaf): the marker stands where the cut is, under
 	 * the process name, so that such stacks never pass for complete. */
-	const uint64_t *f = s->nr_user + s->nr_kernel ? b->r->frames + s->frames : NULL;
+	const uint64_t *f = rstack_frames(s) ? b->r->frames + s->frames : NULL;
 	if (s->flags & STACK_USER_TRUNCATED)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_USER_MISSING)
@@ -557,6 +605,24 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 			node = profile_push_str(p, node, "[off-cpu]", 9);
 		else
 			node = profile_push_str(p, node, "[on-cpu]", 8);
+	}
+	if (s->flags & STACK_WAKER) {
+		/* --wakers, as offwaketime draws it: a "--" frame, the waker's
+		 * stack from its leaf (where it woke the thread) down, and its
+		 * name on top (with --colors chain: the waker's frames _[w]). */
+		const uint64_t *w = f + s->nr_user + s->nr_kernel;
+		bool irq = false;
+		node = profile_push_str(p, node, "--", 2);
+		for (uint32_t i = 0; i < s->nr_waker_kernel && !irq; i++) {
+			struct frame_seq fs = kernel_frame(b, w[s->nr_waker_user + i]);
+			node = push_seq_reversed(b, node, fs);
+			irq = fs.count && irq_entry(strpool_str(&p->names, b->seq[fs.first]));
+		}
+		/* From an interrupt, what it interrupted did not wake anyone. */
+		for (uint32_t i = 0; i < s->nr_waker_user && !irq; i++)
+			node = push_seq_reversed(b, node, user_frame(b, s->waker_pid, w[i]));
+		const char *waker = irq ? "[interrupt]" : strpool_str(&b->r->comms, s->waker_comm);
+		node = profile_push_str(p, node, waker, strlen(waker));
 	}
 	return node;
 }
@@ -651,6 +717,8 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		if (ret == -2 && be == RECORD_BACKEND_BPF)
 			ret = RECORD_ERROR;
 	}
+	if (ret == -2 && opts->wakers) /* sched_waking's stacks: a BPF program's only */
+		ret = error("--wakers needs the BPF backend");
 	if (ret == -2)
 		ret = record_perf_backend(opts, &r, &t, stats);
 	target_kill(&t);

@@ -125,6 +125,7 @@ struct record_opts {
 	/* --off-cpu / --wall (see the contract above). */
 	bool off_cpu;         /* time switched out, per stack (--wall sets it too) */
 	bool wall;            /* off-CPU time and on-CPU samples as time, marked */
+	bool wakers;          /* off-CPU: each block's waker above it (record_sample.waker) */
 	uint64_t min_block_us; /* blocks shorter are left out (0: none) */
 	uint64_t max_block_us; /* blocks longer are left out (0: no limit) */
 	unsigned off_cpu_states; /* RECORD_OFFCPU_* bits; 0 means both */
@@ -185,6 +186,10 @@ struct record_sample {
 	uint64_t weight;        /* number of samples (or off-CPU blocks) this stands for */
 	uint64_t ns;            /* off_cpu: nanoseconds blocked (see the contract above) */
 	bool off_cpu;           /* a block of off-CPU time, not an on-CPU sample */
+	/* --wakers: the task that woke this one, as it was then (pid, tid,
+	 * comm, stacks; its own waker and counts are not read), or NULL:
+	 * drawn as offwaketime draws it, above a "--" frame, leaf first. */
+	const struct record_sample *waker;
 	const char *comm;       /* NULL: the last COMM seen for tid */
 	const uint64_t *kernel;
 	uint32_t nr_kernel;
