@@ -5,7 +5,7 @@
 # measured itself, the independent expectation the graphs are held to.
 #
 # A backend joins these tests by its name in OFFCPU_BACKENDS.
-OFFCPU_BACKENDS="perf"
+OFFCPU_BACKENDS="perf bpf"
 
 oc_ok=1
 for w in blocking halfsleep; do
