@@ -64,7 +64,8 @@ DEFS-$(HAVE_ZSTD)     += -DHAVE_ZSTD
 LIBS-$(HAVE_ZSTD)     += $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
 SRCS-$(HAVE_CAIRO)    += $(PNG_SRCS)
 DEFS-$(HAVE_CAIRO)    += -DHAVE_CAIRO $(shell $(PKG_CONFIG) --cflags cairo pangocairo 2>/dev/null)
-LIBS-$(HAVE_CAIRO)    += $(shell $(PKG_CONFIG) --libs cairo pangocairo 2>/dev/null)
+# PNG output loads cairo and pango when used (src/render/png.c): not linked.
+LIBS-$(HAVE_CAIRO)    += -ldl
 SRCS-$(HAVE_LIBBPF)   += $(BPF_SRCS)
 DEFS-$(HAVE_LIBBPF)   += -DHAVE_LIBBPF
 LIBS-$(HAVE_LIBBPF)   += $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null)
