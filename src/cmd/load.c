@@ -73,7 +73,7 @@ int save_profile(const struct profile *p, const char *output)
 
 /* ---- flamegraph's reader: folded text streamed --------------------------- */
 
-enum { CHUNK = 8 << 20 };
+enum { CHUNK = 1 << 20 }; /* a read buffer that stays in the caches; detection reads 64 KiB */
 
 static bool compressed(const char *d, size_t n)
 {

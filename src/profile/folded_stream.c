@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { CHUNK = 8 << 20 };
+enum { CHUNK = 1 << 20 }; /* a read buffer that stays in the caches */
 
 struct stream {
 	int fd;
