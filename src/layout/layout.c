@@ -51,8 +51,10 @@ static void close_frame(struct flow *f, uint32_t depth)
 		l->depthmax = depth;
 }
 
-/* One line of the flow: the stack ending at `leaf` with counts c0, c1. */
-static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
+/* Make the path root..leaf the open stack: close the frames it does not
+ * share, open its own from the current time. False when leaf was open
+ * already (nothing opened). */
+static bool open_path(struct flow *f, node_t leaf)
 {
 	const struct node *nodes = f->p->nodes;
 	uint32_t depth = nodes[leaf].depth;
@@ -64,17 +66,61 @@ static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
 	uint32_t same = nodes[v].depth;
 	while (f->top > same)
 		close_frame(f, f->top--);
-	if (depth > same) {
-		for (node_t u = leaf; u != v; u = nodes[u].parent) {
-			uint32_t d = nodes[u].depth;
-			f->open[d] = u;
-			f->stime[d] = f->t;
-			f->delta[d] = 0;
-		}
-		f->delta[depth] += c1 - c0;
-		f->top = depth;
+	if (depth <= same)
+		return false;
+	for (node_t u = leaf; u != v; u = nodes[u].parent) {
+		uint32_t d = nodes[u].depth;
+		f->open[d] = u;
+		f->stime[d] = f->t;
+		f->delta[d] = 0;
 	}
+	f->top = depth;
+	return true;
+}
+
+/* One line of the flow: the stack ending at `leaf` with counts c0, c1. */
+static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
+{
+	if (open_path(f, leaf))
+		f->delta[f->p->nodes[leaf].depth] += c1 - c0;
 	f->t += c1;
+}
+
+/* Lines below `node` whose frames below it are all narrower than the
+ * minimum width, of total weight w: what they do to the frames of node and
+ * its ancestors is what their first line does (close the frames below
+ * node, open the path to it) and their time; the frames they open below
+ * node would be pruned. */
+static void flow_narrow_lines(struct flow *f, node_t node, double w)
+{
+	open_path(f, node);
+	f->t += w;
+}
+
+/* The counts' total and the largest |after - before| of a line, summed in
+ * node order; false (and nothing set) unless every count is an integer and
+ * the total stays below 2^53, so that any order of the additions gives the
+ * same sums as the sorted order (and subtree weights are exact). */
+static bool exact_totals(const struct profile *p, double *total, double *maxdelta)
+{
+	double t = 0, m = 1;
+	for (node_t i = 0; i < p->nr; i++) {
+		const double *c = p->nodes[i].self;
+		if (c[0] == 0 && c[1] == 0)
+			continue;
+		if (!(c[0] >= 0 && c[1] >= 0 && c[0] < 0x1p53 && c[1] < 0x1p53) || c[0] != floor(c[0]) ||
+		    c[1] != floor(c[1]))
+			return false;
+		t += c[1];
+		if (!(t < 0x1p53))
+			return false;
+		double d = fabs(c[1] - c[0]);
+		if (d > m)
+			m = d;
+	}
+	*total = t;
+	*maxdelta = m;
+	return true;
 }
 
 /* Order the frames by depth, then start time. They were closed in flow
@@ -103,7 +149,12 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	double total = 0, maxdelta = 1;
 	size_t nleaves = 0;
 	node_t *leaves = NULL;
-	if (o->flamechart) {
+	/* With exact sums, the order of the lines is only needed down to the
+	 * frames wide enough to draw (profile_flow_steps). */
+	bool narrow_items = !o->flamechart && exact_totals(p, &total, &maxdelta);
+	if (narrow_items) {
+		/* total and maxdelta set */
+	} else if (o->flamechart) {
 		for (size_t i = 0; i < p->events_nr; i++) {
 			const struct profile_event *e = &p->events[i];
 			total += e->count[1];
@@ -137,9 +188,24 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	f.stime[0] = 0;
 	f.delta[0] = 0;
 	f.top = 0;
+	if (narrow_items && !(f.min_time > 0)) {
+		narrow_items = false; /* nothing is pruned: every line in order */
+		leaves = profile_sorted_leaves(p, ORDER_LINE_SPACE, &nleaves);
+	}
 	if (o->flamechart) {
 		for (size_t i = 0; i < p->events_nr; i++)
 			flow_line(&f, p->events[i].leaf, p->events[i].count[0], p->events[i].count[1]);
+	} else if (narrow_items) {
+		size_t nsteps;
+		struct flow_step *steps = profile_flow_steps(p, ORDER_LINE_SPACE, f.min_time, &nsteps);
+		for (size_t i = 0; i < nsteps; i++) {
+			node_t n = steps[i].node;
+			if (steps[i].line)
+				flow_line(&f, n, p->nodes[n].self[0], p->nodes[n].self[1]);
+			else
+				flow_narrow_lines(&f, n, steps[i].weight);
+		}
+		free(steps);
 	} else {
 		for (size_t i = 0; i < nleaves; i++) {
 			const struct node *n = &p->nodes[leaves[i]];

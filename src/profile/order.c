@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,13 @@ static uint64_t key_prefix(const struct profile *p, struct key k)
 	const unsigned char *s = (const unsigned char *)strpool_str(&p->names, k.sym);
 	uint32_t n = strpool_len(&p->names, k.sym);
 	uint64_t v = 0;
+	if (n >= 8) {
+		memcpy(&v, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		v = __builtin_bswap64(v);
+#endif
+		return v;
+	}
 	for (uint32_t i = 0; i < 8; i++) {
 		unsigned c = i < n ? s[i] : i == n && k.terminator != ORDER_KEY_END ? (unsigned)k.terminator : 0;
 		v = v << 8 | c;
@@ -262,6 +270,207 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 	free(live);
 	free(kids);
 	free(first);
+	*nr_out = out_nr;
+	return out;
+}
+
+/* ---- the flow order with narrow subtrees as single items ---- */
+
+struct sibling {
+	uint64_t prefix; /* key_prefix of the key */
+	node_t node;
+	int terminator; /* of the key: the self terminator (own line) or ';' */
+	bool subtree;
+};
+
+struct sibling_ctx {
+	const struct profile *p;
+};
+
+static int sibling_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct sibling *a = x, *b = y;
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix ? -1 : 1;
+	const struct profile *p = ((const struct sibling_ctx *)ctx)->p;
+	struct key ka = { p->nodes[a->node].name, a->terminator };
+	struct key kb = { p->nodes[b->node].name, b->terminator };
+	return key_cmp(p, &ka, &kb);
+}
+
+static void sort_siblings(const struct profile *p, struct sibling *v, size_t n)
+{
+	struct sibling_ctx ctx = { p };
+	if (n > 16) {
+		qsort_r(v, n, sizeof(*v), sibling_cmp, &ctx);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct sibling x = v[i];
+		size_t j = i;
+		for (; j > 0 && sibling_cmp(&v[j - 1], &x, &ctx) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Add node c's items (own line, lines below) to the wide or the narrow
+ * list: wide when c's frame is (c's own and its descendants' weights
+ * together reach `narrow`), so its lines are visited one by one. */
+struct kid_items {
+	struct sibling *v;
+	size_t nr, alloc;
+};
+
+static void add_items(const struct profile *p, struct kid_items *to, node_t c, unsigned live,
+		      int self_terminator, bool keyed)
+{
+	VEC_GROW(to->v, to->nr + 2, to->alloc);
+	if (live & 1) {
+		struct key key = { p->nodes[c].name, self_terminator };
+		to->v[to->nr++] = (struct sibling){ keyed ? key_prefix(p, key) : 0, c, self_terminator, false };
+	}
+	if (live & 2) {
+		struct key key = { p->nodes[c].name, ';' };
+		to->v[to->nr++] = (struct sibling){ keyed ? key_prefix(p, key) : 0, c, ';', true };
+	}
+}
+
+/* How many of the sorted v[0..n) sort before x. */
+static size_t rank_among(const struct profile *p, const struct sibling *v, size_t n,
+			 const struct sibling *x)
+{
+	struct sibling_ctx ctx = { p };
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sibling_cmp(&v[mid], x, &ctx) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct flow_step *profile_flow_steps(const struct profile *p, int self_terminator, double narrow,
+				     size_t *nr_out)
+{
+	uint32_t n = p->nr;
+	/* Weight below each node (column 1), and which items it has: 1 own
+	 * line, 2 lines below (a count in any column). Children follow
+	 * their parents. */
+	double *below = xcalloc(n ? n : 1, sizeof(*below));
+	unsigned char *live = xcalloc(n ? n : 1, 1);
+	for (node_t i = n; i-- > 1;) {
+		const struct node *nd = &p->nodes[i];
+		if (nd->self[0] != 0 || nd->self[1] != 0)
+			live[i] |= 1;
+		if (live[i]) {
+			live[nd->parent] |= 2;
+			below[nd->parent] += below[i] + nd->self[1];
+		}
+	}
+	struct flow_step *out = NULL;
+	size_t out_nr = 0, out_alloc = 0;
+	if (n && (p->nodes[0].self[0] != 0 || p->nodes[0].self[1] != 0)) {
+		VEC_GROW(out, out_nr + 1, out_alloc);
+		out[out_nr++] = (struct flow_step){ PROFILE_ROOT, 0, true };
+	}
+	/* The sorted wide items of each parent on the path, one list after
+	 * the other, and for each list the weight of the narrow items that
+	 * sort before each of its items and after the last. */
+	struct kid_items wide = { 0 }, thin = { 0 };
+	double *gap = NULL;
+	size_t gap_nr = 0, gap_alloc = 0;
+	struct range {
+		size_t start, next, end; /* in wide.v */
+		size_t gaps;             /* gap[gaps + i]: before item start + i */
+		node_t owner;            /* the parent */
+	} *stack = NULL;
+	size_t depth = 0, stack_alloc = 0;
+	node_t parent = PROFILE_ROOT;
+	bool descend = n && (live[0] & 2);
+	for (;;) {
+		if (descend) {
+			size_t start = wide.nr;
+			node_t kids = p->nodes[parent].kids;
+			const struct kid_slot *slots = NULL;
+			uint32_t cap = 0;
+			if (kids & NODE_KIDS_TABLE) {
+				uint32_t t = kids & ~NODE_KIDS_TABLE;
+				slots = &p->kid_slots[t + 1];
+				cap = 1u << p->kid_slots[t].child;
+			} else if (kids != NODE_KIDS_NONE) {
+				cap = 1;
+			}
+			thin.nr = 0;
+			for (uint32_t k = 0; k < cap; k++) {
+				node_t c = slots ? slots[k].child : kids;
+				if (!c || !live[c])
+					continue;
+				if (below[c] + p->nodes[c].self[1] < narrow)
+					add_items(p, &thin, c, live[c], self_terminator, false);
+				else
+					add_items(p, &wide, c, live[c], self_terminator, true);
+			}
+			size_t k = wide.nr - start;
+			sort_siblings(p, wide.v + start, k);
+			VEC_GROW(gap, gap_nr + k + 1, gap_alloc);
+			for (size_t j = 0; j <= k; j++)
+				gap[gap_nr + j] = 0;
+			for (size_t i = 0; i < thin.nr; i++) {
+				struct sibling *x = &thin.v[i];
+				double w = x->subtree ? below[x->node] : p->nodes[x->node].self[1];
+				size_t at = 0;
+				if (k) {
+					struct key key = { p->nodes[x->node].name, x->terminator };
+					x->prefix = key_prefix(p, key);
+					at = rank_among(p, wide.v + start, k, x);
+				}
+				gap[gap_nr + at] += w;
+			}
+			VEC_GROW(stack, depth + 1, stack_alloc);
+			stack[depth++] = (struct range){ start, start, wide.nr, gap_nr, parent };
+			gap_nr += k + 1;
+		}
+		/* The next step: the narrow weight before the next wide item
+		 * (a gap of weight 0 is no step: its lines would only close
+		 * the frames below the parent, which the next step does at the
+		 * same time), then that item: an own line, or lines below to
+		 * descend into. */
+		descend = false;
+		while (depth) {
+			struct range *r = &stack[depth - 1];
+			double *g = &gap[r->gaps + (r->next - r->start)];
+			if (*g > 0) {
+				VEC_GROW(out, out_nr + 1, out_alloc);
+				out[out_nr++] = (struct flow_step){ r->owner, *g, false };
+				*g = 0;
+			}
+			if (r->next == r->end) {
+				wide.nr = r->start;
+				gap_nr = r->gaps;
+				depth--;
+				continue;
+			}
+			const struct sibling *s = &wide.v[r->next++];
+			if (s->subtree) {
+				parent = s->node;
+				descend = true;
+				break;
+			}
+			VEC_GROW(out, out_nr + 1, out_alloc);
+			out[out_nr++] = (struct flow_step){ s->node, 0, true };
+		}
+		if (!descend)
+			break;
+	}
+	free(stack);
+	free(gap);
+	free(wide.v);
+	free(thin.v);
+	free(live);
+	free(below);
 	*nr_out = out_nr;
 	return out;
 }

@@ -19,4 +19,20 @@
  * Returns a malloc'd array and sets *nr. */
 node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size_t *nr);
 
+/* The same order as seen by a flame graph that draws no frame narrower
+ * than `narrow` (in column-1 counts): a step is a node's own line, or
+ * (line false) lines below a node that all belong to narrow frames, of
+ * total weight `weight`, taken together. Only the children of wide frames
+ * are sorted, and only the wide ones among them, so the cost follows the
+ * frames drawn. Weights are summed in node order: the caller uses this only
+ * when that gives the sums of the sorted order (integer counts below 2^53).
+ * Returns a malloc'd array and sets *nr. */
+struct flow_step {
+	node_t node;
+	double weight; /* lines below: their column-1 total */
+	bool line;     /* node's own line */
+};
+struct flow_step *profile_flow_steps(const struct profile *p, int self_terminator, double narrow,
+				     size_t *nr);
+
 #endif
