@@ -17,6 +17,20 @@ bool folded_take_count(const char *line, size_t *n, double *count)
 {
 	size_t end = *n;
 	size_t i = end;
+	/* Fast path: a whole number of at most 15 digits (exact as a double,
+	 * so the same value as the general loop's) after a space. */
+	uint64_t whole = 0, place = 1;
+	while (i > 0 && end - i < 15 && (unsigned char)(line[i - 1] - '0') < 10) {
+		whole += (uint64_t)(line[i - 1] - '0') * place;
+		place *= 10;
+		i--;
+	}
+	if (i < end && i > 0 && is_perl_space(line[i - 1])) {
+		*count = (double)whole;
+		*n = i - 1;
+		return true;
+	}
+	i = end;
 	/* Fraction part (optional): digits* after a '.' */
 	while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9')
 		i--;
@@ -149,15 +163,16 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 	 * the shared frames with one byte comparison and reuse their nodes;
 	 * split and look up only the rest. */
 	size_t k = shared_frames(r, line, stack_len, d);
-	VEC_GROW(r->frames, k, r->frames_alloc);
-	for (size_t i = 0; i < k; i++)
-		r->frames[i] = (struct folded_frame){ line + r->prev[i].off, r->prev[i].n };
+	/* frames[0..k) stay unset: they are prev[0..k) */
 	const char *rest = k ? line + r->prev[k - 1].off + r->prev[k - 1].n + 1 : line;
 	size_t nf = split_frames(r, k, rest, stack_end);
-	while (nf && r->frames[nf - 1].n == 0)
+	while (nf > k && r->frames[nf - 1].n == 0)
 		nf--;
-	if (k > nf)
+	if (nf == k) {
+		while (nf && r->prev[nf - 1].n == 0)
+			nf--;
 		k = nf; /* shared frames that are trailing empty ones here */
+	}
 	if (k)
 		node = r->prev[k - 1].node;
 	VEC_GROW(r->prev, nf, r->prev_alloc);
