@@ -314,33 +314,36 @@ static void sort_siblings(const struct profile *p, struct sibling *v, size_t n)
 	}
 }
 
-/* Add node c's items (own line, lines below) to the wide or the narrow
- * list: wide when c's frame is (c's own and its descendants' weights
- * together reach `narrow`), so its lines are visited one by one. */
+/* The items of the wide children of a node (own line, lines below), with
+ * their keys' prefixes. */
 struct kid_items {
 	struct sibling *v;
 	size_t nr, alloc;
 };
 
-static void add_items(const struct profile *p, struct kid_items *to, node_t c, unsigned live,
-		      int self_terminator, bool keyed)
+static struct sibling item_of(const struct profile *p, node_t c, int terminator, bool subtree)
 {
-	VEC_GROW(to->v, to->nr + 2, to->alloc);
-	if (live & 1) {
-		struct key key = { p->nodes[c].name, self_terminator };
-		to->v[to->nr++] = (struct sibling){ keyed ? key_prefix(p, key) : 0, c, self_terminator, false };
-	}
-	if (live & 2) {
-		struct key key = { p->nodes[c].name, ';' };
-		to->v[to->nr++] = (struct sibling){ keyed ? key_prefix(p, key) : 0, c, ';', true };
-	}
+	struct key key = { p->nodes[c].name, terminator };
+	return (struct sibling){ key_prefix(p, key), c, terminator, subtree };
 }
 
-/* How many of the sorted v[0..n) sort before x. */
-static size_t rank_among(const struct profile *p, const struct sibling *v, size_t n,
-			 const struct sibling *x)
+static void add_items(const struct profile *p, struct kid_items *to, node_t c, unsigned live,
+		      int self_terminator)
+{
+	VEC_GROW(to->v, to->nr + 2, to->alloc);
+	if (live & 1)
+		to->v[to->nr++] = item_of(p, c, self_terminator, false);
+	if (live & 2)
+		to->v[to->nr++] = item_of(p, c, ';', true);
+}
+
+/* How many of the sorted v[0..n) sort before c's item. */
+static size_t rank_among(const struct profile *p, const struct sibling *v, size_t n, node_t c,
+			 int terminator, bool subtree)
 {
 	struct sibling_ctx ctx = { p };
+	struct sibling item = item_of(p, c, terminator, subtree);
+	const struct sibling *x = &item;
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -379,7 +382,7 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 	/* The sorted wide items of each parent on the path, one list after
 	 * the other, and for each list the weight of the narrow items that
 	 * sort before each of its items and after the last. */
-	struct kid_items wide = { 0 }, thin = { 0 };
+	struct kid_items wide = { 0 };
 	double *gap = NULL;
 	size_t gap_nr = 0, gap_alloc = 0;
 	struct range {
@@ -403,31 +406,31 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 			} else if (kids != NODE_KIDS_NONE) {
 				cap = 1;
 			}
-			thin.nr = 0;
+			/* The wide children's items, sorted; then each narrow
+			 * item's weight goes to the gap where it sorts. */
 			for (uint32_t k = 0; k < cap; k++) {
 				node_t c = slots ? slots[k].child : kids;
-				if (!c || !live[c])
-					continue;
-				if (below[c] + p->nodes[c].self[1] < narrow)
-					add_items(p, &thin, c, live[c], self_terminator, false);
-				else
-					add_items(p, &wide, c, live[c], self_terminator, true);
+				if (c && live[c] && !(below[c] + p->nodes[c].self[1] < narrow))
+					add_items(p, &wide, c, live[c], self_terminator);
 			}
 			size_t k = wide.nr - start;
 			sort_siblings(p, wide.v + start, k);
 			VEC_GROW(gap, gap_nr + k + 1, gap_alloc);
 			for (size_t j = 0; j <= k; j++)
 				gap[gap_nr + j] = 0;
-			for (size_t i = 0; i < thin.nr; i++) {
-				struct sibling *x = &thin.v[i];
-				double w = x->subtree ? below[x->node] : p->nodes[x->node].self[1];
-				size_t at = 0;
-				if (k) {
-					struct key key = { p->nodes[x->node].name, x->terminator };
-					x->prefix = key_prefix(p, key);
-					at = rank_among(p, wide.v + start, k, x);
+			for (uint32_t i = 0; i < cap; i++) {
+				node_t c = slots ? slots[i].child : kids;
+				if (!c || !live[c] || !(below[c] + p->nodes[c].self[1] < narrow))
+					continue;
+				if (!k) {
+					gap[gap_nr] += below[c] + p->nodes[c].self[1];
+					continue;
 				}
-				gap[gap_nr + at] += w;
+				if (live[c] & 1)
+					gap[gap_nr + rank_among(p, wide.v + start, k, c, self_terminator, false)] +=
+						p->nodes[c].self[1];
+				if (live[c] & 2)
+					gap[gap_nr + rank_among(p, wide.v + start, k, c, ';', true)] += below[c];
 			}
 			VEC_GROW(stack, depth + 1, stack_alloc);
 			stack[depth++] = (struct range){ start, start, wide.nr, gap_nr, parent };
@@ -468,7 +471,6 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 	free(stack);
 	free(gap);
 	free(wide.v);
-	free(thin.v);
 	free(live);
 	free(below);
 	*nr_out = out_nr;
