@@ -16,7 +16,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern const struct collapse_format collapse_format_perf;
@@ -171,8 +174,27 @@ int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return error("cannot open '%s': %s", path, strerror(errno));
-	char *buf = xmalloc(CHUNK);
 	int ret = -1;
+	/* A large regular file of folded stacks is parsed where the page
+	 * cache has it (no copy); anything else goes through reads. */
+	struct stat st;
+	if (!is_stdin && o->threads <= 1 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    st.st_size > CHUNK && (uint64_t)st.st_size < SIZE_MAX) {
+		size_t len = (size_t)st.st_size;
+		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			const struct collapse_format *fmt =
+				o->format ? collapse_find(o->format) : collapse_detect(map, len);
+			if (!compressed(map, len) && fmt && !strcmp(fmt->name, "folded")) {
+				struct folded_opts fo = { .reverse = o->reverse };
+				ret = folded_read_mapped(p, name, map, len, &fo);
+				munmap(map, len);
+				goto out;
+			}
+			munmap(map, len);
+		}
+	}
+	char *buf = xmalloc(CHUNK);
 	ssize_t got = fill(fd, name, buf, 0, CHUNK);
 	if (got < 0) {
 		free(buf);

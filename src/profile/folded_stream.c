@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,6 +218,39 @@ int folded_read_fd(struct profile *p, int fd, const char *name, char *head, size
 		s.buf = xrealloc(s.buf, s.cap);
 		ret = stream_feed(&s, &r);
 		free(s.buf);
+	}
+	folded_reader_finish(&r, NULL);
+	return ret;
+}
+
+int folded_read_mapped(struct profile *p, const char *name, const char *data, size_t len,
+		       const struct folded_opts *opts)
+{
+	/* Windows of whole lines; the pages of each are released once fed
+	 * (the reader keeps what it needs), so the resident memory stays
+	 * that of the profile. */
+	enum { WINDOW = 8 << 20 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct folded_reader r;
+	folded_reader_init(&r, p, name, opts);
+	size_t at = 0, dropped = 0;
+	int ret = 0;
+	while (at < len && !ret) {
+		size_t upto = len;
+		if (len - at > WINDOW) {
+			const char *nl = memrchr(data + at, '\n', WINDOW);
+			if (!nl)
+				nl = memchr(data + at + WINDOW, '\n', len - at - WINDOW);
+			if (nl)
+				upto = (size_t)(nl - data) + 1;
+		}
+		ret = folded_reader_feed(&r, data + at, upto - at);
+		at = upto;
+		size_t drop = page > 0 ? at / (size_t)page * (size_t)page : 0;
+		if (drop > dropped) {
+			madvise((char *)(uintptr_t)data + dropped, drop - dropped, MADV_DONTNEED);
+			dropped = drop;
+		}
 	}
 	folded_reader_finish(&r, NULL);
 	return ret;

@@ -15,4 +15,10 @@
 int folded_read_fd(struct profile *p, int fd, const char *name, char *head, size_t head_len,
 		   const struct folded_opts *opts, int threads);
 
+/* The same for a whole file mapped in memory (no copy): data[0..len) must
+ * be a page-aligned private file mapping, whose pages are released
+ * (MADV_DONTNEED) as they are parsed. */
+int folded_read_mapped(struct profile *p, const char *name, const char *data, size_t len,
+		       const struct folded_opts *opts);
+
 #endif
