@@ -279,7 +279,7 @@ void out_flush(struct out *o)
 	o->n = 0;
 }
 
-void out_write(struct out *o, const void *p, size_t n)
+void out_write_slow(struct out *o, const void *p, size_t n)
 {
 	if (n > OUT_BUF_SIZE - o->n) {
 		out_flush(o);

@@ -54,7 +54,21 @@ struct out *out_open_mem(void);
 char *out_mem_detach(struct out *o, size_t *len);
 
 void out_flush(struct out *o);
-void out_write(struct out *o, const void *p, size_t n);
+/* out_write when p[0..n) does not fit in the buffer's free space. */
+void out_write_slow(struct out *o, const void *p, size_t n);
+
+/* Inline: the writers make many small writes (a constant string's copy
+ * is then a few moves). */
+static inline void out_write(struct out *o, const void *p, size_t n)
+{
+	if (n <= OUT_BUF_SIZE - o->n) {
+		memcpy(o->buf + o->n, p, n);
+		o->n += n;
+		return;
+	}
+	out_write_slow(o, p, n);
+}
+
 void out_printf(struct out *o, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void out_u64(struct out *o, uint64_t v);
 
