@@ -63,6 +63,14 @@ static char *put_digits(char *end, uint64_t v, int min)
 size_t numfmt_fixed(char *buf, double v, int decimals)
 {
 	uint64_t r;
+	if (decimals == 0 && !signbit(v) && v < 0x1p53 && v == (double)(uint64_t)v) {
+		/* a whole number (counts): its digits */
+		char tmp[24], *end = tmp + sizeof(tmp), *d = put_digits(end, (uint64_t)v, 1);
+		size_t n = (size_t)(end - d);
+		memcpy(buf, d, n);
+		buf[n] = '\0';
+		return n;
+	}
 	if (decimals < 0 || decimals > NUMFMT_MAX_DECIMALS || !scaled_round(v, decimals, &r))
 		return (size_t)snprintf(buf, NUMFMT_BUF, "%.*f", decimals, v);
 	char tmp[32], *end = tmp + sizeof(tmp);

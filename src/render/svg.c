@@ -94,9 +94,52 @@ static void put_commified(struct out *o, const char *digits)
 	}
 }
 
-/* "NAME (S countname, P%[; D%])" with flamegraph.pl's rounding. */
+/* The last number written at one place in the frames and its text:
+ * frames come sorted by depth, so consecutive ones often repeat their y
+ * coordinates and heights. */
+struct num_memo {
+	double v;
+	size_t n; /* 0: nothing yet */
+	char s[NUMFMT_BUF];
+};
+
+static void put_num_memo(struct out *o, struct num_memo *m, double v)
+{
+	if (!m->n || memcmp(&m->v, &v, sizeof(v))) {
+		m->v = v;
+		m->n = numfmt_g15(m->s, v);
+	}
+	out_write(o, m->s, m->n);
+}
+
+static void put_fixed1_memo(struct out *o, struct num_memo *m, double v)
+{
+	if (!m->n || memcmp(&m->v, &v, sizeof(v))) {
+		m->v = v;
+		m->n = numfmt_fixed(m->s, v, 1);
+	}
+	out_write(o, m->s, m->n);
+}
+
+/* What write_frame keeps from one frame to the next. */
+struct frame_writer {
+	struct num_memo y, text_y, height;
+	char *countname; /* escaped once (ESC_QUOT) */
+	size_t countname_len;
+};
+
+static void put_countname(struct out *o, const struct svg_opts *s, const struct frame_writer *w)
+{
+	if (w)
+		out_write(o, w->countname, w->countname_len);
+	else
+		xml_escape_str(o, s->countname, ESC_QUOT);
+}
+
+/* "NAME (S countname, P%[; D%])" with flamegraph.pl's rounding. w: NULL,
+ * or what is kept between frames. */
 static void put_title(struct out *o, const struct profile *p, const struct layout *l,
-		      const struct frame *f, const struct svg_opts *s)
+		      const struct frame *f, const struct svg_opts *s, const struct frame_writer *w)
 {
 	char num[NUMFMT_BUF];
 	double samples = (f->etime - f->stime) * s->factor;
@@ -105,7 +148,7 @@ static void put_title(struct out *o, const struct profile *p, const struct layou
 		out_puts(o, "all (");
 		put_commified(o, num);
 		out_putc(o, ' ');
-		xml_escape_str(o, s->countname, ESC_QUOT);
+		put_countname(o, s, w);
 		out_puts(o, ", 100%)");
 		return;
 	}
@@ -115,7 +158,7 @@ static void put_title(struct out *o, const struct profile *p, const struct layou
 	out_puts(o, " (");
 	put_commified(o, num);
 	out_putc(o, ' ');
-	xml_escape_str(o, s->countname, ESC_QUOT);
+	put_countname(o, s, w);
 	double denom = l->timemax * s->factor;
 	out_puts(o, ", ");
 	put_fixed(o, 100 * numfmt_round(samples, 0) / denom, 2);
@@ -235,7 +278,8 @@ static void put_attr(struct out *o, const char *k, const char *v)
 }
 
 static void write_frame(struct out *o, const struct profile *p, const struct layout *l,
-			const struct frame *f, const struct svg_geometry *g, struct svg_opts *s)
+			const struct frame *f, const struct svg_geometry *g, struct svg_opts *s,
+			struct frame_writer *w)
 {
 	const struct nameattr_entry *na = NULL;
 	if (s->nameattr)
@@ -262,17 +306,17 @@ static void write_frame(struct out *o, const struct profile *p, const struct lay
 	if (na && na->title)
 		xml_escape_str(o, na->title, ESC_QUOT);
 	else
-		put_title(o, p, l, f, s);
+		put_title(o, p, l, f, s, w);
 	out_puts(o, "</title><rect x=\"");
 	double rx1 = round1(b.x1), rx2 = round1(b.x2);
 	put_fixed(o, rx1, 1);
 	out_puts(o, "\" y=\"");
-	put_num(o, b.y1);
+	put_num_memo(o, &w->y, b.y1);
 	struct rgb c = svg_frame_fill(p, l, f, s);
 	out_puts(o, "\" width=\"");
 	put_fixed(o, rx2 - rx1, 1);
 	out_puts(o, "\" height=\"");
-	put_fixed(o, b.y2 - b.y1, 1);
+	put_fixed1_memo(o, &w->height, b.y2 - b.y1);
 	out_puts(o, "\" fill=\"rgb(");
 	out_u64(o, c.r);
 	out_putc(o, ',');
@@ -282,7 +326,7 @@ static void write_frame(struct out *o, const struct profile *p, const struct lay
 	out_puts(o, ")\" rx=\"2\" ry=\"2\" />\n<text  x=\"");
 	put_fixed(o, b.x1 + 3, 2);
 	out_puts(o, "\" y=\"");
-	put_num(o, 3 + (b.y1 + b.y2) / 2);
+	put_num_memo(o, &w->text_y, 3 + (b.y1 + b.y2) / 2);
 	out_puts(o, "\" >");
 	put_label(o, p, f, b.x2 - b.x1, s);
 	out_puts(o, "</text>\n");
@@ -304,7 +348,7 @@ void svg_dump_frames(struct out *o, const struct profile *p, const struct layout
 		if (na && na->title)
 			xml_escape_str(o, na->title, ESC_QUOT);
 		else
-			put_title(o, p, l, f, s);
+			put_title(o, p, l, f, s, NULL);
 		double rx1 = round1(b.x1), rx2 = round1(b.x2);
 		out_printf(o, "\t%.1f\t", rx1);
 		put_num(o, b.y1);
@@ -460,7 +504,13 @@ void svg_write(struct out *o, const struct profile *p, const struct layout *l, s
 	out_printf(o, "\" >ic</text>\n<text id=\"matched\" x=\"%.2f\" y=\"", W - 110);
 	put_num(o, bottom);
 	out_puts(o, "\" > </text>\n<g id=\"frames\">\n");
+	struct frame_writer *w = xcalloc(1, sizeof(*w));
+	struct out *mem = out_open_mem();
+	xml_escape_str(mem, s->countname, ESC_QUOT);
+	w->countname = out_mem_detach(mem, &w->countname_len);
 	for (size_t i = 0; i < l->nr; i++)
-		write_frame(o, p, l, &l->frames[i], &g, s);
+		write_frame(o, p, l, &l->frames[i], &g, s, w);
+	free(w->countname);
+	free(w);
 	out_puts(o, "</g>\n</svg>\n");
 }
