@@ -141,7 +141,7 @@ void perf_blocks_flush(struct perf_blocks *t, struct profile *p)
 {
 	for (size_t i = 0; i <= t->mask; i++) {
 		struct perf_block *b = &t->slots[i];
-		if (b->used && b->leaf != PERF_NONE) {
+		if (b->used && b->leaf != PERF_NONE && b->seq != PERF_FOREIGN) {
 			profile_count(p, b->leaf, b->acc);
 			b->leaf = PERF_NONE;
 			b->acc = 0;

@@ -5,7 +5,8 @@
  *           slot so that a repeated sample costs one cache miss;
  *   lines   a frame line (by fingerprint) -> the frame names it gives;
  *   seqs    a sequence of frame names (root first) -> a small id, exact.
- * One set per chunk; nothing is shared between threads. */
+ * One set per chunk; nothing is shared between threads (another chunk
+ * reads a chunk's outbox only once that chunk ran: perf_chunk.h). */
 #ifndef SCORCH_COLLAPSE_PERF_CACHE_H
 #define SCORCH_COLLAPSE_PERF_CACHE_H
 
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #define PERF_NONE UINT32_MAX
+#define PERF_FOREIGN (UINT32_MAX - 1) /* block.seq: parsed by another chunk (perf_chunk.h) */
 
 /* 128-bit fingerprint of a byte string (length and a flag mixed in). */
 struct perf_fp {

@@ -37,6 +37,7 @@ struct perf_cfg {
 	const struct collapse_opts *opts;
 	bool pid, tid;
 	bool fast;       /* block cache usable */
+	uint32_t owners; /* chunks sharing first parses (below); 0: each its own */
 	bool sequential; /* one thread, filter set on the fly */
 	struct frame_opts tidy;
 	struct perf_filter *filter;
@@ -57,6 +58,45 @@ struct perf_buf {
 	struct perf_seg *segs;
 	size_t nsegs;
 	char *owned;
+};
+
+/* Shared first parses. Every chunk sees most distinct blocks of a long
+ * capture, and parsing a block the first time costs more than counting it
+ * ever after; so with cfg.owners chunks, a block belongs to one chunk (by
+ * fingerprint). The owner parses it when it meets it; another chunk only
+ * counts it, by process name, into an outbox for the owner, which adds
+ * those counts once every chunk has run (perf_take_foreign), parsing then
+ * the blocks it never met itself. The folded sums are the same (counts are
+ * whole numbers). A block that is not all frame lines would need the line
+ * by line path at its place in the input (messages in input order): then
+ * perf_take_foreign fails and the caller runs the chunks again unshared. */
+/* PERF_FOREIGN (perf_cache.h) in block.seq: another chunk parses it; then
+ * block.leaf is its outbox record and block.pnode the pending count's
+ * process name (in pnames_out), PERF_NONE when none is pending. */
+
+struct perf_foreign_block {
+	struct perf_fp fp;
+	uint32_t len;
+	bool java;
+	const char *bs; /* one copy of its bytes */
+};
+
+struct perf_foreign_count {
+	uint32_t block; /* in the outbox's blocks */
+	uint32_t pname; /* in the sender's pnames_out */
+	double acc;
+};
+
+struct perf_outbox {
+	struct perf_foreign_block *blocks;
+	size_t nblocks, blocks_alloc;
+	struct perf_foreign_count *counts;
+	size_t ncounts, counts_alloc;
+};
+
+struct perf_text {
+	char *s;
+	size_t n;
 };
 
 /* Where a sample's parts are: event line end, blank line, block
@@ -107,6 +147,16 @@ struct perf_chunk {
 	bool rec_simple; /* the range folded by the general path held only
 			  * frame and comment lines */
 
+	/* Shared first parses (cfg->owners > 1). */
+	uint32_t index;              /* this chunk's number */
+	struct perf_outbox *outbox;  /* by owner */
+	struct hashmap pname_out;    /* process node -> index in pnames_out */
+	struct perf_text *pnames_out;
+	size_t npnames_out, pnames_out_alloc;
+	node_t last_out_node;        /* the last process node sent ... */
+	uint32_t last_out_pname;     /* ... and its index */
+	bool have_last_out;
+
 	/* Diagnostics, reported by the driver in input order. */
 	size_t bad;
 	const char *bad_at[MAX_REPORTED];
@@ -155,5 +205,8 @@ void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, const str
 		     const char *begin, const char *end, struct profile *p);
 void perf_chunk_release(struct perf_chunk *c);
 void *perf_run_chunk(void *arg);
+/* Add the counts chunk `from` sent to owner, once both have run. Returns
+ * 0, or -1 when one of their blocks needs the line by line path. */
+int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from);
 
 #endif

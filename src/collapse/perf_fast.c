@@ -84,6 +84,91 @@ static void count_on_block(struct perf_chunk *c, struct perf_block *b)
 	b->acc = c->period;
 }
 
+/* ---- shared first parses (perf_chunk.h) ---- */
+
+static bool owned_elsewhere(const struct perf_chunk *c, struct perf_fp fp)
+{
+	uint32_t owners = c->cfg->owners;
+	return owners > 1 && (uint32_t)((fp.check >> 32) % owners) != c->index;
+}
+
+static uint32_t owner_of(const struct perf_chunk *c, struct perf_fp fp)
+{
+	return (uint32_t)((fp.check >> 32) % c->cfg->owners);
+}
+
+/* The index of the current sample's process name among those sent. */
+static uint32_t pname_sent(struct perf_chunk *c)
+{
+	node_t pnode = current_pnode(c);
+	if (c->have_last_out && c->last_out_node == pnode)
+		return c->last_out_pname;
+	uint32_t idx;
+	if (!hashmap_get(&c->pname_out, pnode, &idx)) {
+		struct frame_slice pn = frame_part(&c->pname, 0);
+		VEC_GROW(c->pnames_out, c->npnames_out + 1, c->pnames_out_alloc);
+		char *copy = xmalloc(pn.n + 1);
+		memcpy(copy, pn.s, pn.n);
+		copy[pn.n] = '\0';
+		c->pnames_out[c->npnames_out] = (struct perf_text){ copy, pn.n };
+		idx = (uint32_t)c->npnames_out++;
+		bool inserted;
+		*hashmap_upsert(&c->pname_out, pnode, idx, &inserted) = idx;
+	}
+	c->last_out_node = pnode;
+	c->last_out_pname = idx;
+	c->have_last_out = true;
+	return idx;
+}
+
+static void send_pending(struct perf_chunk *c, struct perf_block *b, struct perf_fp fp)
+{
+	struct perf_outbox *o = &c->outbox[owner_of(c, fp)];
+	VEC_GROW(o->counts, o->ncounts + 1, o->counts_alloc);
+	o->counts[o->ncounts++] = (struct perf_foreign_count){ b->leaf, b->pnode, b->acc };
+	b->pnode = PERF_NONE;
+	b->acc = 0;
+}
+
+/* Make b (just found or added, not parsed here) a block another chunk
+ * parses: its outbox record names one copy of its bytes. */
+static void make_foreign(struct perf_chunk *c, struct perf_block *b, struct perf_fp fp,
+			 const char *bs, uint32_t len, bool java)
+{
+	struct perf_outbox *o = &c->outbox[owner_of(c, fp)];
+	VEC_GROW(o->blocks, o->nblocks + 1, o->blocks_alloc);
+	o->blocks[o->nblocks] = (struct perf_foreign_block){ fp, len, java, bs };
+	b->seq = PERF_FOREIGN;
+	b->leaf = (node_t)o->nblocks++;
+	b->pnode = PERF_NONE;
+	b->acc = 0;
+}
+
+/* Count the sample on a block another chunk parses. */
+static void count_foreign(struct perf_chunk *c, struct perf_block *b, struct perf_fp fp)
+{
+	uint32_t pname = pname_sent(c);
+	if (b->pnode == pname) {
+		b->acc += c->period;
+		return;
+	}
+	if (b->pnode != PERF_NONE)
+		send_pending(c, b, fp);
+	b->pnode = pname;
+	b->acc = c->period;
+}
+
+/* At the chunk's end: send every pending count. */
+static void send_all_pending(struct perf_chunk *c)
+{
+	struct perf_blocks *t = &c->blocks;
+	for (size_t i = 0; i <= t->mask; i++) {
+		struct perf_block *b = &t->slots[i];
+		if (b->used && b->seq == PERF_FOREIGN && b->pnode != PERF_NONE)
+			send_pending(c, b, (struct perf_fp){ b->key, b->check });
+	}
+}
+
 /* The frames of one frame line, from the line cache or parsed. Returns
  * false when the line is not a frame line. The cache key is what the
  * frames depend on: the symbol without its +0x offset, the module, the
@@ -314,6 +399,16 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 	if (!dropped) {
 		perf_start_sample(c, &ev);
 		c->have_pname = false;
+		if ((!b || b->seq == PERF_NONE) && owned_elsewhere(c, fp)) {
+			if (!b)
+				b = perf_blocks_add(&c->blocks, fp, (uint32_t)bn, java);
+			if (b)
+				make_foreign(c, b, fp, bs, (uint32_t)bn, java);
+		}
+		if (b && b->seq == PERF_FOREIGN) {
+			count_foreign(c, b, fp);
+			return next;
+		}
 		if (!b || b->seq == PERF_NONE) {
 			uint32_t seq = fold_block(c, bs, be);
 			if (seq != PERF_NONE) {
@@ -383,8 +478,51 @@ void *perf_run_chunk(void *arg)
 		p = cur.p;
 		drop_parsed(c, p);
 	}
+	if (c->cfg->owners > 1)
+		send_all_pending(c);
 	perf_blocks_flush(&c->blocks, c->p);
 	return NULL;
+}
+
+int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from)
+{
+	const struct perf_outbox *o = &from->outbox[owner->index];
+	uint32_t *seqs = xreallocarray(NULL, o->nblocks ? o->nblocks : 1, sizeof(*seqs));
+	int ret = 0;
+	for (size_t i = 0; i < o->nblocks && !ret; i++) {
+		const struct perf_foreign_block *r = &o->blocks[i];
+		struct perf_block *b = perf_blocks_find(&owner->blocks, r->fp, r->len, r->java);
+		if (b && b->seq != PERF_NONE) {
+			seqs[i] = b->seq;
+			continue;
+		}
+		/* Never met here: parse it now, as where it was met. */
+		owner->java = r->java;
+		seqs[i] = fold_block(owner, r->bs, r->bs + r->len);
+		if (seqs[i] == PERF_NONE) {
+			ret = -1;
+			break;
+		}
+		if (!b)
+			b = perf_blocks_add(&owner->blocks, r->fp, r->len, r->java);
+		if (b)
+			b->seq = seqs[i];
+	}
+	/* The sender's process names, as nodes here (made when first used). */
+	node_t *pnodes = xreallocarray(NULL, from->npnames_out ? from->npnames_out : 1, sizeof(*pnodes));
+	for (size_t i = 0; i < from->npnames_out; i++)
+		pnodes[i] = PERF_NONE;
+	for (size_t i = 0; i < o->ncounts && !ret; i++) {
+		const struct perf_foreign_count *k = &o->counts[i];
+		if (pnodes[k->pname] == PERF_NONE) {
+			const struct perf_text *t = &from->pnames_out[k->pname];
+			pnodes[k->pname] = perf_pname_node(owner, t->s, t->n);
+		}
+		profile_count(owner->p, leaf_for(owner, pnodes[k->pname], seqs[k->block]), k->acc);
+	}
+	free(pnodes);
+	free(seqs);
+	return ret;
 }
 
 void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, const struct perf_buf *b,
@@ -407,6 +545,9 @@ void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, const str
 	perf_seqs_init(&c->seqs);
 	hashmap_init(&c->pnames);
 	hashmap_init(&c->leaves);
+	hashmap_init(&c->pname_out);
+	if (cfg->owners > 1)
+		c->outbox = xcalloc(cfg->owners, sizeof(*c->outbox));
 }
 
 void perf_chunk_release(struct perf_chunk *c)
@@ -424,6 +565,15 @@ void perf_chunk_release(struct perf_chunk *c)
 	perf_seqs_release(&c->seqs);
 	hashmap_release(&c->pnames);
 	hashmap_release(&c->leaves);
+	for (uint32_t i = 0; c->outbox && i < c->cfg->owners; i++) {
+		free(c->outbox[i].blocks);
+		free(c->outbox[i].counts);
+	}
+	free(c->outbox);
+	hashmap_release(&c->pname_out);
+	for (size_t i = 0; i < c->npnames_out; i++)
+		free(c->pnames_out[i].s);
+	free(c->pnames_out);
 	free(c->last_pname);
 	free(c->lsyms);
 	free(c->lstarts);

@@ -17,6 +17,9 @@
  * second cache maps (process node, block) to the leaf node. Only the first
  * occurrence of a block goes through the line-by-line state machine.
  *
+ * With several chunks, each block's first parse is done by one of them
+ * (perf_chunk.h: shared first parses), not by every chunk that meets it.
+ *
  * A block is identified by its length and a 128-bit fingerprint of its
  * bytes, not by comparing the bytes: keeping (or re-reading) the first
  * occurrence of every distinct block made the resident memory grow with the
@@ -151,9 +154,11 @@ static int report(struct perf_chunk *chunks, size_t nc, const struct perf_cfg *c
 	return 0;
 }
 
+/* Run fn(ctx, i) for i in 0..n on up to nt threads (this one included). */
 struct job {
-	struct perf_chunk *chunks;
-	size_t nc;
+	void (*fn)(void *ctx, size_t i);
+	void *ctx;
+	size_t n;
 	size_t next; /* guarded by lock */
 	pthread_mutex_t lock;
 };
@@ -165,10 +170,97 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&j->lock);
 		size_t i = j->next++;
 		pthread_mutex_unlock(&j->lock);
-		if (i >= j->nc)
+		if (i >= j->n)
 			return NULL;
-		perf_run_chunk(&j->chunks[i]);
+		j->fn(j->ctx, i);
 	}
+}
+
+static void run_parallel(size_t nt, size_t n, void (*fn)(void *ctx, size_t i), void *ctx)
+{
+	if (nt < 2 || n < 2) {
+		for (size_t i = 0; i < n; i++)
+			fn(ctx, i);
+		return;
+	}
+	struct job job = { .fn = fn, .ctx = ctx, .n = n };
+	pthread_mutex_init(&job.lock, NULL);
+	if (nt > n)
+		nt = n;
+	pthread_t *tids = xmalloc(nt * sizeof(*tids));
+	size_t started = 0;
+	for (size_t t = 1; t < nt; t++)
+		if (pthread_create(&tids[started], NULL, worker, &job) == 0)
+			started++;
+	worker(&job);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	free(tids);
+	pthread_mutex_destroy(&job.lock);
+}
+
+static void run_chunk(void *ctx, size_t i)
+{
+	perf_run_chunk((struct perf_chunk *)ctx + i);
+}
+
+/* Phase two of shared parses: chunk i adds what the others sent it. */
+struct take_job {
+	struct perf_chunk *chunks;
+	size_t nc;
+	int *failed; /* by chunk */
+};
+
+static void take_foreign(void *ctx, size_t i)
+{
+	struct take_job *t = ctx;
+	for (size_t j = 0; j < t->nc && !t->failed[i]; j++)
+		if (j != i && perf_take_foreign(&t->chunks[i], &t->chunks[j]))
+			t->failed[i] = 1;
+}
+
+/* A chunk to be: [begin, end) of buffer b. */
+struct chunk_span {
+	const struct perf_buf *b;
+	const char *begin, *end;
+};
+
+static void init_chunks(struct perf_chunk *chunks, const struct chunk_span *spans, size_t nc,
+			const struct perf_cfg *cfg, struct profile *p)
+{
+	for (size_t i = 0; i < nc; i++) {
+		perf_chunk_init(&chunks[i], cfg, spans[i].b, spans[i].begin, spans[i].end,
+				i == 0 ? p : NULL);
+		chunks[i].index = (uint32_t)i;
+	}
+}
+
+/* Fold every chunk, the first parse of each block shared between them
+ * when cfg->owners (perf_chunk.h); without sharing again if a shared
+ * parse cannot be used. p must be empty then. */
+static void fold_chunks(struct perf_chunk *chunks, const struct chunk_span *spans, size_t nc,
+			size_t nt, struct perf_cfg *cfg, struct profile *p)
+{
+	init_chunks(chunks, spans, nc, cfg, p);
+	run_parallel(nt, nc, run_chunk, chunks);
+	if (cfg->owners < 2)
+		return;
+	int *failed = xcalloc(nc, sizeof(*failed));
+	struct take_job tj = { chunks, nc, failed };
+	run_parallel(nt, nc, take_foreign, &tj);
+	bool any = false;
+	for (size_t i = 0; i < nc; i++)
+		any |= failed[i] != 0;
+	free(failed);
+	if (!any)
+		return;
+	for (size_t i = 0; i < nc; i++)
+		perf_chunk_release(&chunks[i]);
+	profile_release(p);
+	profile_init(p);
+	cfg->owners = 0;
+	init_chunks(chunks, spans, nc, cfg, p);
+	run_parallel(nt, nc, run_chunk, chunks);
 }
 
 int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
@@ -250,7 +342,7 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 		total += bufs[i].len;
 	/* Chunks: each buffer cut in proportion to its share of the input. */
 	size_t nc = 0, alloc = 0;
-	struct perf_chunk *chunks = NULL;
+	struct chunk_span *spans = NULL;
 	for (size_t i = 0; i < nb; i++) {
 		size_t want = 1;
 		/* Small inputs are not worth a thread, unless a thread count was
@@ -263,33 +355,22 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 			want = (size_t)threads;
 		const char **starts = xmalloc(want * sizeof(*starts));
 		size_t k = cut(bufs[i].data, bufs[i].len, want, starts);
-		VEC_GROW(chunks, nc + k, alloc);
+		VEC_GROW(spans, nc + k, alloc);
 		for (size_t j = 0; j < k; j++) {
 			const char *e = j + 1 < k ? starts[j + 1] : bufs[i].data + bufs[i].len;
-			perf_chunk_init(&chunks[nc], &cfg, &bufs[i], starts[j], e, nc == 0 ? p : NULL);
-			nc++;
+			spans[nc++] = (struct chunk_span){ &bufs[i], starts[j], e };
 		}
 		free(starts);
 	}
-
-	if (nc > 1 && threads > 1) {
-		struct job job = { .chunks = chunks, .nc = nc };
-		pthread_mutex_init(&job.lock, NULL);
-		size_t nt = (size_t)threads < nc ? (size_t)threads : nc;
-		pthread_t *tids = xmalloc(nt * sizeof(*tids));
-		size_t started = 0;
-		for (size_t t = 1; t < nt; t++)
-			if (pthread_create(&tids[started], NULL, worker, &job) == 0)
-				started++;
-		worker(&job);
-		for (size_t t = 0; t < started; t++)
-			pthread_join(tids[t], NULL);
-		free(tids);
-		pthread_mutex_destroy(&job.lock);
-	} else {
-		for (size_t i = 0; i < nc; i++)
-			perf_run_chunk(&chunks[i]);
-	}
+	/* Shared first parses: chunks running side by side, counts that sum
+	 * in any order (no flame-chart events), and an empty profile to start
+	 * again from if they cannot be used. */
+	size_t nt = threads > 1 ? (size_t)threads : 1;
+	if (nc > 1 && nt > 1 && cfg.fast && !p->keep_events && p->nr == 1 && nc <= UINT32_MAX)
+		cfg.owners = (uint32_t)nc;
+	struct perf_chunk *chunks = xcalloc(nc ? nc : 1, sizeof(*chunks));
+	fold_chunks(chunks, spans, nc, nt, &cfg, p);
+	free(spans);
 
 	int ret = report(chunks, nc, &cfg);
 	for (size_t i = 0; i < nc; i++) {
