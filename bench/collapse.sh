@@ -28,7 +28,7 @@ CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out}/collapse
 SIZES=${SIZES:-15 256 1150}
 RUNS=${RUNS:-3}
-BASE_REV=${BASE_REV:-a614fd4}
+BASE_REV=${BASE_REV:-c213ccd}
 mkdir -p "$OUT"
 . bench/lib.sh
 

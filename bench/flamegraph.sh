@@ -27,7 +27,7 @@ CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out}/flamegraph
 SIZES=${SIZES:-15 256 1024}
 RUNS=${RUNS:-5}
-BASE_REV=${BASE_REV:-a614fd4}
+BASE_REV=${BASE_REV:-c213ccd}
 INFERNO_MBS=136
 FGPL_15MB_S=2.4
 mkdir -p "$OUT"

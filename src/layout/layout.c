@@ -108,8 +108,8 @@ static bool exact_totals(const struct profile *p, double *total, double *maxdelt
 		const double *c = p->nodes[i].self;
 		if (c[0] == 0 && c[1] == 0)
 			continue;
-		if (!(c[0] >= 0 && c[1] >= 0 && c[0] < 0x1p53 && c[1] < 0x1p53) || c[0] != floor(c[0]) ||
-		    c[1] != floor(c[1]))
+		if (!(c[0] >= 0 && c[1] >= 0 && c[0] < 0x1p53 && c[1] < 0x1p53) ||
+		    c[0] != (double)(uint64_t)c[0] || c[1] != (double)(uint64_t)c[1])
 			return false;
 		t += c[1];
 		if (!(t < 0x1p53))
