@@ -20,13 +20,19 @@ int error(const char *fmt, ...)
 	return -1;
 }
 
-int error_at(const char *path, size_t line, const char *fmt, ...)
+/* "KIND PATH:LINE: message" */
+static void vreport_at(const char *kind, const char *path, size_t line, const char *fmt, va_list ap)
 {
 	char prefix[1024];
-	snprintf(prefix, sizeof(prefix), "%s:%zu: ", path ? path : "<stdin>", line);
+	snprintf(prefix, sizeof(prefix), "%s%s:%zu: ", kind, path ? path : "<stdin>", line);
+	vreport(prefix, fmt, ap);
+}
+
+int error_at(const char *path, size_t line, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(prefix, fmt, ap);
+	vreport_at("", path, line, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -41,11 +47,9 @@ void warn(const char *fmt, ...)
 
 void warn_at(const char *path, size_t line, const char *fmt, ...)
 {
-	char prefix[1024];
-	snprintf(prefix, sizeof(prefix), "warning: %s:%zu: ", path ? path : "<stdin>", line);
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(prefix, fmt, ap);
+	vreport_at("warning: ", path, line, fmt, ap);
 	va_end(ap);
 }
 

@@ -41,34 +41,50 @@ void input_release(struct input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int read_all(int fd, const char *name, char **buf, size_t *len)
+int input_read_rest(int fd, const char *name, char **buf, size_t *len, size_t *alloc)
 {
-	size_t alloc = 1 << 16, n = 0;
-	char *b = xmalloc(alloc);
 	for (;;) {
-		if (n == alloc) {
-			alloc *= 2;
-			b = xrealloc(b, alloc);
+		if (*len == *alloc) {
+			*alloc = *alloc ? *alloc * 2 : 1 << 16;
+			*buf = xrealloc(*buf, *alloc);
 		}
-		ssize_t r = read(fd, b + n, alloc - n);
+		ssize_t r = read(fd, *buf + *len, *alloc - *len);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			free(b);
 			return error("cannot read '%s': %s", name, strerror(errno));
 		}
 		if (r == 0)
-			break;
-		n += (size_t)r;
+			return 0;
+		*len += (size_t)r;
 	}
-	*buf = b;
-	*len = n;
-	return 0;
+}
+
+static int read_all(int fd, const char *name, char **buf, size_t *len)
+{
+	size_t alloc = 0;
+	*buf = NULL;
+	*len = 0;
+	if (!input_read_rest(fd, name, buf, len, &alloc))
+		return 0;
+	free(*buf);
+	*buf = NULL;
+	return -1;
 }
 
 static bool has_prefix(const char *data, size_t len, const char *magic, size_t n)
 {
 	return len >= n && !memcmp(data, magic, n);
+}
+
+#define GZIP_MAGIC "\x1f\x8b", 2
+#define XZ_MAGIC "\xfd" "7zXZ\0", 6
+#define ZSTD_MAGIC "\x28\xb5\x2f\xfd", 4
+
+bool input_compressed(const char *data, size_t len)
+{
+	return has_prefix(data, len, GZIP_MAGIC) || has_prefix(data, len, XZ_MAGIC) ||
+	       has_prefix(data, len, ZSTD_MAGIC);
 }
 
 #ifdef HAVE_ZLIB
@@ -215,7 +231,7 @@ int input_decompress(const char *name, const char *data, size_t len, char **out,
 {
 	(void)out; /* unused when built without any of the libraries */
 	(void)out_len;
-	if (has_prefix(data, len, "\x1f\x8b", 2)) {
+	if (has_prefix(data, len, GZIP_MAGIC)) {
 #ifdef HAVE_ZLIB
 		return gunzip(name, data, len, out, out_len);
 #else
@@ -223,7 +239,7 @@ int input_decompress(const char *name, const char *data, size_t len, char **out,
 			     "(install zlib1g-dev and rebuild)", name);
 #endif
 	}
-	if (has_prefix(data, len, "\xfd" "7zXZ\0", 6)) {
+	if (has_prefix(data, len, XZ_MAGIC)) {
 #ifdef HAVE_LZMA
 		return unxz(name, data, len, out, out_len);
 #else
@@ -231,7 +247,7 @@ int input_decompress(const char *name, const char *data, size_t len, char **out,
 			     "(install liblzma-dev and rebuild)", name);
 #endif
 	}
-	if (has_prefix(data, len, "\x28\xb5\x2f\xfd", 4)) {
+	if (has_prefix(data, len, ZSTD_MAGIC)) {
 #ifdef HAVE_ZSTD
 		return unzstd(name, data, len, out, out_len);
 #else

@@ -22,6 +22,14 @@ int input_load(struct input *in, const char *path);
 void input_from_memory(struct input *in, const char *name, const char *data, size_t len);
 void input_release(struct input *in);
 
+/* Append the rest of fd to *buf, which holds *len bytes in *alloc (grown
+ * as needed; NULL and 0 to start empty). Returns 0 at end of input, or -1
+ * with an error naming `name` (*buf stays the caller's to free). */
+int input_read_rest(int fd, const char *name, char **buf, size_t *len, size_t *alloc);
+
+/* Whether data starts with a gzip, xz or zstd magic. */
+bool input_compressed(const char *data, size_t len);
+
 /* Decompress a buffer that starts with a gzip, xz or zstd magic. Returns 1 if
  * it was compressed and *out and *out_len now hold the bytes (malloc'd), 0 if not
  * compressed, -1 on error (printed, naming `name`). */

@@ -78,14 +78,6 @@ int save_profile(const struct profile *p, const char *output)
 
 enum { CHUNK = 1 << 20 }; /* a read buffer that stays in the caches; detection reads 64 KiB */
 
-static bool compressed(const char *d, size_t n)
-{
-	static const unsigned char gz[] = { 0x1f, 0x8b }, xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 },
-				   zst[] = { 0x28, 0xb5, 0x2f, 0xfd };
-	return (n >= 2 && !memcmp(d, gz, 2)) || (n >= 6 && !memcmp(d, xz, 6)) ||
-	       (n >= 4 && !memcmp(d, zst, 4));
-}
-
 /* Read until buf holds `want` bytes or EOF; returns bytes now held or -1. */
 static ssize_t fill(int fd, const char *name, char *buf, size_t have, size_t want)
 {
@@ -110,25 +102,13 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 		      const struct collapse_format *fmt, const struct stacks_opts *o)
 {
 	size_t alloc = CHUNK;
-	for (;;) {
-		if (have == alloc) {
-			alloc *= 2;
-			buf = xrealloc(buf, alloc);
-		}
-		ssize_t r = fill(fd, name, buf, have, alloc);
-		if (r < 0) {
-			free(buf);
-			return -1;
-		}
-		if ((size_t)r < alloc) {
-			have = (size_t)r;
-			break;
-		}
-		have = (size_t)r;
+	if (input_read_rest(fd, name, &buf, &have, &alloc)) {
+		free(buf);
+		return -1;
 	}
 	char *data = buf;
 	size_t len = have;
-	if (compressed(buf, have)) {
+	if (input_compressed(buf, have)) {
 		char *plain;
 		size_t plain_len;
 		if (input_decompress(name, buf, have, &plain, &plain_len) < 0) {
@@ -209,10 +189,10 @@ int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o
 			ret = error("unknown input format '%s'", o->format);
 			goto out;
 		}
-	} else if (have && !compressed(buf, have)) {
+	} else if (have && !input_compressed(buf, have)) {
 		fmt = collapse_detect(buf, have);
 	}
-	if ((fmt && strcmp(fmt->name, "folded")) || compressed(buf, have)) {
+	if ((fmt && strcmp(fmt->name, "folded")) || input_compressed(buf, have)) {
 		ret = read_whole(p, fd, name, buf, have, fmt, o);
 		goto out;
 	}

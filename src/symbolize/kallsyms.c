@@ -37,31 +37,22 @@ static int parse_hex(const char **p, const char *end, uint64_t *v)
 	return 0;
 }
 
-/* Read a small or pseudo file (size unknown: /proc) into memory. */
+/* Read a small or pseudo file (size unknown: /proc) into memory; NULL
+ * when it cannot be opened (quietly: a perf map may not exist). */
 static char *slurp(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	size_t n = 0, alloc = 1 << 16;
-	char *buf = xmalloc(alloc);
-	for (;;) {
-		if (n == alloc) {
-			alloc *= 2;
-			buf = xrealloc(buf, alloc);
-		}
-		ssize_t r = read(fd, buf + n, alloc - n);
-		if (r < 0) {
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
+	char *buf = NULL;
+	size_t alloc = 0;
+	*len = 0;
+	int ret = input_read_rest(fd, path, &buf, len, &alloc);
 	close(fd);
-	*len = n;
+	if (ret) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 
