@@ -165,7 +165,7 @@ int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o
 		if (map != MAP_FAILED) {
 			const struct collapse_format *fmt =
 				o->format ? collapse_find(o->format) : collapse_detect(map, len);
-			if (!compressed(map, len) && fmt && !strcmp(fmt->name, "folded")) {
+			if (!input_compressed(map, len) && fmt && !strcmp(fmt->name, "folded")) {
 				struct folded_opts fo = { .reverse = o->reverse };
 				ret = folded_read_mapped(p, name, map, len, &fo);
 				munmap(map, len);
