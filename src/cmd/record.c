@@ -378,6 +378,19 @@ static const char *describe_count(const struct record_stats *st, char *buf, size
 /* One message: why a recording has no samples. */
 static void explain_no_samples(const struct record_opts *o, const struct record_stats *st)
 {
+	if (o->off_cpu) {
+		const char *filtered = o->min_block_us || o->max_block_us || o->nr_cpus ||
+					       o->off_cpu_states != RECORD_OFFCPU_STATES_ALL
+				       ? " in a way the filters keep (--state, --min-block, --max-block, -C)"
+				       : "";
+		if (o->all_cpus)
+			error("no off-CPU time in %.1f s: no thread blocked%s", st->seconds, filtered);
+		else
+			error("no off-CPU time in %.1f s: the %s did not block%s (a thread asleep since before "
+			      "sampling began counts only from its next switch-out)", st->seconds,
+			      o->command ? "command" : o->nr_pids ? "process" : "thread", filtered);
+		return;
+	}
 	switch (st->ended) {
 	case RECORD_END_COMMAND:
 		if (o->event == RECORD_EVENT_COUNTED)
