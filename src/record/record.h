@@ -64,7 +64,9 @@ enum record_event {
  * - Blocks shorter than min_block_us or longer than max_block_us (when
  *   not 0) are left out, each block judged alone. A thread still switched
  *   out when sampling ends is counted up to that moment (it was off-CPU
- *   all that time), whatever --max-block says about the unfinished block.
+ *   all that time), as a block ending then (the filters judge that
+ *   length). A thread asleep since before sampling began is seen only
+ *   from its next switch-out.
  * - The stack is the one the thread had when it switched out, in the
  *   on-CPU layout: [CPU N;]comm[-PID[/TID]];user frames root..leaf;kernel
  *   frames root..leaf[_[k]] (the kernel part ends in schedule's frames;
