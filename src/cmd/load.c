@@ -29,7 +29,8 @@ static int load_data(struct profile *p, const struct input *in, const char **uni
 	if (unit)
 		*unit = "samples";
 	if (in->len >= 8 && !memcmp(in->data, "PERFILE2", 8)) {
-		struct report_opts ro = { .quiet = true };
+		/* sites: a pprof written from it (merge) keeps the Mappings */
+		struct report_opts ro = { .quiet = true, .sites = true };
 		struct report_stats st = { 0 };
 		int ret = report_fold(in->name, in->data, in->len, &ro, p, &st);
 		if (unit && st.count_unit)

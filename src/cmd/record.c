@@ -765,6 +765,9 @@ int cmd_record(int argc, char **argv)
 	char title[256], mode_title[300], subtitle[512];
 	describe_target(&o, title, sizeof(title));
 	time_t started = time(NULL);
+	struct timespec wall_start;
+	clock_gettime(CLOCK_REALTIME, &wall_start);
+	o.sites = graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
 	int ret = record_run(&o, &p, &st);
 	for (int i = 0; i < 3; i++)
 		sigaction(stop_signals[i], &old_sa[i], NULL);
@@ -788,6 +791,8 @@ int cmd_record(int argc, char **argv)
 			g.svg.countname = o.off_cpu ? "us" : o.event == RECORD_EVENT_COUNTED ? o.counted.countname : "samples";
 		if (o.event != RECORD_EVENT_COUNTED && !o.off_cpu)
 			g.period_ns = 1e9 / o.freq;
+		g.time_ns = (int64_t)wall_start.tv_sec * 1000000000 + wall_start.tv_nsec;
+		g.duration_ns = (int64_t)(st.seconds * 1e9);
 		/* What, where, when and how, unless --title/--subtitle say. */
 		if (!g.svg.title) {
 			/* A flame chart or icicle graph still says so first. */

@@ -303,6 +303,7 @@ int cmd_report(int argc, char **argv)
 		}
 		o.script = script_out;
 	}
+	o.sites = graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
 	rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
 	if (rc && st.damaged && !o.keep_going)
 		fprintf(stderr, "scorch: %s is damaged or truncated (a perf record that was killed?); "

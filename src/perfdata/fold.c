@@ -15,6 +15,7 @@
 #include "perfdata/sample_frames.h"
 #include "perfdata/script_text.h"
 #include "profile/frame_rules.h"
+#include "profile/frame_sites.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -127,6 +128,18 @@ static void fold_frame(struct folder *f, const char *raw, const char *dso, const
 	}
 }
 
+static size_t dso_build_id(void *sym, const char *dso, uint8_t id[FRAME_BUILD_ID_MAX])
+{
+	return sym_dso_build_id(sym, dso, false, id);
+}
+
+/* report_opts.sites (pprof output): where the frame's names live. */
+static void note_sites(struct folder *f, const struct resolved_frame *r, const uint32_t *syms, uint32_t n)
+{
+	if (f->o->sites && !r->inlined)
+		frame_sites_note_dso(f->p, r->dso, r->addr, syms, n, dso_build_id, f->sym);
+}
+
 /* Push the folded frames of one resolved frame below node. */
 static node_t push_frame(struct folder *f, node_t node, const struct resolved_frame *r, bool java)
 {
@@ -135,6 +148,7 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 		const uint32_t *syms;
 		uint32_t n;
 		if (inline_frames_of(f->inlines, f->p, r->dso, r->addr, &syms, &n)) {
+			note_sites(f, r, syms, n);
 			for (uint32_t k = 0; k < n; k++)
 				node = profile_push(f->p, node, syms[k]);
 			return node;
@@ -159,6 +173,7 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 			*hashmap_upsert(&f->frame_cache, key, first << 4 | count, &ins) = first << 4 | count;
 		}
 	}
+	note_sites(f, r, f->seq_syms + first, count);
 	for (uint32_t k = 0; k < count; k++)
 		node = profile_push(f->p, node, f->seq_syms[first + k]);
 	return node;

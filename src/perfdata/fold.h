@@ -26,6 +26,8 @@ struct report_opts {
 	bool quiet;               /* no "Filtering for events" note */
 	bool per_cpu;             /* a "CPU N" root frame above the process name */
 	int max_stack;            /* 0: 127 like perf script */
+	bool sites;               /* note each frame name's module, build-id and address
+				     (profile/frame_sites.h), for pprof output */
 	struct out *script;       /* also write perf script's default text here */
 	struct sym_options sym;
 };

@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "profile/frame_sites.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,7 @@ static void rebuild(struct rebuild *r)
 			dst->events[dst->events_nr++] = (struct profile_event){ to, { e->count[0], e->count[1] } };
 		}
 	}
+	frame_sites_copy(dst, src);
 	free(r->map);
 	free(r->frames);
 	free(r->path);

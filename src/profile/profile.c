@@ -1,6 +1,7 @@
 #include "profile/profile.h"
 
 #include "base/alloc.h"
+#include "profile/frame_sites.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ void profile_release(struct profile *p)
 	free(p->kid_slots);
 	free(p->nodes);
 	free(p->events);
+	frame_sites_free(p->sites);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -168,6 +170,7 @@ void profile_merge_under(struct profile *dst, const struct profile *src, node_t 
 		}
 	}
 	dst->differential |= src->differential;
+	frame_sites_copy(dst, src);
 	free(map);
 }
 

@@ -52,6 +52,8 @@ struct profile_event {
 	double count[2];
 };
 
+struct frame_sites; /* profile/frame_sites.h */
+
 struct profile {
 	struct strpool names;
 	struct node *nodes;
@@ -63,6 +65,7 @@ struct profile {
 	bool keep_events;
 	struct profile_event *events;
 	size_t events_nr, events_alloc;
+	struct frame_sites *sites; /* where frame names' code lives, or NULL (frame_sites.h) */
 };
 
 void profile_init(struct profile *p);
@@ -100,7 +103,7 @@ static inline void profile_count(struct profile *p, node_t leaf, double c)
 	profile_add(p, leaf, c, c);
 }
 
-/* Merge src into dst (names re-interned; events appended). */
+/* Merge src into dst (names re-interned; events and frame sites carried). */
 void profile_merge(struct profile *dst, const struct profile *src);
 /* The same with src's stacks below dst's node `under` (merge NAME=FILE). */
 void profile_merge_under(struct profile *dst, const struct profile *src, node_t under);

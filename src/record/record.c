@@ -10,6 +10,7 @@
 #include "base/hashmap.h"
 #include "base/strpool.h"
 #include "profile/frame_rules.h"
+#include "profile/frame_sites.h"
 #include "record/procmaps.h"
 #include "record/symbols.h"
 #include "record/unwind.h"
@@ -493,14 +494,24 @@ static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref
 					  m->start, m->end, m->pgoff, module };
 		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref), &module);
 	}
-	return frame_seq_of(b, &b->user_cache, ref, name ? name : "[unknown]", module);
+	struct frame_seq fs = frame_seq_of(b, &b->user_cache, ref, name ? name : "[unknown]", module);
+	if (b->r->opts->sites && m) {
+		/* file offset in the module, or the address for JIT code */
+		uint64_t off = procmaps_ref_offset(ref);
+		uint64_t addr = frame_sites_runtime_module(module) ? m->start + off : m->pgoff + off;
+		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id, b->syms);
+	}
+	return fs;
 }
 
 static struct frame_seq kernel_frame(struct builder *b, uint64_t addr)
 {
 	const char *module;
 	const char *name = symbols_kernel(b->syms, addr, &module);
-	return frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", module);
+	struct frame_seq fs = frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", module);
+	if (b->r->opts->sites)
+		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id, b->syms);
+	return fs;
 }
 
 static node_t push_seq(struct builder *b, node_t node, struct frame_seq fs)

@@ -114,6 +114,8 @@ struct record_opts {
 	bool per_cpu;         /* a "CPU N" frame at the root */
 	bool keep_order;      /* keep sample order (flame charts; perf backend) */
 	bool annotate_pid, annotate_tid, annotate_kernel, annotate_jit;
+	bool sites;           /* note frames' modules, build-ids and addresses
+				 (profile/frame_sites.h), for pprof output */
 	enum record_backend backend;
 	enum record_event event;
 	struct record_event_spec counted; /* RECORD_EVENT_COUNTED: which */

@@ -98,3 +98,9 @@ const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_
 	*module = f.have_map && perf_map_named(m->path) ? f.dso : m->path;
 	return unknown ? NULL : f.name;
 }
+
+size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20])
+{
+	struct symbols *s = symbols;
+	return sym_dso_build_id(s->sym, module, true, id);
+}

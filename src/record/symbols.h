@@ -10,6 +10,7 @@
 #ifndef SCORCH_RECORD_SYMBOLS_H
 #define SCORCH_RECORD_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct symbols;
@@ -27,6 +28,11 @@ struct symbols_map {
 	uint64_t start, end, pgoff;
 	const char *path;
 };
+
+/* The build-id of module (a mapping's path, or "[kernel.kallsyms]": the
+ * running kernel's); returns its length, 0 when none. The signature of
+ * frame_build_id_fn (profile/frame_sites.h). */
+size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20]);
 
 /* The function at addr (an absolute address inside m); *module gets the
  * module perf script names: m's path, or "/tmp/perf-PID.map" for an

@@ -96,7 +96,8 @@ static int render_data(struct profile *p, struct graph_opts *o, enum graph_forma
 	struct out *out = out_open(output);
 	if (!out)
 		return -1;
-	struct pprof_opts po = { .count_unit = o->count_unit, .period_ns = o->period_ns };
+	struct pprof_opts po = { .count_unit = o->count_unit, .period_ns = o->period_ns,
+				 .time_ns = o->time_ns, .duration_ns = o->duration_ns };
 	graph_write_data(out, p, f, &po);
 	return out_commit(out);
 }

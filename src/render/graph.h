@@ -56,6 +56,7 @@ struct graph_opts {
 	int given;                  /* how many graph options the command line gave */
 	double total;
 	double period_ns;           /* CPU time one sample stands for, 0 unknown (pprof) */
+	int64_t time_ns, duration_ns; /* when the profile was taken and how long, 0 unknown (pprof) */
 	const char *count_unit;     /* what the counts are (render/pprof.h), NULL samples */
 	struct nameattr nameattr;   /* loaded by graph_opts_finish */
 	bool have_nameattr;

@@ -6,6 +6,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/protobuf.h"
+#include "profile/frame_sites.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,12 +18,15 @@
 
 /* profile.proto field numbers. */
 enum {
-	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
-	PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
 	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
-	LOCATION_ID = 1, LOCATION_LINE = 4,
+	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILE_OFFSET = 4,
+	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2,
 };
@@ -125,13 +129,87 @@ static uint32_t number_functions(const struct profile *p, uint32_t *func_of_sym,
 	return n;
 }
 
+/* Mappings: one per module that a function's site names, ids 1.. in
+ * order of first use; mapping_of_module[m] is m's id. Returns the count. */
+static uint32_t number_mappings(const struct profile *p, const sym_t *sym_of_func, uint32_t nfuncs,
+				uint32_t *mapping_of_module, uint32_t *module_of_mapping)
+{
+	uint32_t n = 0;
+	for (uint32_t f = 1; f <= nfuncs; f++) {
+		const struct frame_site *site = frame_sites_get(p, sym_of_func[f]);
+		if (site && !mapping_of_module[site->module]) {
+			mapping_of_module[site->module] = ++n;
+			module_of_mapping[n] = site->module;
+		}
+	}
+	return n;
+}
+
+/* A module's Mapping. Addresses of files are file offsets (frame_sites.h),
+ * so the mapping is the identity over the file's offsets: memory_start =
+ * file_offset, and runtime - start + file_offset gives the offset back
+ * for any symboliser (pprof maps it to the ELF address through the
+ * program headers). Runtime addresses (kernel, JIT) get the mapping
+ * pprof reads as "addresses already adjusted": start 0, limit 2^64-1. */
+static void put_mapping(struct pb_buf *b, struct pb_buf *tmp, uint32_t id, const struct frame_module *m,
+			uint64_t file_str, uint64_t build_id_str)
+{
+	uint64_t start = 0, limit = UINT64_MAX;
+	if (!m->runtime && m->lo <= m->hi) {
+		start = m->lo & ~(uint64_t)0xfff;
+		limit = m->hi > UINT64_MAX - 0xfff ? UINT64_MAX : (m->hi + 0xfff) & ~(uint64_t)0xfff;
+	}
+	pb_buf_clear(tmp);
+	pb_put_uint(tmp, MAPPING_ID, id);
+	pb_put_uint(tmp, MAPPING_MEMORY_START, start);
+	pb_put_uint(tmp, MAPPING_MEMORY_LIMIT, limit);
+	pb_put_uint(tmp, MAPPING_FILE_OFFSET, m->runtime ? 0 : start);
+	pb_put_uint(tmp, MAPPING_FILENAME, file_str);
+	pb_put_uint(tmp, MAPPING_BUILD_ID, build_id_str);
+	pb_put_uint(tmp, MAPPING_HAS_FUNCTIONS, 1);
+	pb_put_message(b, PROFILE_MAPPING, tmp);
+}
+
+static void put_hex_string(struct pb_buf *b, const uint8_t *id, size_t n)
+{
+	char hex[2 * FRAME_BUILD_ID_MAX];
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	pb_put_string(b, PROFILE_STRING_TABLE, hex, 2 * n);
+}
+
+/* Mappings and their strings (after the function names, from index
+ * first_str). */
+static void put_mappings(struct pb_buf *b, struct pb_buf *strings, const struct profile *p,
+			 const uint32_t *module_of_mapping, uint32_t nmappings, uint64_t first_str)
+{
+	struct pb_buf tmp = { 0 };
+	uint64_t next = first_str;
+	for (uint32_t i = 1; i <= nmappings; i++) {
+		const struct frame_module *m = frame_sites_module_of(p, module_of_mapping[i]);
+		uint64_t file_str = next++, id_str = m->build_id_len ? next++ : 0;
+		put_mapping(b, &tmp, i, m, file_str, id_str);
+		pb_put_string(strings, PROFILE_STRING_TABLE, m->file, m->file_len);
+		if (m->build_id_len)
+			put_hex_string(strings, m->build_id, m->build_id_len);
+	}
+	pb_buf_release(&tmp);
+}
+
 static void encode(struct pb_buf *b, const struct profile *p, const struct pprof_opts *o)
 {
-	struct pb_buf tmp = { 0 }, line = { 0 };
+	struct pb_buf tmp = { 0 }, line = { 0 }, strings = { 0 };
 	uint32_t nsyms = p->names.nr;
 	uint32_t *func_of_sym = xcalloc(nsyms + 1, sizeof(*func_of_sym));
 	sym_t *sym_of_func = xcalloc(nsyms + 1, sizeof(*sym_of_func));
 	uint32_t nfuncs = number_functions(p, func_of_sym, sym_of_func);
+	uint32_t nmodules = p->sites ? p->sites->nr_modules : 0;
+	uint32_t *mapping_of_module = xcalloc(nmodules + 1, sizeof(*mapping_of_module));
+	uint32_t *module_of_mapping = xcalloc(nmodules + 1, sizeof(*module_of_mapping));
+	uint32_t nmappings = number_mappings(p, sym_of_func, nfuncs, mapping_of_module, module_of_mapping);
 	bool fractional = false;
 	const char *str[STR_FIXED];
 	int ntypes = sample_types(str, p, o);
@@ -142,11 +220,22 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 	if (ntypes == 2)
 		put_value_type(b, &tmp, PROFILE_SAMPLE_TYPE, STR_TYPE1, STR_UNIT1);
 	put_samples(b, p, func_of_sym, period_ns, &fractional);
+	for (int i = 0; i < STR_FIXED; i++)
+		pb_put_string(&strings, PROFILE_STRING_TABLE, str[i], strlen(str[i]));
+	for (uint32_t f = 1; f <= nfuncs; f++)
+		pb_put_string(&strings, PROFILE_STRING_TABLE, strpool_str(&p->names, sym_of_func[f]),
+			      strpool_len(&p->names, sym_of_func[f]));
+	put_mappings(b, &strings, p, module_of_mapping, nmappings, (uint64_t)STR_FIXED + nfuncs);
 	for (uint32_t f = 1; f <= nfuncs; f++) {
+		const struct frame_site *site = frame_sites_get(p, sym_of_func[f]);
 		pb_buf_clear(&line);
 		pb_put_uint(&line, LINE_FUNCTION_ID, f);
 		pb_buf_clear(&tmp);
 		pb_put_uint(&tmp, LOCATION_ID, f);
+		if (site) {
+			pb_put_uint(&tmp, LOCATION_MAPPING_ID, mapping_of_module[site->module]);
+			pb_put_uint(&tmp, LOCATION_ADDRESS, site->address);
+		}
 		pb_put_message(&tmp, LOCATION_LINE, &line);
 		pb_put_message(b, PROFILE_LOCATION, &tmp);
 	}
@@ -156,11 +245,11 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 		pb_put_uint(&tmp, FUNCTION_NAME, STR_FIXED - 1 + f);
 		pb_put_message(b, PROFILE_FUNCTION, &tmp);
 	}
-	for (int i = 0; i < STR_FIXED; i++)
-		pb_put_string(b, PROFILE_STRING_TABLE, str[i], strlen(str[i]));
-	for (uint32_t f = 1; f <= nfuncs; f++)
-		pb_put_string(b, PROFILE_STRING_TABLE, strpool_str(&p->names, sym_of_func[f]),
-			      strpool_len(&p->names, sym_of_func[f]));
+	pb_put_bytes(b, strings.data, strings.len);
+	if (o->time_ns > 0)
+		pb_put_uint(b, PROFILE_TIME_NANOS, (uint64_t)o->time_ns);
+	if (o->duration_ns > 0)
+		pb_put_uint(b, PROFILE_DURATION_NANOS, (uint64_t)o->duration_ns);
 	if (period_ns > 0) {
 		put_value_type(b, &tmp, PROFILE_PERIOD_TYPE, STR_TYPE1, STR_UNIT1);
 		pb_put_uint(b, PROFILE_PERIOD, (uint64_t)llround(period_ns));
@@ -171,8 +260,11 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 		warn("pprof: counts rounded to whole numbers (pprof values are integers)");
 	free(func_of_sym);
 	free(sym_of_func);
+	free(mapping_of_module);
+	free(module_of_mapping);
 	pb_buf_release(&tmp);
 	pb_buf_release(&line);
+	pb_buf_release(&strings);
 }
 
 #ifdef HAVE_ZLIB

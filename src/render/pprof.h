@@ -3,11 +3,13 @@
  * pprof, Pyroscope, Parca and Google Cloud Profiler.
  *
  * One Function and one Location per distinct frame name (Location id =
- * Function id, no addresses: the model keeps names only, so there are no
- * Mappings and no build-ids for a server to symbolise again); one Sample per
- * distinct stack, locations leaf first, the process name (the folded root
- * frame) its last location, so `go tool pprof -raw` gives back the folded
- * stacks. */
+ * Function id); one Sample per distinct stack, locations leaf first, the
+ * process name (the folded root frame) its last location, so `go tool
+ * pprof -raw` gives back the folded stacks. When the profile knows where
+ * frames live (profile/frame_sites.h: report and record fill it), their
+ * Locations carry a mapping id and an address, and each module is a
+ * Mapping with its file name and build-id (has_functions set: the names
+ * are ours, a server may still symbolise the address again). */
 #ifndef SCORCH_RENDER_PPROF_H
 #define SCORCH_RENDER_PPROF_H
 
@@ -23,6 +25,9 @@ struct pprof_opts {
 	 * when unknown: with it the samples carry cpu/nanoseconds beside
 	 * samples/count, as Go's CPU profiles do. */
 	double period_ns;
+	/* When the profile was taken (ns since the Unix epoch) and for how
+	 * long, or 0 when unknown. */
+	int64_t time_ns, duration_ns;
 };
 
 /* Write p to out, gzipped when scorch has zlib (pprof reads either).

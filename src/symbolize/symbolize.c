@@ -111,6 +111,29 @@ static size_t lookup_build_id(struct symbolizer *s, const char *path, uint8_t id
 	return s->bids[idx].len;
 }
 
+size_t sym_dso_build_id(struct symbolizer *s, const char *dso, bool running_kernel, uint8_t id[20])
+{
+	uint32_t key = strpool_find(&s->strs, dso, strlen(dso)), idx;
+	if (key != UINT32_MAX && hashmap_get(&s->dso_map, key, &idx) && s->dsos[idx].build_id_len) {
+		memcpy(id, s->dsos[idx].build_id, s->dsos[idx].build_id_len);
+		return s->dsos[idx].build_id_len;
+	}
+	size_t n = lookup_build_id(s, dso, id);
+	if (n)
+		return n;
+	if (!strcmp(dso, "[kernel.kallsyms]"))
+		return running_kernel ? kernel_build_id(id) : 0;
+#ifdef HAVE_ELFUTILS
+	if (dso[0] == '/' && strncmp(dso, "/tmp/perf-", 10)) {
+		char path[4096];
+		if (s->opts.symfs)
+			snprintf(path, sizeof(path), "%s%s", s->opts.symfs, dso);
+		return elf_file_build_id(s->opts.symfs ? path : dso, id);
+	}
+#endif
+	return 0;
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 static uint32_t new_space(struct symbolizer *s)

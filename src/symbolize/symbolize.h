@@ -47,6 +47,12 @@ void symbolizer_free(struct symbolizer *s);
 void sym_add_build_id(struct symbolizer *s, const char *path, const uint8_t *id,
 		      size_t id_len);
 
+/* The build-id of the DSO perf names dso (as sym_lookup returned it): the
+ * one recorded for it, else the file's own (read from it, under symfs),
+ * else with running_kernel the running kernel's for "[kernel.kallsyms]".
+ * Returns its length (0: none). */
+size_t sym_dso_build_id(struct symbolizer *s, const char *dso, bool running_kernel, uint8_t id[20]);
+
 /* ---- address-space events ------------------------------------------- */
 
 void sym_comm(struct symbolizer *s, int32_t pid, int32_t tid, const char *comm,
