@@ -5,18 +5,7 @@
 pp=$TMPDIR/pprof-out
 mkdir -p "$pp"
 
-# `go tool pprof -traces` -> folded lines "root;...;leaf count", sorted. A
-# block is the value (10 columns) and the leaf, then one caller per line,
-# names from column 14.
-pp_traces_folded() { # PROFILE
-	PPROF_TMPDIR=$pp go tool pprof -traces "$1" 2>"$pp/pprof.err" | awk '
-		/^-----------\+/ { if (s != "") print s, c; s = ""; in_block = 1; next }
-		in_block {
-			name = substr($0, 14); v = substr($0, 1, 10)
-			if (v ~ /[0-9]/) { gsub(/ /, "", v); c = v; s = name } else s = name ";" s
-		}
-		END { if (s != "") print s, c }' | LC_ALL=C sort
-}
+. tests/pprof.sh # pp_traces_folded
 
 # `go tool pprof -top` -> "name flat" for every function with self time.
 pp_top_self() { # PROFILE

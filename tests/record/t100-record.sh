@@ -254,8 +254,43 @@ if [ "$perf_ok" = 1 ]; then
 		else
 			not_ok "record: pprof output (go tool pprof)" "$(head -12 "$TMPDIR/rec.raw")" "$(cat "$TMPDIR/rec-pprof.err")"
 		fi
+		# Mappings: each module's file and build-id (the one readelf
+		# reads from the file), and addresses that pprof's own
+		# symbolisation (-symbolize=force: the binary's symbols and
+		# line tables) turns into the names scorch gave.
+		"$SCORCH" record -q -F 499 -o "$TMPDIR/rec-map.pb.gz" -- "$BUILD/workloads/demo" 1 2>"$TMPDIR/rec-map.err"
+		. tests/pprof.sh
+		demo_id=$(readelf -n "$BUILD/workloads/demo" | sed -n 's/.*Build ID: //p')
+		libc=$(readlink -f "$(ldd "$BUILD/workloads/demo" | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')")
+		libc_id=$(readelf -n "$libc" | sed -n 's/.*Build ID: //p')
+		demo=$(readlink -f "$BUILD/workloads/demo")
+		pp_mapping_ids "$TMPDIR/rec-map.pb.gz" >"$TMPDIR/rec-map.ids"
+		if grep -qx "$demo $demo_id" "$TMPDIR/rec-map.ids" &&
+			grep -qx "$libc $libc_id" "$TMPDIR/rec-map.ids"; then
+			ok "record: pprof Mappings carry the files and their build-ids"
+		else
+			not_ok "record: pprof Mappings carry the files and their build-ids" "want demo $demo_id, $libc $libc_id" \
+				"$(cat "$TMPDIR/rec-map.ids")" "$(cat "$TMPDIR/rec-map.err")"
+		fi
+		pp_resymbolize_diff "$TMPDIR/rec-map.pb.gz" "$demo" >"$TMPDIR/rec-map.diff"
+		if [ "$(cat "$TMPDIR/rec-map.diff")" != "checked 0" ] && [ "$(wc -l <"$TMPDIR/rec-map.diff")" = 1 ]; then
+			ok "record: pprof addresses symbolise again to the same names ($(cat "$TMPDIR/rec-map.diff") locations)"
+		else
+			not_ok "record: pprof addresses symbolise again to the same names" "$(head -5 "$TMPDIR/rec-map.diff")"
+		fi
+		# time_nanos and duration_nanos: when and how long it sampled.
+		PPROF_TMPDIR=$TMPDIR go tool pprof -raw "$TMPDIR/rec-map.pb.gz" >"$TMPDIR/rec-map.raw" 2>&1
+		year=$(date -u +%Y)
+		if grep -q "^Time: $year-" "$TMPDIR/rec-map.raw" && grep -q '^Duration: [1-9]' "$TMPDIR/rec-map.raw"; then
+			ok "record: pprof Time and Duration"
+		else
+			not_ok "record: pprof Time and Duration" "$(head -6 "$TMPDIR/rec-map.raw")"
+		fi
 	else
-		skip "record: pprof output (go tool pprof)" "no go (Debian golang-go)"
+		for n in "output (go tool pprof)" "Mappings carry the files and their build-ids" \
+			"addresses symbolise again to the same names" "Time and Duration"; do
+			skip "record: pprof $n" "no go (Debian golang-go)"
+		done
 	fi
 
 	# Folded output: "frames COUNT" lines, sorted, each count positive.
