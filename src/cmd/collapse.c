@@ -235,13 +235,15 @@ static int run(struct args *a, const struct collapse_format *fmt)
 		ret = -1;
 	struct profile p;
 	profile_init(&p);
+	const char *unit = NULL; /* what the counts are, when the input says (pprof) */
+	a->opts.unit = &unit;
 	if (!ret)
 		ret = collapse_inputs(&p, fmt, in, n, &a->opts);
 	for (size_t i = 0; i < loaded; i++)
 		input_release(&in[i]);
 	free(in);
 	if (!ret)
-		ret = save_profile(&p, a->output);
+		ret = save_profile(&p, a->output, unit);
 	profile_release(&p);
 	return ret ? 1 : 0;
 }

@@ -29,7 +29,10 @@ const char diff_usage[] =
 	"scorch flamegraph --negate` gives widths from BEFORE instead.)\n"
 	"  -n, --normalize   scale BEFORE counts to AFTER's total (truncated to integers)\n"
 	"  -s, --strip-hex   replace hex addresses 0x1234abcd by 0x... before matching\n"
-	"  -o, --output FILE write here (only when the run succeeds) instead of stdout\n";
+	"  -o, --output FILE write here (only when the run succeeds) instead of stdout\n"
+	"      --sample-index=I  pprof input: the value to compare, by sample type name\n"
+	"                    (cpu, alloc_space, ...) or number from 0 (default: the\n"
+	"                    profile's default type, else its last, as go tool pprof)\n";
 
 static const struct option long_options[] = {
 	{ "normalize", no_argument, NULL, 'n' },
@@ -37,6 +40,7 @@ static const struct option long_options[] = {
 	{ "strip-hex", no_argument, NULL, 's' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "sample-index", required_argument, NULL, 'S' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -94,9 +98,9 @@ static void add_side(struct profile *dst, const struct profile *src, int col, bo
 
 /* Any input scorch reads (cmd/load.c): folded, a collapse format,
  * perf.data, pprof. */
-static int load(struct profile *p, const char *path)
+static int load(struct profile *p, const char *path, const char *sample_index)
 {
-	int ret = load_profile(p, path, NULL);
+	int ret = load_profile(p, path, sample_index, NULL);
 	if (!ret && p->differential)
 		warn("%s: has two-count (differential) lines; using the second count", path);
 	return ret;
@@ -105,6 +109,7 @@ static int load(struct profile *p, const char *path)
 struct args {
 	bool normalize, strip;
 	const char *output;
+	const char *sample_index;
 	const char *before, *after;
 	bool help;
 };
@@ -119,6 +124,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 'n': a->normalize = true; break;
 		case 's': a->strip = true; break;
 		case 'o': a->output = optarg; break;
+		case 'S': a->sample_index = optarg; break;
 		case 'h': a->help = true; return;
 		default: usage_bad_option("diff", c, argv);
 		}
@@ -161,10 +167,10 @@ int cmd_diff(int argc, char **argv)
 	profile_init(&before);
 	profile_init(&after);
 	profile_init(&out);
-	int ret = load(&before, a.before) || load(&after, a.after);
+	int ret = load(&before, a.before, a.sample_index) || load(&after, a.after, a.sample_index);
 	if (!ret) {
 		diff_profiles(&out, &before, &after, &a);
-		ret = save_profile(&out, a.output) ? 1 : 0;
+		ret = save_profile(&out, a.output, NULL) ? 1 : 0;
 	}
 	profile_release(&before);
 	profile_release(&after);

@@ -60,23 +60,28 @@ const char flamegraph_usage[] =
 	"                      -o FILE.speedscope.json: speedscope\n"
 	"  --format NAME       output format (svg, html, png, pprof, speedscope), or the input\n"
 	"                      format instead of detecting it (see scorch collapse --list)\n"
+	"  --sample-index I    pprof input: the value to draw, by sample type name (cpu,\n"
+	"                      alloc_space, ...) or number from 0 (default: the profile's\n"
+	"                      default type, else its last); tooltips say its unit (ns)\n"
 	"  --threads N         1 (default): one thread; 2: one thread splits and hashes\n"
 	"                      lines while the other builds the profile (faster on idle\n"
 	"                      cores, slower when they are busy)\n";
 
-enum { OPT_HELP = 256, OPT_DUMP_FRAMES };
+enum { OPT_HELP = 256, OPT_DUMP_FRAMES, OPT_SAMPLE_INDEX };
 
 /* Followed by the graph options (cmd/graph_opts.c). */
 static const struct option own_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "dump-frames", no_argument, NULL, OPT_DUMP_FRAMES },
+	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct fg_opts {
 	struct graph_opts graph;
 	const char *output;
+	const char *sample_index; /* pprof input: the value drawn */
 	char **files;
 	int nr_files;
 	bool help;
@@ -96,6 +101,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 		}
 		switch (c) {
 		case OPT_DUMP_FRAMES: o->graph.dump_frames = true; break;
+		case OPT_SAMPLE_INDEX: o->sample_index = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'h':
 		case OPT_HELP: o->help = true; break;
@@ -122,7 +128,11 @@ static int run(struct fg_opts *o)
 	int nr_files = o->nr_files ? o->nr_files : 1;
 	for (int i = 0; i < nr_files; i++)
 		usage_stdin_not_terminal("flamegraph", files[i], "stacks");
-	struct stacks_opts so = { o->graph.input_format, o->graph.reverse, o->graph.threads };
+	const char *unit = NULL; /* what a pprof input counts */
+	struct stacks_opts so = { o->graph.input_format, o->graph.reverse, o->graph.threads, o->sample_index,
+				  &unit };
+	struct svg_opts defaults;
+	svg_opts_defaults(&defaults); /* to know whether --countname was given */
 	struct profile p;
 	profile_init(&p);
 	p.keep_events = o->graph.layout.flamechart;
@@ -132,6 +142,10 @@ static int run(struct fg_opts *o)
 			ret = 1;
 	if (!ret) {
 		o->graph.reverse = false; /* done while reading */
+		/* A pprof input says what it counts (nanoseconds of CPU, bytes) */
+		if (unit && o->graph.svg.countname == defaults.countname)
+			o->graph.svg.countname = unit;
+		o->graph.count_unit = unit;
 		enum graph_format f = graph_opts_format(&o->graph, "flamegraph", o->output, WRITES_PICTURE | WRITES_DATA);
 		ret = graph_exit_code(graph_render(&p, &o->graph, f ? f : GRAPH_FORMAT_SVG, o->output));
 	}

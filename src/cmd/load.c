@@ -24,7 +24,7 @@
 
 extern const struct collapse_format collapse_format_perf;
 
-static int load_data(struct profile *p, const struct input *in, const char **unit)
+static int load_data(struct profile *p, const struct input *in, const char *sample_index, const char **unit)
 {
 	if (unit)
 		*unit = "samples";
@@ -38,7 +38,7 @@ static int load_data(struct profile *p, const struct input *in, const char **uni
 		return ret;
 	}
 	const struct collapse_format *fmt = in->len ? collapse_detect(in->data, in->len) : NULL;
-	struct collapse_opts co = { 0 };
+	struct collapse_opts co = { .sample_index = sample_index, .unit = unit };
 	if (!fmt || !strcmp(fmt->name, "folded")) {
 		struct folded_opts fo = { 0 };
 		struct folded_stats st = { 0 };
@@ -52,24 +52,24 @@ static int load_data(struct profile *p, const struct input *in, const char **uni
 	return fmt->parse(p, &src, &co);
 }
 
-int load_profile(struct profile *p, const char *path, const char **unit)
+int load_profile(struct profile *p, const char *path, const char *sample_index, const char **unit)
 {
 	struct input in;
 	if (input_load(&in, path && strcmp(path, "-") ? path : NULL))
 		return -1;
-	int ret = load_data(p, &in, unit);
+	int ret = load_data(p, &in, sample_index, unit);
 	input_release(&in);
 	return ret;
 }
 
-int save_profile(const struct profile *p, const char *output)
+int save_profile(const struct profile *p, const char *output, const char *unit)
 {
 	enum graph_format f = graph_format_for_path(output);
 	struct out *o = out_open(output);
 	if (!o)
 		return -1;
 	if (graph_format_is_data(f))
-		graph_write_data(o, p, f, &(struct pprof_opts){ 0 });
+		graph_write_data(o, p, f, &(struct pprof_opts){ .count_unit = unit });
 	else
 		folded_write(p, o);
 	return out_commit(o) ? -1 : 0;
@@ -130,7 +130,7 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 		struct profile tmp;
 		profile_init(&tmp);
 		tmp.keep_events = p->keep_events;
-		struct collapse_opts co = { 0 };
+		struct collapse_opts co = { .sample_index = o->sample_index, .unit = o->unit };
 		struct collapse_source src = { name, data, len };
 		ret = fmt->parse(&tmp, &src, &co);
 		if (!ret && o->reverse) {

@@ -9,10 +9,12 @@
 
 #include <stdbool.h>
 
-/* Add the stacks of path ("-" or NULL: stdin) to p. What the counts are
- * (report's unit, "samples" for other inputs) goes to *unit when unit is
- * not NULL. Returns 0, or -1 after printing an error naming the file. */
-int load_profile(struct profile *p, const char *path, const char **unit);
+/* Add the stacks of path ("-" or NULL: stdin) to p. sample_index chooses
+ * a pprof input's value (--sample-index; NULL: its default). What the
+ * counts are (report's unit, a pprof sample type's, "samples" for other
+ * inputs) goes to *unit when unit is not NULL. Returns 0, or -1 after
+ * printing an error naming the file. */
+int load_profile(struct profile *p, const char *path, const char *sample_index, const char **unit);
 
 /* flamegraph's reader of path ("-": stdin) into p. Folded text is streamed
  * in chunks (memory follows the distinct stacks, not the input size);
@@ -24,13 +26,16 @@ struct stacks_opts {
 	const char *format;
 	bool reverse;
 	int threads;
+	const char *sample_index; /* pprof input: the value read (NULL: its default) */
+	const char **unit;        /* out, when not NULL: what a pprof input's counts are */
 };
 int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o);
 
 /* Write p to output (NULL or "-": stdout) in the data format its name asks
- * for (.pb.gz, .speedscope.json), else as folded stacks; the file is
+ * for (.pb.gz, .speedscope.json; unit: what the counts are, NULL
+ * samples), else as folded stacks; the file is
  * replaced only when all went well. Returns 0, or -1 after printing an
  * error. */
-int save_profile(const struct profile *p, const char *output);
+int save_profile(const struct profile *p, const char *output, const char *unit);
 
 #endif

@@ -38,6 +38,9 @@ const char merge_usage[] =
 	"      --format F      svg, html, png, pprof or speedscope whatever the -o name\n"
 	"  -l, --label         a root frame for every FILE given without NAME=: its file\n"
 	"                      name without directory and extensions (.folded, .gz, ...)\n"
+	"      --sample-index I  pprof inputs: the value to sum, by sample type name (cpu,\n"
+	"                      alloc_space, ...) or number from 0 (default: each\n"
+	"                      profile's default type, else its last, as go tool pprof)\n"
 	"  -h, --help          this help\n"
 	"  every option of 'scorch flamegraph' for graph output (--title, --width, ...)\n"
 	"\n"
@@ -47,6 +50,7 @@ const char merge_usage[] =
 static const struct option own_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "label", no_argument, NULL, 'l' },
+	{ "sample-index", required_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -77,14 +81,15 @@ static struct merge_input split_arg(const char *arg, bool label)
 	return in;
 }
 
-static int merge_inputs(struct profile *p, const struct merge_input *ins, int n, const char **unit)
+static int merge_inputs(struct profile *p, const struct merge_input *ins, int n, const char *sample_index,
+			const char **unit)
 {
 	*unit = NULL;
 	for (int i = 0; i < n; i++) {
 		struct profile one;
 		profile_init(&one);
 		const char *u = NULL;
-		if (load_profile(&one, ins[i].path, &u)) {
+		if (load_profile(&one, ins[i].path, sample_index, &u)) {
 			profile_release(&one);
 			return -1;
 		}
@@ -106,6 +111,8 @@ struct args {
 	struct graph_opts graph;
 	enum graph_format format; /* NONE: folded stacks */
 	const char *output;
+	const char *sample_index; /* pprof inputs: the value summed */
+	const char *default_countname; /* to know whether --countname was given */
 	bool label, help;
 	char **files;
 	int nr_files;
@@ -122,6 +129,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		switch (c) {
 		case 'o': a->output = optarg; break;
 		case 'l': a->label = true; break;
+		case 'S': a->sample_index = optarg; break;
 		case 'h': a->help = true; break;
 		default: rc = graph_opts_take(&a->graph, "merge", c, optarg, argv);
 		}
@@ -146,12 +154,14 @@ static int run(struct args *a)
 	struct profile p;
 	profile_init(&p);
 	const char *unit;
-	int rc = merge_inputs(&p, ins, n, &unit) ? 1 : 0;
+	int rc = merge_inputs(&p, ins, n, a->sample_index, &unit) ? 1 : 0;
 	if (!rc && a->format) {
 		a->graph.count_unit = unit;
+		if (unit && a->graph.svg.countname == a->default_countname)
+			a->graph.svg.countname = unit;
 		rc = graph_exit_code(graph_render(&p, &a->graph, a->format, a->output));
 	} else if (!rc) {
-		rc = save_profile(&p, a->output) ? 1 : 0;
+		rc = save_profile(&p, a->output, unit) ? 1 : 0;
 	}
 	profile_release(&p);
 	for (int i = 0; i < n; i++)
@@ -164,6 +174,7 @@ int cmd_merge(int argc, char **argv)
 {
 	struct args a = { 0 };
 	graph_opts_init(&a.graph);
+	a.default_countname = a.graph.svg.countname;
 	int rc = parse_args(argc, argv, &a);
 	if (!rc && a.help)
 		fputs(merge_usage, stdout);

@@ -26,6 +26,8 @@ struct collapse_opts {
 	bool no_modules;      /* sample, vtune: frames without their module name */
 	const char *ghcprof_column; /* ghcprof: "time" (NULL = default), "ticks", "bytes" */
 	const char *sample_index;   /* binary pprof: sample type name or number (NULL = default) */
+	const char **unit;    /* out, when not NULL: what the counts are, when the input
+				 says (binary pprof: "ns", "bytes", "objects", ...) */
 	bool strict;          /* a malformed line is an error */
 	int threads;          /* 0 = one per core */
 };

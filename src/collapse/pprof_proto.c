@@ -35,6 +35,7 @@ struct pprof {
 	struct slice *strings;
 	size_t nstrings, strings_alloc;
 	uint64_t *type_names; /* sample_type[i].type, a string index */
+	uint64_t *type_units; /* sample_type[i].unit, idem */
 	size_t ntypes, types_alloc;
 	uint64_t default_type;
 	struct readers samples, locations, functions, mappings;
@@ -80,13 +81,19 @@ static int read_value_type(struct pprof *pp, struct pb_reader r)
 	const char *why;
 	size_t at;
 	int k;
-	uint64_t type = 0;
-	while ((k = pb_next(&r, &f, &why, &at)) > 0)
+	uint64_t type = 0, unit = 0;
+	while ((k = pb_next(&r, &f, &why, &at)) > 0) {
 		if (f.number == 1 && f.wire == PB_VARINT)
 			type = f.value;
+		else if (f.number == 2 && f.wire == PB_VARINT)
+			unit = f.value;
+	}
 	if (k < 0)
 		return bad(pp, at, why);
+	size_t alloc = pp->types_alloc;
 	VEC_GROW(pp->type_names, pp->ntypes + 1, pp->types_alloc);
+	VEC_GROW(pp->type_units, pp->ntypes + 1, alloc);
+	pp->type_units[pp->ntypes] = unit;
 	pp->type_names[pp->ntypes++] = type;
 	return 0;
 }
@@ -305,6 +312,33 @@ static int choose_index(const struct pprof *pp, const char *want, size_t *index)
 	return 0;
 }
 
+static bool slice_is(struct slice s, const char *str)
+{
+	return s.n == strlen(str) && !memcmp(s.s, str, s.n);
+}
+
+/* What sample type i counts, in the words scorch's graphs and pprof
+ * writer use (graph_opts.count_unit): "ns" for nanoseconds, "bytes", and
+ * for counts "samples", "objects" (alloc_objects, inuse_objects),
+ * "contentions", else "events". */
+static const char *count_unit(const struct pprof *pp, size_t i)
+{
+	struct slice none = { "", 0 };
+	struct slice type = pp->type_names[i] < pp->nstrings ? pp->strings[pp->type_names[i]] : none;
+	struct slice unit = pp->type_units[i] < pp->nstrings ? pp->strings[pp->type_units[i]] : none;
+	if (slice_is(unit, "nanoseconds"))
+		return "ns";
+	if (slice_is(unit, "bytes"))
+		return "bytes";
+	if (slice_is(type, "samples") || slice_is(type, "sample"))
+		return "samples";
+	if (type.n > 8 && !memcmp(type.s + type.n - 8, "_objects", 8))
+		return "objects";
+	if (slice_is(type, "contentions"))
+		return "contentions";
+	return "events";
+}
+
 /* Sample: 1 location_id (packed or not), 2 value (packed or not). */
 static int add_sample(struct pprof *pp, struct profile *p, struct pb_reader r, size_t index,
 		      struct cx_stack *st, size_t *skipped)
@@ -359,6 +393,7 @@ static void release(struct pprof *pp)
 {
 	free(pp->strings);
 	free(pp->type_names);
+	free(pp->type_units);
 	free(pp->samples.v);
 	free(pp->locations.v);
 	free(pp->functions.v);
@@ -403,6 +438,8 @@ int pprof_proto_parse(struct profile *p, const struct collapse_source *src,
 			goto out;
 	if (skipped)
 		warn("%s: %zu samples with negative values skipped", src->name, skipped);
+	if (opts->unit)
+		*opts->unit = count_unit(&pp, index);
 	ret = 0;
 out:
 	cx_stack_release(&st);

@@ -48,6 +48,9 @@ static int sample_types(const char *str[STR_FIXED], const struct profile *p, con
 	if (!strcmp(unit, "ns")) {
 		str[STR_TYPE0] = "cpu";
 		str[STR_UNIT0] = "nanoseconds";
+	} else if (!strcmp(unit, "bytes")) {
+		str[STR_TYPE0] = "space";
+		str[STR_UNIT0] = "bytes";
 	}
 	if (p->differential) {
 		str[STR_TYPE1] = str[STR_TYPE0];

@@ -18,8 +18,9 @@
 
 struct pprof_opts {
 	/* What the counts are: NULL or "samples" (samples/count), "ns"
-	 * (cpu/nanoseconds: report's cpu-clock period sums), or another unit
-	 * name X (X/count: cycles, instructions, events). */
+	 * (cpu/nanoseconds: report's cpu-clock period sums), "bytes"
+	 * (space/bytes), or another unit name X (X/count: cycles,
+	 * instructions, events, objects). */
 	const char *count_unit;
 	/* Nanoseconds of CPU one sample stands for (1e9 / sampling Hz), or 0
 	 * when unknown: with it the samples carry cpu/nanoseconds beside

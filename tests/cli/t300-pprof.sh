@@ -107,3 +107,52 @@ if [ -e "$pp/cut.folded" ]; then not_ok "pprof in: truncated profile writes noth
 printf '\012\004\010\001\020\002\022\006\012\002\001\011\020\005\062\000' >"$pp/badloc.pb"
 expect_exit "pprof in: unknown location id exits 1" 1 "$SCORCH" collapse pprof "$pp/badloc.pb"
 expect_grep "pprof in: unknown location id: byte offset" 'badloc.pb: byte 8 of the profile: a sample names a location id that does not exist' "$TMPDIR/err"
+
+# --sample-index on every command that reads pprof, and the unit a pprof
+# input says: Go's CPU profile counts cpu/nanoseconds by default (its
+# total, as go tool pprof -traces -unit=ns reads it, is the graph's), and
+# samples with --sample-index samples (the golden's counts).
+go_total=$(awk '{ t += $NF } END { printf "%.0f", t }' tests/golden/collapse-pprof/go-cpu.out)
+"$SCORCH" flamegraph "$gocpu" -o "$pp/gocpu.svg" 2>"$pp/err"
+"$SCORCH" flamegraph --sample-index samples "$gocpu" -o "$pp/gocpu-s.svg" 2>>"$pp/err"
+all_title() { sed -n 's/.*<title>all (\([0-9,]*\) \([^,]*\), 100%)<\/title>.*/\1 \2/p' "$1" | tr -d ,; }
+if command -v go >/dev/null 2>&1; then
+	ns_total=$(pp_traces_folded "$gocpu" ns | awk '{ t += $NF } END { printf "%.0f", t }')
+	if [ "$(all_title "$pp/gocpu.svg")" = "$ns_total ns" ] && [ "$ns_total" -gt 0 ]; then
+		ok "pprof in: flamegraph of a cpu/nanoseconds profile says ns ($ns_total ns, as go tool pprof)"
+	else
+		not_ok "pprof in: flamegraph of a cpu/nanoseconds profile says ns" "got '$(all_title "$pp/gocpu.svg")', want '$ns_total ns'" "$(cat "$pp/err")"
+	fi
+else
+	skip "pprof in: flamegraph of a cpu/nanoseconds profile says ns" "no go (Debian golang-go)"
+fi
+if [ "$(all_title "$pp/gocpu-s.svg")" = "$go_total samples" ]; then
+	ok "pprof in: flamegraph --sample-index samples counts samples"
+else
+	not_ok "pprof in: flamegraph --sample-index samples counts samples" "got '$(all_title "$pp/gocpu-s.svg")', want '$go_total samples'"
+fi
+"$SCORCH" merge a=$gocpu b=$gocpu -o "$pp/gocpu-m.svg" 2>"$pp/err"
+if [ "$(all_title "$pp/gocpu-m.svg")" = "$(( ns_total * 2 )) ns" ]; then
+	ok "pprof in: merge's graph says ns too"
+else
+	not_ok "pprof in: merge's graph says ns too" "got '$(all_title "$pp/gocpu-m.svg")'" "$(cat "$pp/err")"
+fi
+sed 's/^/host;/' tests/golden/collapse-pprof/go-cpu.out >"$pp/gocpu-m.want"
+expect_exit "pprof in: merge --sample-index" 0 "$SCORCH" merge --sample-index 0 host="$gocpu"
+test_cmp "pprof in: merge --sample-index 0 sums samples" "$pp/gocpu-m.want" "$TMPDIR/out"
+awk '{ c = $NF; sub(/ [^ ]*$/, ""); print $0, c, c }' tests/golden/collapse-pprof/go-cpu.out >"$pp/gocpu-d.want"
+expect_exit "pprof in: diff --sample-index" 0 "$SCORCH" diff --sample-index samples "$gocpu" "$gocpu"
+test_cmp "pprof in: diff --sample-index samples compares samples" "$pp/gocpu-d.want" "$TMPDIR/out"
+expect_exit "pprof in: diff --sample-index unknown exits 1" 1 "$SCORCH" diff --sample-index nope "$gocpu" "$gocpu"
+expect_grep "pprof in: diff --sample-index unknown lists the types" '^  0 samples$' "$TMPDIR/err"
+if command -v go >/dev/null 2>&1; then
+	"$SCORCH" flamegraph "$gocpu" -o "$pp/gocpu-again.pb.gz"
+	PPROF_TMPDIR=$pp go tool pprof -raw "$pp/gocpu-again.pb.gz" >"$pp/gocpu-again.raw" 2>&1
+	expect_grep "pprof in -> out: nanoseconds stay cpu/nanoseconds" '^cpu/nanoseconds\[dflt\]$' "$pp/gocpu-again.raw"
+	"$SCORCH" collapse pprof "$gocpu" -o "$pp/gocpu-c.pb.gz"
+	PPROF_TMPDIR=$pp go tool pprof -raw "$pp/gocpu-c.pb.gz" >"$pp/gocpu-c.raw" 2>&1
+	expect_grep "pprof in -> out: collapse keeps cpu/nanoseconds" '^cpu/nanoseconds\[dflt\]$' "$pp/gocpu-c.raw"
+else
+	skip "pprof in -> out: nanoseconds stay cpu/nanoseconds" "no go (Debian golang-go)"
+	skip "pprof in -> out: collapse keeps cpu/nanoseconds" "no go (Debian golang-go)"
+fi
