@@ -344,7 +344,7 @@ expect_exit "record: --user-only with --kernel-only is a usage error" 2 \
 # lists, except those about flamegraph's own input and output.
 missing=""
 for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do
-	case "$o" in output | help | format | dump-frames) continue ;; esac
+	case "$o" in output | help | format | dump-frames | sample-index) continue ;; esac
 	# --opt=1 for options with a value; a flag rejects "=1" and is then
 	# tried alone.
 	if "$SCORCH" record "--$o=1" -h >/dev/null 2>"$TMPDIR/opt.err"; then
