@@ -23,8 +23,9 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 	uint32_t *frame_of_sym = xcalloc(p->names.nr + 1, sizeof(*frame_of_sym));
 	uint32_t nframes = 0;
 	out_puts(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-		      "\"exporter\":\"scorch\",\"name\":\"scorch\",\"activeProfileIndex\":0,"
-		      "\"shared\":{\"frames\":[");
+		      "\"exporter\":\"scorch\",\"name\":\"scorch\",\"activeProfileIndex\":");
+	out_puts(out, p->differential ? "1," : "0,");
+	out_puts(out, "\"shared\":{\"frames\":[");
 	for (node_t n = 1; n < p->nr; n++) {
 		sym_t s = p->nodes[n].name;
 		if (frame_of_sym[s])
@@ -36,45 +37,52 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 		json_string(out, strpool_str(&p->names, s), strpool_len(&p->names, s));
 		out_putc(out, '}');
 	}
-	out_puts(out, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"scorch\",\"unit\":\"");
-	out_puts(out, unit);
-	out_puts(out, "\",\"startValue\":0,\"endValue\":");
-	put_number(out, profile_total(p, 0));
-	out_puts(out, ",\"samples\":[");
-
+	out_puts(out, "]},\"profiles\":[");
 	size_t nleaves;
 	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nleaves);
 	node_t *path = NULL;
 	size_t path_alloc = 0;
-	bool first = true;
-	for (size_t i = 0; i < nleaves; i++) {
-		if (p->nodes[leaves[i]].self[0] == 0)
-			continue;
-		size_t depth = p->nodes[leaves[i]].depth;
-		VEC_GROW(path, depth, path_alloc);
-		for (node_t m = leaves[i]; m != PROFILE_ROOT; m = p->nodes[m].parent)
-			path[p->nodes[m].depth - 1] = m;
-		out_puts(out, first ? "\n[" : ",\n[");
-		first = false;
-		for (size_t d = 0; d < depth; d++) {
-			if (d)
-				out_putc(out, ',');
-			out_u64(out, frame_of_sym[p->nodes[path[d]].name] - 1);
+	/* A differential profile: "before" (column 0) and "after" (column 1,
+	 * the active one, as flamegraph's widths follow it). */
+	int ncols = p->differential ? 2 : 1;
+	for (int col = 0; col < ncols; col++) {
+		const char *name = !p->differential ? "scorch" : col ? "after" : "before";
+		out_printf(out, "%s{\"type\":\"sampled\",\"name\":\"%s\",\"unit\":\"%s\",", col ? ",\n" : "",
+			   name, unit);
+		out_puts(out, "\"startValue\":0,\"endValue\":");
+		put_number(out, profile_total(p, col));
+		out_puts(out, ",\"samples\":[");
+		bool first = true;
+		for (size_t i = 0; i < nleaves; i++) {
+			if (p->nodes[leaves[i]].self[col] == 0)
+				continue;
+			size_t depth = p->nodes[leaves[i]].depth;
+			VEC_GROW(path, depth, path_alloc);
+			for (node_t m = leaves[i]; m != PROFILE_ROOT; m = p->nodes[m].parent)
+				path[p->nodes[m].depth - 1] = m;
+			out_puts(out, first ? "\n[" : ",\n[");
+			first = false;
+			for (size_t d = 0; d < depth; d++) {
+				if (d)
+					out_putc(out, ',');
+				out_u64(out, frame_of_sym[p->nodes[path[d]].name] - 1);
+			}
+			out_putc(out, ']');
 		}
-		out_putc(out, ']');
+		out_puts(out, "],\"weights\":[");
+		first = true;
+		for (size_t i = 0; i < nleaves; i++) {
+			double w = p->nodes[leaves[i]].self[col];
+			if (w == 0)
+				continue;
+			if (!first)
+				out_putc(out, ',');
+			first = false;
+			put_number(out, w);
+		}
+		out_puts(out, "]}");
 	}
-	out_puts(out, "],\"weights\":[");
-	first = true;
-	for (size_t i = 0; i < nleaves; i++) {
-		double w = p->nodes[leaves[i]].self[0];
-		if (w == 0)
-			continue;
-		if (!first)
-			out_putc(out, ',');
-		first = false;
-		put_number(out, w);
-	}
-	out_puts(out, "]}]}\n");
+	out_puts(out, "]}\n");
 	free(path);
 	free(leaves);
 	free(frame_of_sym);

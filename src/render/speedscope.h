@@ -5,7 +5,10 @@
  * folded order, so the file grows with distinct stacks, never with the
  * number of samples. Unit "nanoseconds" when count_unit is "ns" (report's
  * cpu-clock period sums, render/pprof.h), else "none": weights are counts.
- * A differential profile is written with its first column. */
+ * A differential profile is two profiles over the same frames: "before"
+ * (its first column) and "after" (the second, active when the file is
+ * opened, as flamegraph's widths follow it); speedscope switches between
+ * them. */
 #ifndef SCORCH_RENDER_SPEEDSCOPE_H
 #define SCORCH_RENDER_SPEEDSCOPE_H
 

@@ -70,7 +70,9 @@ async function sandwich(c) {
 		const rows = [];
 		for (const tr of document.querySelectorAll('tr')) {
 			const td = [...tr.querySelectorAll('td')].map((e) => e.textContent);
-			if (td.length >= 3) rows.push({ total: parseFloat(td[0]), self: parseFloat(td[1]), name: td[2] });
+			/* Sandwich rows say "N (P%)"; with several profiles the
+			 * profile selector is a table too (#, name, total) */
+			if (td.length >= 3 && td[0].includes('%')) rows.push({ total: parseFloat(td[0]), self: parseFloat(td[1]), name: td[2] });
 		}
 		return rows;
 	});
@@ -113,6 +115,35 @@ test('--include and --reverse shape what speedscope shows', async (c) => {
 	const want = expectedTable(reversed);
 	c.sameSet(rows.map((r) => r.name), [...want.keys()], 'frame names');
 	for (const r of rows) c.equal(r.self, want.get(r.name).self, `self of ${r.name} (the reversed leaf is the root)`);
+});
+
+/* Two counts per line (scorch diff's output): "before" and "after" are two
+ * profiles over one frame table; speedscope opens "after" (the graph's
+ * widths follow it) and its 'p' key shows "before". */
+const DIFF = ['proc;main;grew 2 9', 'proc;main;shrank 8 1', 'proc;main;gone 5 0', 'proc;main;new 0 4', 'proc 1 1', ''].join('\n');
+
+test('a differential profile is two profiles, before and after', async (c) => {
+	const cols = DIFF.trim().split('\n').map((l) => {
+		const f = l.split(' ');
+		return { stack: f[0].split(';'), before: Number(f[1]), after: Number(f[2]) };
+	});
+	const column = (k) => cols.filter((l) => l[k] > 0).map((l) => ({ stack: l.stack, count: l[k] }));
+	const file = write('diff', DIFF);
+	const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+	c.equal(json.profiles.map((p) => p.name).join(','), 'before,after', 'two profiles');
+	c.equal(json.activeProfileIndex, 1, '"after" is active');
+	await openInSpeedscope(c, file);
+	for (const [k, key] of [['after', null], ['before', 'p']]) {
+		if (key) await c.page.keyboard.press(key);
+		const rows = await sandwich(c);
+		const want = expectedTable(column(k));
+		c.sameSet(rows.map((r) => r.name), [...want.keys()], `${k}: frame names`);
+		for (const r of rows) {
+			const w = want.get(r.name);
+			c.equal(r.total, w && w.total, `${k}: total of ${r.name}`);
+			c.equal(r.self, w && w.self, `${k}: self of ${r.name}`);
+		}
+	}
 });
 
 (async () => {
