@@ -55,7 +55,7 @@ struct folder {
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
 	struct frame_parts parts; /* names of one frame or process */
-	char *line;               /* scratch for frame_text_of */
+	char *line;               /* scratch for frame_names_of */
 	size_t line_alloc;
 };
 
@@ -107,18 +107,18 @@ static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd
 
 /* ---- frames ------------------------------------------------------------------ */
 
-/* The folded frames of the frame perf script prints as "PC RAW (DSO)":
- * appends their symbols to seq_syms and returns the start index and count
- * (count 0: the frame is dropped). */
-static void fold_frame(struct folder *f, const char *raw, const char *dso, const char *pc, bool java,
-		       uint32_t *first, uint32_t *count)
+/* The folded frames of a resolved frame: appends their symbols to
+ * seq_syms and returns the start index and count (count 0: the frame is
+ * dropped). */
+static void fold_frame(struct folder *f, const struct resolved_frame *r, bool java, uint32_t *first,
+		       uint32_t *count)
 {
-	struct frame_text fr = frame_text_of(raw, dso, pc, &f->line, &f->line_alloc);
+	struct frame_fields fields = { .symbol = r->name, .offset = r->offset, .module = r->dso, .pc = r->addr };
 	struct frame_opts fo = { .kernel = f->o->kernel, .jit = f->o->jit, .addrs = f->o->addrs, .java = java };
 	*first = (uint32_t)f->nr_seq_syms;
 	*count = 0;
 	f->parts.len = f->parts.nr = 0;
-	if (!frame_names(&fr, &fo, &f->parts))
+	if (!frame_names_of(&fields, &fo, &f->parts, &f->line, &f->line_alloc))
 		return;
 	for (size_t i = 0; i < f->parts.nr; i++) {
 		struct frame_slice part = frame_part(&f->parts, i);
@@ -154,8 +154,10 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 			return node;
 		}
 	}
-	/* symbol names and dso names are owned by the symbolizer at fixed
-	 * addresses: the pointer plus a tag identifies the frame text */
+	/* Symbol names and module names are owned by the symbolizer at fixed
+	 * addresses: the pointer plus a tag identifies the names, unless the
+	 * [unknown <PC>] shows the address, or the module holds " (" (the
+	 * script then reads the offset into the name). */
 	uint64_t key = r->name ? (uint64_t)(uintptr_t)r->name * 4 + (r->inlined ? 2 : 0)
 			       : (uint64_t)(uintptr_t)r->dso * 4 + 1;
 	bool cacheable = !(o->addrs && !r->name) && !java;
@@ -164,11 +166,8 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 		first = packed >> 4;
 		count = packed & 15;
 	} else {
-		char pc[20] = "";
-		if (o->addrs && !r->name)
-			snprintf(pc, sizeof(pc), "%" PRIx64, r->addr);
-		fold_frame(f, r->name ? r->name : "[unknown]", r->dso, pc, java, &first, &count);
-		if (cacheable && count < 16 && first < (1u << 28)) {
+		fold_frame(f, r, java, &first, &count);
+		if (cacheable && count < 16 && first < (1u << 28) && !strstr(r->dso, " (")) {
 			bool ins;
 			*hashmap_upsert(&f->frame_cache, key, first << 4 | count, &ins) = first << 4 | count;
 		}

@@ -253,13 +253,16 @@ size_t frame_strip_offset(const char *s, size_t n)
 	return n;
 }
 
-bool frame_names(const struct frame_text *fr, const struct frame_opts *o,
-		      struct frame_parts *pp)
+/* frame_names, with the offset stripped from the symbol or not (a
+ * structured symbol has none to strip). */
+static bool names_of(const struct frame_text *fr, const struct frame_opts *o, struct frame_parts *pp,
+		     bool strip_offset)
 {
 	const char *s = fr->symbol.s;
 	size_t n = fr->symbol.n;
 	pp->first_unknown = SIZE_MAX;
-	n = frame_strip_offset(s, n);
+	if (strip_offset)
+		n = frame_strip_offset(s, n);
 	if (n && s[0] == '(')
 		return false;
 	/* split /\->/: fields in order, trailing empty fields dropped. */
@@ -281,6 +284,11 @@ bool frame_names(const struct frame_text *fr, const struct frame_opts *o,
 		p = arrow + 2;
 	}
 	return true;
+}
+
+bool frame_names(const struct frame_text *fr, const struct frame_opts *o, struct frame_parts *pp)
+{
+	return names_of(fr, o, pp, true);
 }
 
 void frame_pname(struct frame_slice comm, struct frame_slice first, struct frame_slice second, bool pid,
@@ -341,12 +349,30 @@ void frame_append_srcline(struct frame_parts *pp, const char *s, size_t n)
 bool frame_thread_pname(const char *comm, long long pid, long long tid, bool have_pid, bool opt_pid,
 			bool opt_tid, struct frame_parts *pp)
 {
-	/* "COMM PID/TID ": the header regex only sees whitespace runs, so
-	 * perf's column padding does not change what it captures. */
+	char pids[24], tids[24];
+	size_t cl = strlen(comm);
+	bool plain = cl >= 2 && pid >= 0 && tid >= 0;
+	for (size_t i = 0; plain && i < cl; i++)
+		plain = !frame_is_space(comm[i]);
+	if (plain) {
+		/* The lazy comm cannot end inside a comm without whitespace: the
+		 * regex captures the comm and the numbers as they are. */
+		struct frame_slice c = { comm, cl };
+		struct frame_slice t = { tids, (size_t)snprintf(tids, sizeof(tids), "%lld", tid) };
+		if (!have_pid) {
+			frame_pname(c, t, (struct frame_slice){ "", 0 }, opt_pid, opt_tid, pp);
+		} else {
+			struct frame_slice p = { pids, (size_t)snprintf(pids, sizeof(pids), "%lld", pid) };
+			frame_pname(c, p, t, opt_pid, opt_tid, pp);
+		}
+		return true;
+	}
+	/* Otherwise the regex reads "COMM PID/TID " (it only sees whitespace
+	 * runs, so perf's column padding does not change what it captures). */
 	char nums[48];
 	int k = have_pid ? snprintf(nums, sizeof(nums), " %lld/%lld ", pid, tid)
 			 : snprintf(nums, sizeof(nums), " %lld ", tid);
-	size_t cl = strlen(comm), n = cl + (size_t)k;
+	size_t n = cl + (size_t)k;
 	char *text = xmalloc(n);
 	memcpy(text, comm, cl);
 	memcpy(text + cl, nums, (size_t)k);
@@ -363,10 +389,13 @@ bool frame_inline_usable(const char *answer, size_t n)
 	return n && !(n == 2 && !memcmp(answer, "??", 2)) && !(n == 7 && !memcmp(answer, "??:??:0", 7));
 }
 
-struct frame_text frame_text_of(const char *symbol, const char *module, const char *pc, char **line,
-				size_t *line_alloc)
+/* The frame the script's regex ^\s*(\w+)\s*(.+) \((.*)\) reads from perf
+ * script's line "PC SYMBOL (MODULE)" built in *line: the symbol ends at
+ * the last " (" of the line, and its leading whitespace goes to \s* while
+ * something remains. */
+static struct frame_text read_back(const char *symbol, const char *module, struct frame_slice pc, char **line,
+				   size_t *line_alloc)
 {
-	/* perf script's line without the pc: "SYMBOL (MODULE)" */
 	size_t rl = strlen(symbol), dl = strlen(module);
 	size_t ll = rl + dl + 3;
 	VEC_GROW(*line, ll + 1, *line_alloc);
@@ -376,7 +405,6 @@ struct frame_text frame_text_of(const char *symbol, const char *module, const ch
 	memcpy(l + rl + 2, module, dl);
 	l[ll - 1] = ')';
 	l[ll] = 0;
-	/* (.+) \((.*)\): the symbol ends at the last " (" before the last ')' */
 	size_t cut = rl;
 	for (size_t i = ll - 1; i-- > 1;)
 		if (l[i] == '(' && l[i - 1] == ' ') {
@@ -385,14 +413,37 @@ struct frame_text frame_text_of(const char *symbol, const char *module, const ch
 		}
 	const char *func = l;
 	size_t fn = cut;
-	/* \s*(.+): leading whitespace goes to \s* while something remains */
 	while (fn > 1 && frame_is_space(*func)) {
 		func++;
 		fn--;
 	}
-	struct frame_text fr;
-	fr.pc = (struct frame_slice){ pc, strlen(pc) };
-	fr.symbol = (struct frame_slice){ func, fn };
-	fr.module = (struct frame_slice){ l + cut + 2, ll - 1 - (cut + 2) };
-	return fr;
+	return (struct frame_text){ .pc = pc, .symbol = { func, fn }, .module = { l + cut + 2, ll - 1 - (cut + 2) } };
+}
+
+bool frame_names_of(const struct frame_fields *f, const struct frame_opts *o, struct frame_parts *pp,
+		    char **scratch, size_t *scratch_alloc)
+{
+	char pc[24] = "";
+	if (o->addrs)
+		snprintf(pc, sizeof(pc), "%llx", f->pc);
+	struct frame_slice pcs = { pc, strlen(pc) };
+	const char *symbol = f->symbol ? f->symbol : "[unknown]";
+	bool plain = !strstr(f->module, " (") && !frame_is_space(symbol[0]);
+	if (plain) {
+		/* The regex reads back the fields as they are. */
+		struct frame_text fr = { .pc = pcs, .symbol = { symbol, strlen(symbol) },
+					 .module = { f->module, strlen(f->module) } };
+		return names_of(&fr, o, pp, false);
+	}
+	/* The line perf script prints, read back as the script reads it. */
+	char *withoff = NULL;
+	if (f->symbol) {
+		size_t n = strlen(f->symbol) + 24;
+		withoff = xmalloc(n);
+		snprintf(withoff, n, "%s+0x%llx", f->symbol, f->offset);
+	}
+	struct frame_text fr = read_back(withoff ? withoff : symbol, f->module, pcs, scratch, scratch_alloc);
+	bool kept = names_of(&fr, o, pp, true);
+	free(withoff);
+	return kept;
 }

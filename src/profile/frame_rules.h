@@ -70,14 +70,23 @@ static inline struct frame_slice frame_part(const struct frame_parts *pp, size_t
  * false when the script drops the frame (nothing appended). */
 bool frame_names(const struct frame_text *fr, const struct frame_opts *o, struct frame_parts *pp);
 
-/* For producers that hold a symbol and a module apart (report, record):
- * the frame the script's regex ^\s*(\w+)\s*(.+) \((.*)\) reads back from
- * perf script's line "PC SYMBOL (MODULE)". The symbol ends at the last
- * " (" of that line, so a module holding " (" moves text into the symbol;
- * leading whitespace of the symbol goes to \s*. `line` is scratch space
- * the slices point into (grown as needed, freed by the caller). */
-struct frame_text frame_text_of(const char *symbol, const char *module, const char *pc, char **line,
-				size_t *line_alloc);
+/* A frame as report and record hold it: the fields perf script prints as
+ * "PC SYMBOL+0xOFFSET (MODULE)" ("PC [unknown] (MODULE)" without a
+ * symbol). */
+struct frame_fields {
+	const char *symbol; /* NULL: unknown */
+	unsigned long long offset;
+	const char *module;
+	unsigned long long pc;
+};
+
+/* frame_names for a structured frame: the names the script gives the line
+ * perf script prints for it, without building that line. Only a module
+ * holding " (" needs the line (the script's regex then moves text from the
+ * module into the symbol): it is built in *scratch (grown as needed, freed
+ * by the caller). */
+bool frame_names_of(const struct frame_fields *fr, const struct frame_opts *o, struct frame_parts *pp,
+		    char **scratch, size_t *scratch_alloc);
 
 /* The length of a symbol without a trailing +0x<lowercase hex> offset. */
 size_t frame_strip_offset(const char *s, size_t n);
@@ -97,7 +106,9 @@ void frame_pname(struct frame_slice comm, struct frame_slice first, struct frame
 /* The process-name frame of a thread, read as the script reads perf
  * script's header "COMM TID " (or "COMM PID/TID " with have_pid, as
  * perf script -F +pid prints): the header regex decides what is comm and
- * what are numbers, then frame_pname. Appends one part; false (nothing
+ * what are numbers, then frame_pname. A comm of two or more bytes without
+ * whitespace and ids >= 0 are what the regex captures as they are; only
+ * other comms are matched as header text. Appends one part; false (nothing
  * appended) when the regex does not match that text, or would need to
  * cross a line (a comm holding '\n'). */
 bool frame_thread_pname(const char *comm, long long pid, long long tid, bool have_pid, bool opt_pid,

@@ -448,7 +448,7 @@ struct builder {
 	sym_t *seq;                  /* the names of all seqs */
 	size_t nr_seq, seq_alloc;
 	struct frame_parts parts;
-	char *line;                  /* scratch for frame_text_of */
+	char *line;                  /* scratch for frame_names_of */
 	size_t line_alloc;
 	bool java;                   /* the stack's process name starts with "java" */
 };
@@ -463,10 +463,10 @@ static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, u
 		return b->seqs[idx];
 	const struct record_opts *o = b->r->opts;
 	struct frame_opts fo = { .kernel = o->annotate_kernel, .jit = o->annotate_jit, .java = b->java };
-	struct frame_text fr = frame_text_of(symbol, module, "", &b->line, &b->line_alloc);
+	struct frame_fields fr = { .symbol = symbol, .module = module };
 	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
 	b->parts.len = b->parts.nr = 0;
-	if (frame_names(&fr, &fo, &b->parts)) {
+	if (frame_names_of(&fr, &fo, &b->parts, &b->line, &b->line_alloc)) {
 		for (size_t i = 0; i < b->parts.nr; i++) {
 			struct frame_slice part = frame_part(&b->parts, i);
 			VEC_GROW(b->seq, b->nr_seq + 1, b->seq_alloc);

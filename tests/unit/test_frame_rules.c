@@ -35,22 +35,42 @@ static char *join(const struct frame_text *fr, struct frame_opts o)
 	return out;
 }
 
+/* The frame as report holds it: symbol (NULL for "[unknown]"), offset
+ * 0x1f, module, pc. */
 static char *structured(const char *sym, const char *mod, const char *pc, struct frame_opts o)
 {
 	char *line = NULL;
 	size_t alloc = 0;
-	struct frame_text fr = frame_text_of(sym, mod, pc, &line, &alloc);
-	char *out = join(&fr, o);
+	struct frame_fields ff = { .symbol = strcmp(sym, "[unknown]") ? sym : NULL, .offset = 0x1f,
+				   .module = mod, .pc = strtoull(pc, NULL, 16) };
+	struct frame_parts pp = { 0 };
+	char *out;
+	if (!frame_names_of(&ff, &o, &pp, &line, &alloc)) {
+		out = xstrdup("DROPPED");
+	} else {
+		out = xstrdup("");
+		for (size_t i = 0; i < pp.nr; i++) {
+			struct frame_slice s = frame_part(&pp, i);
+			size_t n = strlen(out);
+			out = xrealloc(out, n + s.n + 2);
+			if (i)
+				out[n++] = '|';
+			memcpy(out + n, s.s, s.n);
+			out[n + s.n] = '\0';
+		}
+	}
+	frame_parts_release(&pp);
 	free(line);
 	return out;
 }
 
-/* The same frame as perf script prints it, read by collapse's matcher. */
+/* The same frame as perf script prints it ("PC SYMBOL+0x1f (MODULE)"),
+ * read by collapse's matcher. */
 static char *as_text(const char *sym, const char *mod, const char *pc, struct frame_opts o)
 {
-	size_t n = strlen(sym) + strlen(mod) + strlen(pc) + 8;
+	size_t n = strlen(sym) + strlen(mod) + strlen(pc) + 16;
 	char *line = xmalloc(n);
-	snprintf(line, n, "\t%s %s (%s)", pc, sym, mod);
+	snprintf(line, n, "\t%s %s%s (%s)", pc, sym, strcmp(sym, "[unknown]") ? "+0x1f" : "", mod);
 	struct frame_text fr;
 	char *out = perf_match_frame_line(line, strlen(line), &fr) ? join(&fr, o) : xstrdup("NOFRAME");
 	free(line);
@@ -88,8 +108,12 @@ TEST(frame_rules_structured_frames)
 	/* perf's inline chains: "->" splits, inner parts get _[i]. */
 	CHECK_FRAME("a->b", "/bin/x", none, "a|b_[i]");
 	/* A module with " (" moves text into the symbol, as the regex reads it
-	 * (then the argument-list rule cuts it). */
-	CHECK_FRAME("f", "/opt/my (app)/x", none, "f ");
+	 * (the offset is then not at the end, and the argument-list rule cuts
+	 * the rest). */
+	CHECK_FRAME("f", "/opt/my (app)/x", none, "f+0x1f ");
+	/* A name that ends like an offset keeps it: perf script prints the
+	 * real offset after it, which is all the script strips. */
+	CHECK_FRAME("f+0x10", "/bin/x", none, "f+0x10");
 	CHECK_FRAME("  f", "/bin/x", none, "f");
 
 	/* Long names are kept whole (record cut them at 1 KiB). */
@@ -108,7 +132,7 @@ TEST(frame_rules_structured_equals_text)
 {
 	static const char *const syms[] = {
 		"main", "[unknown]", "f(int)", "main.(*T).Run", "(anon)", "a->b->c", "x;y\"z'",
-		"operator() (int)", "f+0x1f", "Lcom/a/B;.c", "g_[i]", "h (i)", " lead",
+		"operator() (int)", "f+0x1f", "Lcom/a/B;.c", "g_[i]", "h (i)", " lead", "  ", "", "f+0x10+0x2",
 		"ns::(anonymous namespace)::f", "f(a (b))",
 	};
 	static const char *const mods[] = {
@@ -164,6 +188,45 @@ TEST(frame_rules_process_names)
 	CHECK_PNAME("NOMATCH", "a", 5, 6, true, false, false);
 	CHECK_PNAME("NOMATCH", "ab\ncd", 5, 6, true, false, false);
 	CHECK(frame_pname_is_java("java-1", 6) && !frame_pname_is_java("jav", 3));
+}
+
+/* The process name read from the header text "COMM PID/TID " (or
+ * "COMM TID ") by the header regex, as the script reads it. */
+static char *pname_from_text(const char *comm, long long pid, long long tid, bool have_pid, bool opid,
+			     bool otid)
+{
+	char text[256];
+	int n = have_pid ? snprintf(text, sizeof(text), "%s %5lld/%-5lld 123.456789: ", comm, pid, tid)
+			 : snprintf(text, sizeof(text), "%s %5lld 123.456789: ", comm, tid);
+	struct frame_slice c, a, b;
+	if (!frame_match_header(text, (size_t)n, &c, &a, &b))
+		return xstrdup("NOMATCH");
+	struct frame_parts pp = { 0 };
+	frame_pname(c, a, b, opid, otid, &pp);
+	char *out = xmemdup0(pp.buf, pp.len);
+	frame_parts_release(&pp);
+	return out;
+}
+
+/* The thread's fields and the header text give the same process names. */
+TEST(frame_rules_thread_names_equal_header_text)
+{
+	static const char *const comms[] = { "bash", "ab", "a;b", "swapper", "deep chain 24", "cpu [thread] 2",
+					     "x/1", "12", "java", "V8 WorkerThread", "a\tb", "kworker/0:1" };
+	static const long long ids[][2] = { { 10, 11 }, { 0, 0 }, { 7, 0 }, { 0, 5 }, { 123456, 1 } };
+	for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)
+		for (size_t j = 0; j < sizeof(ids) / sizeof(ids[0]); j++)
+			for (int opt = 0; opt < 3; opt++)
+				for (int hp = 0; hp < 2; hp++) {
+					char *a = pname(comms[i], ids[j][0], ids[j][1], hp, opt == 1, opt == 2);
+					char *b = pname_from_text(comms[i], ids[j][0], ids[j][1], hp, opt == 1,
+								  opt == 2);
+					if (strcmp(a, b))
+						unit_fail(t_, __FILE__, __LINE__, "'%s' %lld/%lld: %s vs text %s",
+							  comms[i], ids[j][0], ids[j][1], a, b);
+					free(a);
+					free(b);
+				}
 }
 
 TEST(frame_rules_inline_answers)

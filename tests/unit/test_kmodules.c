@@ -80,8 +80,8 @@ TEST(kmodules_frames_annotated_as_kernel)
 	size_t line_alloc = 0;
 	struct frame_parts pp = { 0 };
 	struct frame_opts o = { .kernel = true };
-	struct frame_text fr = frame_text_of("ext4_map_blocks", "[ext4]", "", &line, &line_alloc);
-	REQUIRE(frame_names(&fr, &o, &pp));
+	struct frame_fields fr = { .symbol = "ext4_map_blocks", .offset = 0x10, .module = "[ext4]" };
+	REQUIRE(frame_names_of(&fr, &o, &pp, &line, &line_alloc));
 	REQUIRE(pp.nr == 1);
 	struct frame_slice p = frame_part(&pp, 0);
 	CHECK(p.n == strlen("ext4_map_blocks_[k]") && !memcmp(p.s, "ext4_map_blocks_[k]", p.n));
