@@ -56,6 +56,7 @@ const char report_usage[] =
 	"      --no-demangle       keep mangled C++/Rust names\n"
 	"      --inline            stackcollapse-perf.pl --inline: each frame of a file-backed\n"
 	"                          module becomes addr2line -i -f -s -C's function chain\n"
+	"                          (computed with libdw, as collapse perf --inline)\n"
 	"      --no-inline         no inlined frames for DWARF-unwound stacks (perf script\n"
 	"                          adds them, through addr2line, as scorch does by default)\n"
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"

@@ -147,7 +147,7 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 	if (f->inlines && frame_inline_applies(r->dso, strlen(r->dso))) {
 		const uint32_t *syms;
 		uint32_t n;
-		if (inline_frames_of(f->inlines, f->p, r->dso, r->addr, &syms, &n)) {
+		if (inline_frames_of(f->inlines, f->p, r->name, r->offset, r->dso, r->addr, &syms, &n)) {
 			note_sites(f, r, syms, n);
 			for (uint32_t k = 0; k < n; k++)
 				node = profile_push(f->p, node, syms[k]);

@@ -1,12 +1,17 @@
-/* Inlined-frame expansion for `scorch collapse perf --inline`: what
- * stackcollapse-perf.pl gets by running `addr2line -a PC -e MODULE -i -f -s
- * -C` (with its `nm` fallback for func+0xOFF symbols), computed in-process
- * with libdw and libelf. Built only with elfutils (src/symbolize/inline*.c). */
+/* Inlined-frame expansion for `scorch collapse perf --inline` and `scorch
+ * report --inline`: what stackcollapse-perf.pl gets by running `addr2line
+ * -a PC -e MODULE -i -f -s -C` (with its `nm` fallback for func+0xOFF
+ * symbols), computed in-process with libdw and libelf the way binutils
+ * answers: DWARF from the file or its separate debug file (build-id, then
+ * .gnu_debuglink), of equal subprograms the last one, else the nearest
+ * symbol of .symtab (the debug file's) or .dynsym. Built only with
+ * elfutils (src/symbolize/inline*.c). */
 #ifndef SCORCH_SYMBOLIZE_INLINE_H
 #define SCORCH_SYMBOLIZE_INLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct inline_resolver;
 
@@ -20,6 +25,12 @@ void inline_resolver_free(struct inline_resolver *r);
  * string is owned by the resolver (cached per pc and module). */
 const char *inline_resolve(struct inline_resolver *r, const char *pc, size_t pc_len,
 			   const char *rawfunc, size_t rawfunc_len, const char *mod, size_t mod_len);
+
+/* inline_resolve for a frame held as fields (report): pc, the symbol perf
+ * script prints with +0x<offset> (NULL: [unknown]), the module. Not
+ * cached; returns a malloc'd string. */
+char *inline_resolve_frame(struct inline_resolver *r, uint64_t pc, const char *symbol, uint64_t offset,
+			   const char *mod);
 
 /* addr2line's -i -f -s -C answer for one address, as lines without the
  * leading address line: "func\nfile:line\n" per frame, innermost first.

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
@@ -22,8 +23,8 @@
 
 struct a2l_module {
 	char *path;
-	int fd;
-	Elf *elf;
+	int fd, debug_fd;
+	Elf *elf, *debug_elf; /* the file; its separate debug file, or NULL */
 	Dwarf *dw;
 };
 
@@ -73,6 +74,10 @@ void inline_resolver_free(struct inline_resolver *r)
 			elf_end(r->mods[i].elf);
 		if (r->mods[i].fd >= 0)
 			close(r->mods[i].fd);
+		if (r->mods[i].debug_elf)
+			elf_end(r->mods[i].debug_elf);
+		if (r->mods[i].debug_fd >= 0)
+			close(r->mods[i].debug_fd);
 		free(r->mods[i].path);
 	}
 	for (size_t i = 0; i < r->nents; i++) {
@@ -101,6 +106,74 @@ static char *demangle(const struct inline_resolver *r, const char *name)
 	return d;
 }
 
+/* Whether elf has a .debug_info section with contents. */
+static bool has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".debug_info"))
+			return true;
+	}
+	return false;
+}
+
+/* DWARF from the file at path, when it is an ELF file with some. */
+static bool try_debug_file(struct a2l_module *m, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Dwarf *dw = elf && elf_kind(elf) == ELF_K_ELF ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	if (!dw) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return false;
+	}
+	m->debug_fd = fd;
+	m->debug_elf = elf;
+	m->dw = dw;
+	return true;
+}
+
+/* A file without DWARF: binutils reads it from the separate debug file,
+ * by build-id (/usr/lib/debug/.build-id/xx/yyyy.debug), else by
+ * .gnu_debuglink (next to the file, in its .debug/, under /usr/lib/debug). */
+static void open_debug_file(struct a2l_module *m)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(m->elf, &id);
+	char buf[4096];
+	if (n > 1 && n <= 64) {
+		char hex[130];
+		for (ssize_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+		snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		if (try_debug_file(m, buf))
+			return;
+	}
+	GElf_Word crc;
+	const char *link = dwelf_elf_gnu_debuglink(m->elf, &crc);
+	if (!link || !*link)
+		return;
+	const char *slash = strrchr(m->path, '/');
+	int dl = slash ? (int)(slash - m->path) : 0;
+	static const char *const fmts[] = { "%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s" };
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		snprintf(buf, sizeof(buf), fmts[i], dl, m->path, link);
+		if (try_debug_file(m, buf))
+			return;
+	}
+}
+
 static struct a2l_module *module(struct inline_resolver *r, const char *path)
 {
 	for (size_t i = 0; i < r->nmods; i++)
@@ -110,7 +183,8 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 	struct a2l_module *m = &r->mods[r->nmods++];
 	m->path = xstrdup(path);
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
-	m->elf = NULL;
+	m->elf = m->debug_elf = NULL;
+	m->debug_fd = -1;
 	m->dw = NULL;
 	if (m->fd >= 0) {
 		m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
@@ -120,6 +194,12 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 		}
 		if (m->elf)
 			m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+		if (m->elf && !has_debug_info(m->elf)) {
+			if (m->dw)
+				dwarf_end(m->dw);
+			m->dw = NULL;
+			open_debug_file(m);
+		}
 	}
 	return m;
 }
@@ -197,52 +277,129 @@ static bool in_section(Elf *elf, uint64_t addr, size_t *shndx)
 	return false;
 }
 
-/* Symbol-table lookup when there is no line information: the function
- * symbol of the section at or before addr, and the STT_FILE before it. */
-static bool symtab_function(const struct inline_resolver *r, Elf *elf, size_t shndx, uint64_t addr,
-			    struct strbuf *b)
+/* binutils' better_fit (elf_find_function): is a symbol at value of size
+ * a better name for addr than the best so far? Nearer wins; at the same
+ * address, one that covers addr, then functions, then the smaller. */
+static bool better_fit(bool have, uint64_t best_value, uint64_t best_size, bool best_func, uint64_t value,
+		       uint64_t size, bool func, uint64_t addr)
+{
+	if (value > addr)
+		return false;
+	if (!have || value > best_value)
+		return true;
+	if (value < best_value)
+		return false;
+	if (best_value + best_size <= addr)
+		return size > best_size;
+	if (value + size <= addr)
+		return false;
+	if (!best_func && func)
+		return true;
+	if (best_func && !func)
+		return false;
+	return size < best_size;
+}
+
+/* The symbol binutils' elf_find_function names addr with, from the symbol
+ * table of type `type` in elf (functions and untyped symbols of section
+ * shndx), with the STT_FILE before it. */
+static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t addr, const char **name,
+			   const char **file)
 {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (!data || !sh.sh_entsize)
 			continue;
 		size_t n = sh.sh_size / sh.sh_entsize;
-		const char *best = NULL, *best_file = NULL, *file = NULL;
-		uint64_t best_value = 0;
-		for (size_t i = 0; i < n; i++) {
+		const char *best = NULL, *best_file = NULL, *cur_file = NULL;
+		uint64_t best_value = 0, best_size = 0;
+		bool best_func = false;
+		for (size_t i = 1; i < n; i++) {
 			GElf_Sym sym;
 			if (!gelf_getsym(data, (int)i, &sym))
 				continue;
-			int type = GELF_ST_TYPE(sym.st_info);
-			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (type == STT_FILE) {
-				file = name;
+			int t = GELF_ST_TYPE(sym.st_info);
+			const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (t == STT_FILE) {
+				cur_file = nm;
 				continue;
 			}
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx != shndx)
+			if ((t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE) || sym.st_shndx != shndx ||
+			    !nm || !*nm)
 				continue;
-			if (sym.st_value > addr || (sym.st_size && addr >= sym.st_value + sym.st_size))
-				continue;
-			if (!best || sym.st_value > best_value) {
-				best = name;
+			bool func = t != STT_NOTYPE;
+			if (better_fit(best != NULL, best_value, best_size, best_func, sym.st_value, sym.st_size,
+				       func, addr)) {
+				best = nm;
 				best_value = sym.st_value;
-				best_file = file;
+				best_size = sym.st_size;
+				best_func = func;
+				best_file = cur_file;
 			}
 		}
-		if (!best)
-			return false;
-		char *d = demangle(r, best);
-		sb_str(b, d ? d : best);
-		free(d);
-		sb_add(b, "\n", 1);
-		add_location(b, best_file, 0);
-		return true;
+		if (best) {
+			*name = best;
+			*file = best_file;
+			return true;
+		}
+		return false;
 	}
 	return false;
+}
+
+/* The length of die's range around addr, or 0 when it does not hold addr. */
+static Dwarf_Addr range_around(Dwarf_Die *die, uint64_t addr)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (addr >= lo && addr < hi)
+			return hi - lo;
+	return 0;
+}
+
+/* binutils' lookup_address_in_function_table: of the functions of equal
+ * smallest range around addr, the one read last names it (assemblers emit
+ * one subprogram per alias of a routine). The CU's subprograms after fd
+ * with a range as small as fd's: the last one in *out. */
+static bool last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fd, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_Addr len = range_around(fd, addr);
+	Dwarf_Die child;
+	bool found = false;
+	if (!len || dwarf_child(cu, &child))
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_dieoffset(&child) <= dwarf_dieoffset(fd))
+			continue;
+		if (range_around(&child, addr) == len) {
+			*out = child;
+			found = true;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	return found;
+}
+
+/* The function binutils names for addr from the symbol tables: the
+ * file's .symtab, else its separate debug file's, else its .dynsym. */
+static bool symbol_function(const struct a2l_module *m, size_t shndx, uint64_t addr, const char **name,
+			    const char **file)
+{
+	return table_function(m->elf, SHT_SYMTAB, shndx, addr, name, file) ||
+	       (m->debug_elf && table_function(m->debug_elf, SHT_SYMTAB, shndx, addr, name, file)) ||
+	       table_function(m->elf, SHT_DYNSYM, shndx, addr, name, file);
+}
+
+static void add_symbol_name(const struct inline_resolver *r, struct strbuf *b, const char *name)
+{
+	char *d = demangle(r, name);
+	sb_str(b, d ? d : name);
+	free(d);
+	sb_add(b, "\n", 1);
 }
 
 char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned long long addr)
@@ -306,7 +463,11 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 			int tag = dwarf_tag(&scopes[i]);
 			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 				continue;
-			add_func_name(r, &b, &scopes[!any && first_name >= 0 ? first_name : i]);
+			Dwarf_Die *fd = &scopes[!any && first_name >= 0 ? first_name : i];
+			Dwarf_Die last;
+			if (!any && dwarf_tag(fd) == DW_TAG_subprogram && last_equal_subprogram(&cu, fd, addr, &last))
+				fd = &last;
+			add_func_name(r, &b, fd);
 			add_location(&b, file, line);
 			any = true;
 			if (tag == DW_TAG_subprogram)
@@ -326,13 +487,24 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 		if (any)
 			return b.s;
 		if (ln) {
-			sb_str(&b, "??\n");
+			/* line information without a function (assembly):
+			 * the name comes from the symbol tables */
+			const char *name, *sfile;
+			if (symbol_function(m, shndx, addr, &name, &sfile))
+				add_symbol_name(r, &b, name);
+			else
+				sb_str(&b, "??\n");
 			add_location(&b, file, line);
 			return b.s;
 		}
 	}
-	if (!symtab_function(r, m->elf, shndx, addr, &b))
+	const char *name, *sfile;
+	if (symbol_function(m, shndx, addr, &name, &sfile)) {
+		add_symbol_name(r, &b, name);
+		add_location(&b, sfile, 0);
+	} else {
 		sb_str(&b, "??\n??:0\n");
+	}
 	return b.s;
 }
 
@@ -362,29 +534,18 @@ static bool nm_lookup(struct a2l_module *m, const char *func, size_t n, uint64_t
 	return false;
 }
 
-static char *script_inline(struct inline_resolver *r, const char *pc, const char *rawfunc,
-			   const char *mod)
+/* The script's inline(): addr2line on the address, and when it knows
+ * nothing, on the address nm gives the function (func, func_len; NULL:
+ * none) plus the offset. Returns the frames, outermost first, joined with
+ * ';' (malloc'd). */
+static char *script_inline(struct inline_resolver *r, uint64_t addr, const char *func, size_t func_len,
+			   uint64_t off, const char *mod)
 {
-	unsigned long long addr = strtoull(pc, NULL, 16);
 	char *out = inline_addr2line(r, mod, addr);
-	if (strstr(out, "??\n??:0")) {
-		/* ^(.+)\+0x([0-9a-f]+)$ */
-		const char *plus = NULL;
-		size_t rn = strlen(rawfunc);
-		for (size_t i = rn; i-- > 1;) {
-			if (rawfunc[i] == '+' && i + 3 < rn && rawfunc[i + 1] == '0' && rawfunc[i + 2] == 'x') {
-				plus = rawfunc + i;
-				break;
-			}
-		}
-		bool hex = plus != NULL;
-		for (const char *q = plus ? plus + 3 : NULL; hex && *q; q++)
-			hex = (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f');
-		uint64_t base;
-		if (hex && nm_lookup(module(r, mod), rawfunc, (size_t)(plus - rawfunc), &base)) {
-			free(out);
-			out = inline_addr2line(r, mod, base + strtoull(plus + 3, NULL, 16));
-		}
+	uint64_t base;
+	if (strstr(out, "??\n??:0") && func && nm_lookup(module(r, mod), func, func_len, &base)) {
+		free(out);
+		out = inline_addr2line(r, mod, base + off);
 	}
 	/* Pairs (function, file:line), innermost first; emit outermost first. */
 	char **items = NULL;
@@ -447,9 +608,25 @@ const char *inline_resolve(struct inline_resolver *r, const char *pc, size_t pc_
 			return e->result;
 	}
 	char *p = xmemdup0(pc, pc_len), *m = xmemdup0(mod, mod_len);
-	char *f = xmemdup0(rawfunc, rawfunc_len);
-	char *res = script_inline(r, p, f, m);
-	free(f);
+	/* ^(.+)\+0x([0-9a-f]+)$ on the symbol perf printed */
+	const char *plus = NULL;
+	for (size_t i = rawfunc_len; i-- > 1;) {
+		if (rawfunc[i] == '+' && i + 3 < rawfunc_len && rawfunc[i + 1] == '0' && rawfunc[i + 2] == 'x') {
+			plus = rawfunc + i;
+			break;
+		}
+	}
+	bool hex = plus != NULL;
+	for (const char *q = plus ? plus + 3 : NULL; hex && q < rawfunc + rawfunc_len; q++)
+		hex = (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f');
+	uint64_t off = 0;
+	if (hex) {
+		char *o = xmemdup0(plus + 3, (size_t)(rawfunc + rawfunc_len - plus - 3));
+		off = strtoull(o, NULL, 16);
+		free(o);
+	}
+	char *res = script_inline(r, strtoull(p, NULL, 16), hex ? rawfunc : NULL,
+				  hex ? (size_t)(plus - rawfunc) : 0, off, m);
 	VEC_GROW(r->ents, r->nents + 1, r->ents_alloc);
 	r->ents[r->nents] = (struct a2l_entry){ p, m, res };
 	bool inserted;
@@ -458,4 +635,11 @@ const char *inline_resolve(struct inline_resolver *r, const char *pc, size_t pc_
 		*slot = (uint32_t)r->nents;
 	r->nents++;
 	return res;
+}
+
+char *inline_resolve_frame(struct inline_resolver *r, uint64_t pc, const char *symbol, uint64_t offset,
+			   const char *mod)
+{
+	bool named = symbol && *symbol; /* (.+) needs a byte */
+	return script_inline(r, pc, named ? symbol : NULL, named ? strlen(symbol) : 0, offset, mod);
 }

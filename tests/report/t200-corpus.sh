@@ -73,6 +73,24 @@ else
 		not_ok "report corpus: a-fp-mt --script-pid" "perf script -F +pid gave nothing"
 	fi
 
+	# --inline: report's frames through the libdw engine collapse perf
+	# --inline uses, asked with the frame's fields, fold as the perf script
+	# text does (the workload binaries are in the private build-id cache)
+	if "$SCORCH" version | grep -q '+libdw'; then
+		for c in a-fp-mt c-kernel; do
+			"$SCORCH" collapse perf --inline --all "$K/$c.txt" >"$K/$c.inl.perf" 2>/dev/null
+			HOME=$H "$SCORCH" report -q --inline --all "$K/$c.data" >"$K/$c.inl.ours"
+			if [ -s "$K/$c.inl.perf" ] && ! cmp -s "$K/$c.inl.perf" "$K/$c.perf"; then
+				test_cmp "report corpus: $c --inline --all (as perf script | collapse perf --inline --all)" \
+					"$K/$c.inl.perf" "$K/$c.inl.ours"
+			else
+				not_ok "report corpus: $c --inline" "collapse perf --inline gave nothing new"
+			fi
+		done
+	else
+		skip "report corpus: --inline" "scorch built without elfutils"
+	fi
+
 	# DWARF capture against the shipped text (perf script here takes ~10 s)
 	if [ -n "${SCORCH_SANITIZED:-}" ]; then
 		skip "report corpus: e-cxx-dwarf" "large input, not under the sanitizers"
