@@ -149,51 +149,58 @@ static void describe_samples(const struct report_stats *st, const char *file, ch
 		 st->folded == 1 ? "" : "s", file ? file : "stdin");
 }
 
-int cmd_report(int argc, char **argv)
-{
-	struct report_opts o = { 0 };
-	const char *input = NULL, *output = NULL;
-	bool stats = false, script = false;
+/* What the command line asked for. */
+struct report_args {
+	struct report_opts o;
+	const char *input, *output;
+	bool stats, script;
 	struct graph_opts g;
-	graph_opts_init(&g);
-	/* The default unit, to know whether --countname changed it. */
-	const char *default_countname = g.svg.countname;
+	const char *default_countname; /* to know whether --countname changed it */
+	enum graph_format graph;
+};
+
+/* The options, checked. Returns 0 to run, -1 after --help, or an exit
+ * code: usage errors exit through cmd/usage.h (code 2), unreadable named
+ * files give 1. */
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	struct report_opts *o = &a->o;
 	static const char *const not_accepted[] = { "flamechart", NULL };
 	struct option *long_opts = graph_options_with(own_opts, not_accepted);
-	int c;
+	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:kqh", long_opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":i:o:kqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			input = optarg;
+			a->input = optarg;
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case OPT_PID:
-			o.pid = true;
+			o->pid = true;
 			break;
 		case OPT_TID:
-			o.tid = true;
+			o->tid = true;
 			break;
 		case OPT_KERNEL:
-			o.kernel = true;
+			o->kernel = true;
 			break;
 		case OPT_JIT:
-			o.jit = true;
+			o->jit = true;
 			break;
 		case OPT_ALL:
-			o.kernel = o.jit = true;
+			o->kernel = o->jit = true;
 			break;
 		case OPT_ADDRS:
-			o.addrs = true;
+			o->addrs = true;
 			break;
 		case OPT_EVENT_FILTER:
-			o.event_filter = optarg;
+			o->event_filter = optarg;
 			break;
 		case OPT_SCRIPT_PID:
-			o.script_pid = true;
+			o->script_pid = true;
 			break;
 		case OPT_MAX_STACK: {
 			char *end;
@@ -201,112 +208,132 @@ int cmd_report(int argc, char **argv)
 			long v = strtol(optarg, &end, 10);
 			if (*end || errno || v < 1 || v > 100000)
 				usage_error("report", "--max-stack: not a frame count: '%s'", optarg);
-			o.max_stack = (int)v;
+			o->max_stack = (int)v;
 			break;
 		}
 		case OPT_KALLSYMS:
-			o.sym.kallsyms = optarg;
+			o->sym.kallsyms = optarg;
 			break;
 		case OPT_SYMFS:
-			o.sym.symfs = optarg;
+			o->sym.symfs = optarg;
 			break;
 		case OPT_NO_DEMANGLE:
-			o.sym.no_demangle = true;
+			o->sym.no_demangle = true;
 			break;
 		case OPT_NO_INLINE:
-			o.no_inline = true;
+			o->no_inline = true;
 			break;
 		case OPT_INLINE:
-			o.inline_addr2line = true;
+			o->inline_addr2line = true;
 			break;
 		case 'k':
-			o.keep_going = true;
+			o->keep_going = true;
 			break;
 		case OPT_PER_CPU:
-			o.per_cpu = true;
+			o->per_cpu = true;
 			break;
 		case OPT_STATS:
-			stats = true;
+			a->stats = true;
 			break;
 		case OPT_SCRIPT:
-			script = true;
+			a->script = true;
 			break;
 		case 'q':
-			o.quiet = true;
+			o->quiet = true;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
-			free(long_opts);
-			graph_opts_release(&g);
-			return 0;
-		default: {
-			int rc = graph_opts_take(&g, "report", c, optarg, argv);
-			if (rc) {
-				free(long_opts);
-				graph_opts_release(&g);
-				return rc;
-			}
+			rc = -1;
 			break;
-		}
+		default:
+			rc = graph_opts_take(&a->g, "report", c, optarg, argv);
+			break;
 		}
 	}
 	free(long_opts);
+	if (rc)
+		return rc;
 	if (optind < argc) {
-		if (input)
+		if (a->input)
 			usage_error("report", "give the input once (-i or FILE)");
-		input = argv[optind++];
+		a->input = argv[optind++];
 	}
 	if (optind < argc)
 		usage_error("report", "unexpected argument '%s'", argv[optind]);
-	if (!input)
-		input = "perf.data";
-	usage_stdin_not_terminal("report", input, "a perf.data stream");
+	if (!a->input)
+		a->input = "perf.data";
+	usage_stdin_not_terminal("report", a->input, "a perf.data stream");
+#ifndef HAVE_ELFUTILS
+	if (o->inline_addr2line)
+		usage_error("report", "--inline needs scorch built with elfutils (libdw)");
+#endif
+	rc = graph_opts_for_output(&a->g, "report", a->output, o->quiet, &a->graph);
+	if (rc)
+		return rc;
+	if (a->script && a->graph)
+		usage_error("report", "--script writes text, not a graph");
 	/* Named files that are not there: said now, not silently unused. */
 	struct stat sst;
-	if (o.sym.kallsyms && access(o.sym.kallsyms, R_OK)) {
-		error("--kallsyms: cannot open '%s': %s", o.sym.kallsyms, strerror(errno));
-		graph_opts_release(&g);
-		return 1;
-	}
-	int symfs_err = !o.sym.symfs ? 0 : stat(o.sym.symfs, &sst) ? errno
-				   : S_ISDIR(sst.st_mode) ? 0 : ENOTDIR;
-	if (symfs_err) {
-		error("--symfs: '%s': %s", o.sym.symfs, strerror(symfs_err));
-		graph_opts_release(&g);
-		return 1;
-	}
-	enum graph_format graph;
-	int usage_rc = graph_opts_for_output(&g, "report", output, o.quiet, &graph);
-	if (usage_rc) {
-		graph_opts_release(&g);
-		return usage_rc;
-	}
+	if (o->sym.kallsyms && access(o->sym.kallsyms, R_OK))
+		return error("--kallsyms: cannot open '%s': %s", o->sym.kallsyms, strerror(errno)), 1;
+	int symfs_err = !o->sym.symfs ? 0 : stat(o->sym.symfs, &sst) ? errno
+				    : S_ISDIR(sst.st_mode) ? 0 : ENOTDIR;
+	if (symfs_err)
+		return error("--symfs: '%s': %s", o->sym.symfs, strerror(symfs_err)), 1;
+	return 0;
+}
 
-	struct input in;
-	int rc = 0;
-	if (input_load(&in, !strcmp(input, "-") ? NULL : input) < 0) {
-		rc = 1;
-		goto out_args;
+/* The folded stacks, or the graph, of p (read from the file called name). */
+static int write_profile(struct report_args *a, struct profile *p, const struct report_stats *st,
+			 const char *name)
+{
+	struct graph_opts *g = &a->g;
+	if (!a->graph) {
+		struct out *out = out_open(a->output);
+		if (!out)
+			return 1;
+		folded_write(p, out);
+		return out_commit(out) ? 1 : 0;
 	}
+	/* The graph says what it counts: the event's unit. */
+	if (g->svg.countname == a->default_countname && st->count_unit)
+		g->svg.countname = st->count_unit;
+	/* What, where and how, from the file's header, unless --title/--subtitle say. */
+	char title[600], subtitle[600];
+	if (!g->svg.title) {
+		describe_capture(st, name, title, sizeof(title));
+		g->svg.title = title;
+	}
+	if (!g->svg.subtitle) {
+		describe_samples(st, name, subtitle, sizeof(subtitle));
+		g->svg.subtitle = subtitle;
+	}
+	g->count_unit = st->count_unit;
+	return graph_exit_code(graph_render(p, g, a->graph, a->output));
+}
+
+/* Read the input, fold it, write the result. */
+static int run(struct report_args *a)
+{
+	struct input in;
+	if (input_load(&in, !strcmp(a->input, "-") ? NULL : a->input) < 0)
+		return 1;
 	struct profile p;
 	profile_init(&p);
 	struct report_stats st;
 	struct out *script_out = NULL;
-	if (script) {
-		if (graph)
-			usage_error("report", "--script writes text, not a graph");
-		script_out = out_open(output);
+	int rc = 0;
+	if (a->script) {
+		script_out = out_open(a->output);
 		if (!script_out) {
-			input_release(&in);
-			profile_release(&p);
 			rc = 1;
-			goto out_args;
+			goto out;
 		}
-		o.script = script_out;
+		a->o.script = script_out;
 	}
-	o.sites = graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
-	rc = report_fold(in.name, in.data, in.len, &o, &p, &st) < 0 ? 1 : 0;
-	if (rc && st.damaged && !o.keep_going)
+	a->o.sites = a->graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
+	rc = report_fold(in.name, in.data, in.len, &a->o, &p, &st) < 0 ? 1 : 0;
+	if (rc && st.damaged && !a->o.keep_going)
 		fprintf(stderr, "scorch: %s is damaged or truncated (a perf record that was killed?); "
 				"--keep-going uses what was read before the damage\n", in.name);
 	if (script_out) {
@@ -315,47 +342,33 @@ int cmd_report(int argc, char **argv)
 		else
 			rc = out_commit(script_out) ? 1 : 0;
 	}
-	if (stats)
+	if (a->stats)
 		fprintf(stderr,
 			"scorch: report: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64
 			" folded, %" PRIu64 " of other events, %" PRIu64 " unwound (%" PRIu64
 			" not), %" PRIu64 " out of time order\n",
 			st.records, st.samples, st.folded, st.skipped_event, st.unwound, st.unwind_failed,
 			st.sort_moves);
-	if (!rc && o.per_cpu && strpool_find(&p.names, "CPU ?", 5) != UINT32_MAX)
+	if (!rc && a->o.per_cpu && strpool_find(&p.names, "CPU ?", 5) != UINT32_MAX)
 		warn("report: --per-cpu: %s has samples without CPU numbers (CPU ?): record with "
 		     "-a or --sample-cpu", in.name);
-	if (!rc && !script) {
-		if (graph) {
-			/* The graph says what it counts: the event's unit. */
-			if (g.svg.countname == default_countname && st.count_unit)
-				g.svg.countname = st.count_unit;
-			/* What, where and how, from the file's header, unless
-			 * --title/--subtitle say. */
-			char title[600], subtitle[600];
-			if (!g.svg.title) {
-				describe_capture(&st, in.name, title, sizeof(title));
-				g.svg.title = title;
-			}
-			if (!g.svg.subtitle) {
-				describe_samples(&st, in.name, subtitle, sizeof(subtitle));
-				g.svg.subtitle = subtitle;
-			}
-			g.count_unit = st.count_unit;
-			rc = graph_exit_code(graph_render(&p, &g, graph, output));
-		} else {
-			struct out *out = out_open(output);
-			if (!out) {
-				rc = 1;
-			} else {
-				folded_write(&p, out);
-				rc = out_commit(out) ? 1 : 0;
-			}
-		}
-	}
+	if (!rc && !a->script)
+		rc = write_profile(a, &p, &st, in.name);
+out:
 	profile_release(&p);
 	input_release(&in);
-out_args:
-	graph_opts_release(&g);
 	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { 0 };
+	graph_opts_init(&a.g);
+	/* The default unit, to know whether --countname changed it. */
+	a.default_countname = a.g.svg.countname;
+	int rc = parse_args(argc, argv, &a);
+	if (!rc)
+		rc = run(&a);
+	graph_opts_release(&a.g);
+	return rc < 0 ? 0 : rc;
 }
