@@ -13,17 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The names of a frame, joined with '|' ("DROPPED" when the script drops it). */
-static char *join(const struct frame_text *fr, struct frame_opts o)
+/* The parts of pp joined with '|'. */
+static char *joined(const struct frame_parts *pp)
 {
-	struct frame_parts pp = { 0 };
-	if (!frame_names(fr, &o, &pp)) {
-		frame_parts_release(&pp);
-		return xstrdup("DROPPED");
-	}
 	char *out = xstrdup("");
-	for (size_t i = 0; i < pp.nr; i++) {
-		struct frame_slice s = frame_part(&pp, i);
+	for (size_t i = 0; i < pp->nr; i++) {
+		struct frame_slice s = frame_part(pp, i);
 		size_t n = strlen(out);
 		out = xrealloc(out, n + s.n + 2);
 		if (i)
@@ -31,6 +26,14 @@ static char *join(const struct frame_text *fr, struct frame_opts o)
 		memcpy(out + n, s.s, s.n);
 		out[n + s.n] = '\0';
 	}
+	return out;
+}
+
+/* The names of a frame, joined with '|' ("DROPPED" when the script drops it). */
+static char *join(const struct frame_text *fr, struct frame_opts o)
+{
+	struct frame_parts pp = { 0 };
+	char *out = frame_names(fr, &o, &pp) ? joined(&pp) : xstrdup("DROPPED");
 	frame_parts_release(&pp);
 	return out;
 }
@@ -44,21 +47,7 @@ static char *structured(const char *sym, const char *mod, const char *pc, struct
 	struct frame_fields ff = { .symbol = strcmp(sym, "[unknown]") ? sym : NULL, .offset = 0x1f,
 				   .module = mod, .pc = strtoull(pc, NULL, 16) };
 	struct frame_parts pp = { 0 };
-	char *out;
-	if (!frame_names_of(&ff, &o, &pp, &line, &alloc)) {
-		out = xstrdup("DROPPED");
-	} else {
-		out = xstrdup("");
-		for (size_t i = 0; i < pp.nr; i++) {
-			struct frame_slice s = frame_part(&pp, i);
-			size_t n = strlen(out);
-			out = xrealloc(out, n + s.n + 2);
-			if (i)
-				out[n++] = '|';
-			memcpy(out + n, s.s, s.n);
-			out[n + s.n] = '\0';
-		}
-	}
+	char *out = frame_names_of(&ff, &o, &pp, &line, &alloc) ? joined(&pp) : xstrdup("DROPPED");
 	frame_parts_release(&pp);
 	free(line);
 	return out;
