@@ -105,7 +105,9 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 		case 'o': o->output = optarg; break;
 		case 'h':
 		case OPT_HELP: o->help = true; break;
-		default: usage_bad_option("flamegraph", c, argv);
+		default:
+			free(options); /* usage_bad_option exits */
+			usage_bad_option("flamegraph", c, argv);
 		}
 	}
 	free(options);
