@@ -79,6 +79,11 @@ struct recorder {
 	uint64_t samples;
 	uint64_t blocks, block_ns;  /* the off-CPU part of samples, and its time */
 	struct record_unwinder *unwinder; /* NULL: frame pointers only */
+	/* User frames are named from here; each file's symbols are read the
+	 * first time one of its addresses enters a new stack, while sampling
+	 * runs, so that little is left to do when it ends. */
+	struct symbols *user_syms;
+	struct hashmap named;       /* user refs already looked up once */
 	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
 	size_t nr_unwound_alloc;
 	uint64_t nr_unwound;        /* samples unwound with DWARF */
@@ -114,6 +119,8 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	hashmap_init(&r->by_hash);
 	if (opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only)
 		r->unwinder = record_unwinder_new();
+	r->user_syms = symbols_new();
+	hashmap_init(&r->named);
 }
 
 const char *recorder_unwind_note(const struct recorder *r)
@@ -160,6 +167,8 @@ static void recorder_release(struct recorder *r)
 	free(r->events);
 	free(r->unwound);
 	record_unwinder_free(r->unwinder);
+	symbols_free(r->user_syms);
+	hashmap_release(&r->named);
 }
 
 static uint32_t intern_comm(struct recorder *r, const char *comm)
@@ -177,7 +186,32 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 		procmaps_exec(&r->maps, pid);
 }
 
-static void build_profile(struct recorder *r, struct profile *p, struct symbols *syms);
+static void build_profile(struct recorder *r, struct profile *p, struct symbols *kernel_syms);
+
+/* The symbolizer's view of the mapping a user ref fell in. */
+static const struct symbols_map *user_map(const struct recorder *r, const struct mapping *m, uint32_t pid,
+					  uint64_t ref, struct symbols_map *sm)
+{
+	*sm = (struct symbols_map){ (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid, m->start,
+				    m->end, m->pgoff, strpool_str(&r->maps.paths, m->path),
+				    m->start + procmaps_ref_offset(ref) };
+	return sm;
+}
+
+/* A user frame of a new stack: read its file's symbols now, while
+ * sampling (JIT maps are read at the end: they grow as code is made). */
+static void preload_user(struct recorder *r, uint32_t pid, uint64_t ref)
+{
+	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
+	bool inserted;
+	if (!m)
+		return;
+	hashmap_upsert(&r->named, ref, 0, &inserted);
+	if (inserted) {
+		struct symbols_map sm;
+		symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm));
+	}
+}
 
 uint64_t recorder_samples(const struct recorder *r)
 {
@@ -391,6 +425,8 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 			VEC_GROW(r->stacks, r->nr_stacks + 1, r->alloc_stacks);
 			idx = r->nr_stacks++;
 			r->stacks[idx] = k;
+			for (uint32_t i = 0; i < nr_user; i++)
+				preload_user(r, smp->pid, r->scratch[i]);
 			break;
 		}
 		if (same_stack(r, &r->stacks[*slot], &k, r->scratch)) {
@@ -440,7 +476,7 @@ struct frame_seq {
 struct builder {
 	struct recorder *r;
 	struct profile *p;
-	struct symbols *syms;
+	struct symbols *kernel_syms;
 	struct hashmap user_cache;   /* ref -> index into seqs */
 	struct hashmap kernel_cache; /* addr -> index into seqs */
 	struct frame_seq *seqs;
@@ -489,17 +525,17 @@ static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref
 	const struct mapping *m = procmaps_ref_mapping(&b->r->maps, ref);
 	const char *name = NULL, *module = "[unknown]";
 	if (m) {
-		module = strpool_str(&b->r->maps.paths, m->path);
-		struct symbols_map sm = { (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid,
-					  m->start, m->end, m->pgoff, module };
-		name = symbols_user(b->syms, &sm, m->start + procmaps_ref_offset(ref), &module);
+		struct symbols_map sm;
+		user_map(b->r, m, pid, ref, &sm);
+		name = symbols_user(b->r->user_syms, &sm, sm.addr, &module);
 	}
 	struct frame_seq fs = frame_seq_of(b, &b->user_cache, ref, name ? name : "[unknown]", module);
 	if (b->r->opts->sites && m) {
 		/* file offset in the module, or the address for JIT code */
 		uint64_t off = procmaps_ref_offset(ref);
 		uint64_t addr = frame_sites_runtime_module(module) ? m->start + off : m->pgoff + off;
-		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id, b->syms);
+		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id,
+				     b->r->user_syms);
 	}
 	return fs;
 }
@@ -507,10 +543,11 @@ static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref
 static struct frame_seq kernel_frame(struct builder *b, uint64_t addr)
 {
 	const char *module;
-	const char *name = symbols_kernel(b->syms, addr, &module);
+	const char *name = symbols_kernel(b->kernel_syms, addr, &module);
 	struct frame_seq fs = frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", module);
 	if (b->r->opts->sites)
-		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id, b->syms);
+		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id,
+				     b->kernel_syms);
 	return fs;
 }
 
@@ -646,9 +683,9 @@ static int cmp_event(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void build_profile(struct recorder *r, struct profile *p, struct symbols *syms)
+static void build_profile(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
 {
-	struct builder b = { .r = r, .p = p, .syms = syms };
+	struct builder b = { .r = r, .p = p, .kernel_syms = kernel_syms };
 	hashmap_init(&b.user_cache);
 	hashmap_init(&b.kernel_cache);
 	node_t *leaf = xmalloc((r->nr_stacks + 1) * sizeof(node_t));
@@ -716,9 +753,9 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		return RECORD_ERROR;
 	target_watch(&t, opts);
 	recorder_init(&r, opts);
-	struct symbols *syms = symbols_new();
+	struct symbols *kernel_syms = symbols_new();
 	pthread_t loader;
-	bool loading = !opts->user_only && !pthread_create(&loader, NULL, preload_kernel, syms);
+	bool loading = !opts->user_only && !pthread_create(&loader, NULL, preload_kernel, kernel_syms);
 
 	stats->unwind_note = recorder_unwind_note(&r);
 	enum record_backend be = opts->backend;
@@ -738,7 +775,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	if (loading)
 		pthread_join(loader, NULL);
 	if (ret == 0) {
-		build_profile(&r, out, syms);
+		build_profile(&r, out, kernel_syms);
 		stats->finish_seconds = record_now() - t0;
 		stats->finish_cpu_seconds = record_cpu_now() - c0;
 		stats->samples = r.samples;
@@ -749,7 +786,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		stats->reached = r.reached;
 		stats->unwound = r.nr_unwound;
 	}
-	symbols_free(syms);
+	symbols_free(kernel_syms);
 	recorder_release(&r);
 	return ret;
 }

@@ -27,6 +27,7 @@ struct symbols_map {
 	uint32_t pid;    /* the process it belonged to (JIT maps are per pid) */
 	uint64_t start, end, pgoff;
 	const char *path;
+	uint64_t addr;   /* an address inside it */
 };
 
 /* The build-id of module (a mapping's path, or "[kernel.kallsyms]": the
@@ -39,5 +40,9 @@ size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20]);
  * anonymous mapping (JIT code). */
 const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
 			 const char **module);
+/* Read the symbols of m's file now (at its first use), so that naming
+ * m->addr later costs a lookup; JIT code is left for the end, when its
+ * perf map file is complete. */
+void symbols_user_preload(struct symbols *s, const struct symbols_map *m);
 
 #endif
