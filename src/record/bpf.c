@@ -516,10 +516,13 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	}
 
 	double start = record_now(), last_scan = start, last_progress = 0;
-	struct pollfd *pfd = xcalloc(t->nr_watch + 1, sizeof(*pfd));
+	struct pollfd *pfd = xcalloc(t->nr_watch + 2, sizeof(*pfd));
 	while (!record_should_stop(o, t, start, stats)) {
-		/* Sleep, or wake at once when a target exits. */
-		poll(pfd, (nfds_t)target_pollfds(t, pfd), 50);
+		/* Sleep, or wake at once when a target exits or the program
+		 * finds the stack-copy ring a quarter full (ustack_send). */
+		size_t npfd = target_pollfds(t, pfd);
+		pfd[npfd++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(ustack_ring), .events = POLLIN };
+		poll(pfd, (nfds_t)npfd, 50);
 		double now = record_now();
 		ring_buffer__consume(ustack_ring); /* copies in, before the side band's records go out */
 		perf_sideband_drain(sideband);

@@ -103,6 +103,18 @@ static __always_inline int ustack_send(void *ctx, struct profile_ustack *u, cons
 		u->nr_user = n > 0 ? (__u32)n / 8 : 0;
 	}
 	ustack_set_regs(u, regs);
+	/* A ring filling up (a burst of events, each with its copy, as
+	 * page faults come): copy less the fuller it is, half from half
+	 * full, an eighth from seven eighths. The leaf end of the stack is
+	 * kept, and the copy is sent rather than refused. */
+	__u64 used = bpf_ringbuf_query(&ustacks, BPF_RB_AVAIL_DATA);
+	__u64 ring = bpf_ringbuf_query(&ustacks, BPF_RB_RING_SIZE);
+	if (used > ring / 2)
+		stack_size /= 2;
+	if (used > ring / 4 * 3)
+		stack_size /= 2;
+	if (used > ring / 8 * 7)
+		stack_size /= 2;
 	__u32 len = ustack_copy(u, regs->rsp, stack_size);
 	u->stack_len = len;
 	__u64 size = len;
@@ -110,7 +122,9 @@ static __always_inline int ustack_send(void *ctx, struct profile_ustack *u, cons
 	if (size > PROFILE_USTACK_MAX)
 		return -1;
 	size += PROFILE_USTACK_HEAD;
-	return bpf_ringbuf_output(&ustacks, u, size, 0) ? 1 : 0;
+	/* Wake user space once the ring is a quarter full, not per copy. */
+	__u64 wake = used > ring / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return bpf_ringbuf_output(&ustacks, u, size, wake) ? 1 : 0;
 }
 
 #endif
