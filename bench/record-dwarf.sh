@@ -13,10 +13,17 @@
 #    later and is not counted).
 # 2. Bytes moved from the kernel per sample.
 # 3. End of sampling to SVG written, FINISH_SECONDS (default 30) of -a at
-#    999 Hz with the demo workload running, per backend, default options.
+#    999 Hz with the demo workload running, per backend, default options;
+#    FINISH_LOAD=build runs a looping `make -j2` of a scratch clone of this
+#    repository instead (many short processes: compilers, shells, the
+#    linker), which is what per-process unwinding costs show on.
+# 4. With PERF_DATA=FILE (a `perf record -a --call-graph dwarf` capture),
+#    the CPU time record's collector takes per sample on it
+#    (build/bench/record_replay: unwinding included, no sampling).
 #
 #   bench/record-dwarf.sh
 #   REPS=5 ROUNDS=4000 FINISH_SECONDS=10 bench/record-dwarf.sh
+#   OVERHEAD=0 FINISH_LOAD=build PERF_DATA=sys.data bench/record-dwarf.sh
 #
 # Needs root. The machine this was written on is shared by several
 # engineers: read CPU seconds rather than wall time, and repeat.
@@ -71,6 +78,7 @@ under_perf() { # CALLGRAPH HZ
 	[ -n "$n" ] && [ "$n" -gt 0 ] && echo $(($(wc -c <"$TMP/perf.data") / n)) >"$TMP/bps"
 }
 
+if [ "${OVERHEAD:-1}" != 0 ]; then
 echo "# record overhead: burn -n $ROUNDS (-O2 -fomit-frame-pointer), median of $REPS runs, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 base=$(run_case baseline) || exit 1
 set -- $base
@@ -94,14 +102,34 @@ for hz in 99 999; do
 	row "perf record --call-graph dwarf $hz" under_perf dwarf $hz
 done
 
+fi
 echo
-echo "# end of sampling -> SVG written: ${FINISH_SECONDS}s of -a at 999 Hz, demo workload running"
+FINISH_LOAD=${FINISH_LOAD:-demo}
+if [ "$FINISH_LOAD" = build ]; then
+	git clone -q "$ROOT" "$TMP/clone" || exit 1
+	# The load in its own session, so that it ends with every child.
+	load() { setsid sh -c 'echo $$ >"$1/load.pid"; cd "$1/clone" &&
+		while :; do make clean >/dev/null 2>&1; make -j2 >/dev/null 2>&1; done' sh "$TMP" & }
+	unload() { kill -- -"$(cat "$TMP/load.pid")" 2>/dev/null; }
+else
+	load() { "$TMP/demo" $((FINISH_SECONDS + 2)) >/dev/null & }
+	unload() { wait; }
+fi
+echo "# end of sampling -> SVG written: ${FINISH_SECONDS}s of -a at 999 Hz, load: $FINISH_LOAD"
 for be in perf bpf; do
-	"$TMP/demo" $((FINISH_SECONDS + 2)) >/dev/null &
-	dp=$!
-	/usr/bin/time -f '%M' -o "$TMP/rss" "$SCORCH" record --no-progress --backend $be -a -F 999 \
+	load
+	sleep 2
+	/usr/bin/time -f '%M %U %S' -o "$TMP/rss" "$SCORCH" record --no-progress --backend $be -a -F 999 \
 		-d "$FINISH_SECONDS" -o "$TMP/all-$be.svg" 2>"$TMP/err"
-	wait $dp
+	unload
 	line=$(grep 'output written' "$TMP/err")
-	printf '%-5s peak RSS %s KiB: %s\n' $be "$(cat "$TMP/rss")" "$(echo "$line" | sed 's/^scorch: //')"
+	set -- $(cat "$TMP/rss")
+	printf '%-5s peak RSS %s KiB, scorch CPU %.2f s: %s\n' $be "$1" "$(awk -v u="$2" -v s="$3" 'BEGIN { print u + s }')" \
+		"$(echo "$line" | sed 's/^scorch: //')"
 done
+
+if [ -n "${PERF_DATA:-}" ]; then
+	echo
+	echo "# record's collector on $PERF_DATA (DWARF unwinding included)"
+	make -s build/bench/record_replay >/dev/null && build/bench/record_replay "$PERF_DATA"
+fi
