@@ -26,7 +26,6 @@ struct segment {
 
 struct unwind_file {
 	uint32_t id;        /* index in unwind_tables.files */
-	int fd;             /* -1 for an image in memory */
 	char *image;        /* the vdso's copy, or NULL */
 	Elf *elf;
 	Dwarf_CFI *eh;      /* .eh_frame (owned by elf's CFI cache: dwarf_cfi_end) */
@@ -72,8 +71,6 @@ static void file_free(struct unwind_file *f)
 		dwarf_end(f->dwarf);
 	if (f->elf)
 		elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
 	free(f->image);
 	free(f->segs);
 	free(f);
@@ -120,16 +117,22 @@ static char *own_vdso(size_t *len)
 static struct unwind_file *file_open(const char *path)
 {
 	struct unwind_file *f = xcalloc(1, sizeof(*f));
-	f->fd = -1;
 	if (!strcmp(path, "[vdso]")) {
 		size_t len = 0;
 		f->image = own_vdso(&len);
 		if (f->image)
 			f->elf = elf_memory(f->image, len);
 	} else if (path[0] == '/') {
-		f->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (f->fd >= 0)
-			f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+		/* Mapped whole, so the descriptor can go at once: a
+		 * system-wide recording meets more files than a process may
+		 * keep open. */
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+			if (f->elf)
+				elf_cntl(f->elf, ELF_C_FDDONE);
+			close(fd);
+		}
 	}
 	GElf_Ehdr ehdr;
 	size_t phnum;
