@@ -131,7 +131,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'l': a->label = true; break;
 		case 'S': a->sample_index = optarg; break;
 		case 'h': a->help = true; break;
-		default: rc = graph_opts_take(&a->graph, "merge", c, optarg, argv);
+		default:
+			if (!graph_opt_code(c)) {
+				free(long_opts); /* exits: nothing left behind for LeakSanitizer */
+				usage_bad_option("merge", c, argv);
+			}
+			rc = graph_opts_take(&a->graph, "merge", c, optarg, argv);
 		}
 	}
 	free(long_opts);
