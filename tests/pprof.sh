@@ -53,3 +53,24 @@ pp_resymbolize_diff() { # PROFILE FILE
 			print "checked", n + 0
 		}' "$TMPDIR/pp-ours.raw" "$TMPDIR/pp-theirs.raw"
 }
+
+# "NAME FILE OFFSET" for each function of each Location of `go tool pprof
+# -raw` in a Mapping (inlined ones too; OFFSET: address - start + offset in
+# hex, the place in FILE, whatever the mapping's layout), sorted.
+pp_name_offsets() { # PROFILE
+	PPROF_TMPDIR=$TMPDIR go tool pprof -raw "$1" 2>"$TMPDIR/pprof.err" | awk '
+		function hex(s,   i, v, c) { v = 0; s = tolower(substr(s, 3))
+			for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
+			return v }
+		/^Locations/ { loc = 1; maps = 0; next }
+		/^Mappings/ { loc = 0; maps = 1; next }
+		loc && $3 ~ /^M=/ { n++; raw[n] = substr($2, 3); addr[n] = hex($2); map[n] = substr($3, 3); name[n] = $4; next }
+		loc && /^              *[^ ]/ && n { n++; raw[n] = raw[n - 1]; addr[n] = addr[n - 1]; map[n] = map[n - 1]; name[n] = $1 }
+		maps && $1 ~ /^[0-9]+:$/ { id = substr($1, 1, length($1) - 1); split($2, g, "/")
+			start[id] = hex(g[1]); off[id] = hex(g[3]); same[id] = g[1] == g[3]; file[id] = $3 }
+		END { for (i = 1; i <= n; i++) if (map[i] in start) {
+			# awk numbers are doubles: kernel addresses only as text
+			a = same[map[i]] ? raw[i] : sprintf("%x", addr[i] - start[map[i]] + off[map[i]])
+			print name[i], file[map[i]], a } }' |
+		LC_ALL=C sort -u
+}

@@ -40,6 +40,8 @@ const char collapse_usage[] =
 	"options:\n"
 	"  -o, --output FILE     write to FILE (replaced only when all went well);\n"
 	"                        FILE.pb.gz: pprof, FILE.speedscope.json: speedscope\n"
+	"      --format NAME     pprof or speedscope output whatever the -o name; or the\n"
+	"                        input format (as the FORMAT operand)\n"
 	"      --strict          a line that cannot be parsed is an error (exit 1)\n"
 	"  -j, --threads N       parser threads (perf; default: one per CPU)\n"
 	"      --list            list the formats\n"
@@ -74,7 +76,7 @@ static void list_formats(FILE *f)
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
 	OPT_SRCLINE, OPT_STRICT, OPT_INCLUDE_OFFSETS, OPT_NO_MODULES, OPT_LIST, OPT_EVENT_FILTER,
-	OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX,
+	OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX, OPT_FORMAT,
 };
 
 static const struct option long_options[] = {
@@ -95,6 +97,7 @@ static const struct option long_options[] = {
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "ghcprof-column", required_argument, NULL, OPT_GHCPROF_COLUMN },
 	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "threads", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
@@ -103,6 +106,8 @@ static const struct option long_options[] = {
 struct args {
 	struct collapse_opts opts;
 	const char *output;
+	const char *format;           /* --format: an output or an input format */
+	enum graph_format out_format; /* --format pprof/speedscope; NONE: by -o's name */
 	char **files; /* the operands: [FORMAT] FILE... */
 	int nr_files;
 	bool list, help;
@@ -143,6 +148,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case OPT_EVENT_FILTER: o->event_filter = optarg; break;
 		case OPT_GHCPROF_COLUMN: o->ghcprof_column = optarg; break;
 		case OPT_SAMPLE_INDEX: o->sample_index = optarg; break;
+		case OPT_FORMAT: a->format = optarg; break;
 		case 'o': a->output = optarg; break;
 		case 'j': o->threads = thread_count(optarg); break;
 		default: usage_bad_option("collapse", c, argv);
@@ -243,7 +249,7 @@ static int run(struct args *a, const struct collapse_format *fmt)
 		input_release(&in[i]);
 	free(in);
 	if (!ret)
-		ret = save_profile(&p, a->output, unit);
+		ret = save_profile(&p, a->output, a->out_format, unit);
 	profile_release(&p);
 	return ret ? 1 : 0;
 }
@@ -261,6 +267,17 @@ int cmd_collapse(int argc, char **argv)
 		return 0;
 	}
 	output_format("collapse", a.output, WRITES_FOLDED | WRITES_DATA);
-	const struct collapse_format *fmt = named_format(&a);
+	const struct collapse_format *fmt = NULL;
+	if (a.format) {
+		/* as flamegraph's --format: an output format, else the input's */
+		enum graph_format gf = graph_format_find(a.format);
+		if (graph_format_is_data(gf))
+			a.out_format = gf;
+		else if (!(fmt = collapse_find(a.format)))
+			usage_error("collapse", "--format: '%s' is neither an output format collapse writes "
+				    "(pprof, speedscope) nor an input format (scorch collapse --list)", a.format);
+	}
+	if (!fmt)
+		fmt = named_format(&a);
 	return run(&a, fmt);
 }

@@ -170,7 +170,7 @@ int cmd_diff(int argc, char **argv)
 	int ret = load(&before, a.before, a.sample_index) || load(&after, a.after, a.sample_index);
 	if (!ret) {
 		diff_profiles(&out, &before, &after, &a);
-		ret = save_profile(&out, a.output, NULL) ? 1 : 0;
+		ret = save_profile(&out, a.output, GRAPH_FORMAT_NONE, NULL) ? 1 : 0;
 	}
 	profile_release(&before);
 	profile_release(&after);

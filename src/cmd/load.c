@@ -62,9 +62,9 @@ int load_profile(struct profile *p, const char *path, const char *sample_index, 
 	return ret;
 }
 
-int save_profile(const struct profile *p, const char *output, const char *unit)
+int save_profile(const struct profile *p, const char *output, enum graph_format format, const char *unit)
 {
-	enum graph_format f = graph_format_for_path(output);
+	enum graph_format f = format ? format : graph_format_for_path(output);
 	struct out *o = out_open(output);
 	if (!o)
 		return -1;

@@ -6,6 +6,7 @@
 #define SCORCH_CMD_LOAD_H
 
 #include "profile/profile.h"
+#include "render/graph.h"
 
 #include <stdbool.h>
 
@@ -31,11 +32,12 @@ struct stacks_opts {
 };
 int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o);
 
-/* Write p to output (NULL or "-": stdout) in the data format its name asks
- * for (.pb.gz, .speedscope.json; unit: what the counts are, NULL
- * samples), else as folded stacks; the file is
+/* Write p to output (NULL or "-": stdout) in data format `format`, or
+ * (GRAPH_FORMAT_NONE) the one its name asks for (.pb.gz,
+ * .speedscope.json; unit: what the counts are, NULL samples), else as
+ * folded stacks; the file is
  * replaced only when all went well. Returns 0, or -1 after printing an
  * error. */
-int save_profile(const struct profile *p, const char *output, const char *unit);
+int save_profile(const struct profile *p, const char *output, enum graph_format format, const char *unit);
 
 #endif

@@ -166,7 +166,7 @@ static int run(struct args *a)
 			a->graph.svg.countname = unit;
 		rc = graph_exit_code(graph_render(&p, &a->graph, a->format, a->output));
 	} else if (!rc) {
-		rc = save_profile(&p, a->output, unit) ? 1 : 0;
+		rc = save_profile(&p, a->output, GRAPH_FORMAT_NONE, unit) ? 1 : 0;
 	}
 	profile_release(&p);
 	for (int i = 0; i < n; i++)

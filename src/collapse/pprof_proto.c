@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "base/protobuf.h"
 #include "collapse/common.h"
+#include "profile/frame_sites.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ struct pprof {
 	struct readers samples, locations, functions, mappings;
 	struct hashmap function_ids, mapping_ids; /* id -> index */
 	sym_t *function_syms, *mapping_syms;       /* by index */
+	uint32_t *mapping_modules;                 /* by index: frame_sites module, 0 none */
+	struct pprof_mapping *mapping_geo;         /* by index: start, offset, runtime */
 	struct hashmap location_ids;               /* id -> index */
 	sym_t *loc_syms;                           /* every location's frames, root first */
 	size_t nloc_syms, loc_syms_alloc;
@@ -214,19 +217,83 @@ static int index_ids(struct pprof *pp, struct profile *p, const struct readers *
 	return 0;
 }
 
-/* Location: 1 id, 2 mapping_id, 4 line { 1 function_id }. Its frames, root
- * first: the lines are innermost first, so the last line comes first. */
+struct pprof_mapping {
+	uint64_t start, offset;
+	bool runtime; /* addresses kept as they are (kernel, or "already adjusted") */
+};
+
+/* A build-id as bytes: pprof writes it as text, usually hex (perf's, GNU's);
+ * other text (Go's own build ids) gives none. Returns the length. */
+static size_t build_id_bytes(struct slice s, uint8_t id[FRAME_BUILD_ID_MAX])
+{
+	if (!s.n || s.n % 2 || s.n > 2 * FRAME_BUILD_ID_MAX)
+		return 0;
+	for (size_t i = 0; i < s.n; i++) {
+		char c = s.s[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (v < 0)
+			return 0;
+		if (i % 2)
+			id[i / 2] = (uint8_t)(id[i / 2] << 4 | v);
+		else
+			id[i / 2] = (uint8_t)v;
+	}
+	return s.n / 2;
+}
+
+/* Mapping: 1 id, 2 memory_start, 3 memory_limit, 4 file_offset, 5 filename,
+ * 6 build_id. Each file's mapping becomes a frame_sites module (so a pprof
+ * written from this profile keeps it); its locations' addresses become
+ * file offsets (address - start + offset), except for the kernel ("[...]")
+ * and pprof's "already adjusted" mapping (start and offset 0, limit 0 or
+ * all ones), which keep them. */
+static int index_mapping_sites(struct pprof *pp, struct profile *p)
+{
+	pp->mapping_modules = xcalloc(pp->mappings.n + 1, sizeof(*pp->mapping_modules));
+	pp->mapping_geo = xcalloc(pp->mappings.n + 1, sizeof(*pp->mapping_geo));
+	for (size_t i = 0; i < pp->mappings.n; i++) {
+		struct pb_reader r = pp->mappings.v[i];
+		struct pb_field f;
+		const char *why;
+		size_t at, start = r.pos;
+		int k;
+		uint64_t v[7] = { 0 };
+		while ((k = pb_next(&r, &f, &why, &at)) > 0)
+			if (f.wire == PB_VARINT && f.number >= 2 && f.number <= 6)
+				v[f.number] = f.value;
+		if (k < 0)
+			return bad(pp, at, why);
+		struct slice file = { "", 0 }, id_text = { "", 0 };
+		if (string_at(pp, v[5], start, &file) || string_at(pp, v[6], start, &id_text))
+			return -1;
+		if (!file.n)
+			continue;
+		uint8_t id[FRAME_BUILD_ID_MAX];
+		size_t id_len = build_id_bytes(id_text, id);
+		bool runtime = file.s[0] == '[' || (!v[2] && !v[4] && (!v[3] || v[3] == UINT64_MAX));
+		pp->mapping_geo[i] = (struct pprof_mapping){ v[2], v[4], runtime };
+		pp->mapping_modules[i] = frame_sites_module(p, file.s, file.n, id, id_len, runtime);
+	}
+	return 0;
+}
+
+/* Location: 1 id, 2 mapping_id, 3 address, 4 line { 1 function_id }. Its
+ * frames, root first: the lines are innermost first, so the last line
+ * comes first. */
 static int resolve_location(struct pprof *pp, struct profile *p, size_t li, sym_t unknown)
 {
 	struct pb_reader r = pp->locations.v[li];
 	struct pb_field f;
 	const char *why;
 	size_t at, start = r.pos, first = pp->nloc_syms;
-	uint64_t mapping = 0;
+	uint64_t mapping = 0, address = 0;
 	int k;
 	while ((k = pb_next(&r, &f, &why, &at)) > 0) {
 		if (f.number == 2 && f.wire == PB_VARINT) {
 			mapping = f.value;
+		} else if (f.number == 3 && f.wire == PB_VARINT) {
+			address = f.value;
 		} else if (f.number == 4 && f.wire == PB_LEN) {
 			struct pb_reader lr = f.sub;
 			struct pb_field lf;
@@ -248,18 +315,22 @@ static int resolve_location(struct pprof *pp, struct profile *p, size_t li, sym_
 	if (k < 0)
 		return bad(pp, at, why);
 	size_t n = pp->nloc_syms - first;
+	uint32_t mi = UINT32_MAX;
+	if (mapping && !hashmap_get(&pp->mapping_ids, mapping, &mi))
+		return bad(pp, start, "a location names a mapping id that does not exist");
 	if (!n) {
-		uint32_t mi;
 		sym_t s = unknown;
-		if (mapping) {
-			if (!hashmap_get(&pp->mapping_ids, mapping, &mi))
-				return bad(pp, start, "a location names a mapping id that does not exist");
-			if (pp->mapping_syms[mi] != UINT32_MAX)
-				s = pp->mapping_syms[mi];
-		}
+		if (mi != UINT32_MAX && pp->mapping_syms[mi] != UINT32_MAX)
+			s = pp->mapping_syms[mi];
 		VEC_GROW(pp->loc_syms, pp->nloc_syms + 1, pp->loc_syms_alloc);
 		pp->loc_syms[pp->nloc_syms++] = s;
 		n = 1;
+	}
+	if (mi != UINT32_MAX && pp->mapping_modules[mi] && address) {
+		const struct pprof_mapping *g = &pp->mapping_geo[mi];
+		uint64_t a = g->runtime ? address : address - g->start + g->offset;
+		for (size_t i = first; i < first + n; i++)
+			frame_sites_note(p, pp->loc_syms[i], pp->mapping_modules[mi], a);
 	}
 	/* innermost first -> root first */
 	for (size_t i = 0; i < n / 2; i++) {
@@ -269,7 +340,6 @@ static int resolve_location(struct pprof *pp, struct profile *p, size_t li, sym_
 	}
 	pp->loc_first[li] = first;
 	pp->loc_count[li] = n;
-	(void)p;
 	return 0;
 }
 
@@ -403,6 +473,8 @@ static void release(struct pprof *pp)
 	hashmap_release(&pp->location_ids);
 	free(pp->function_syms);
 	free(pp->mapping_syms);
+	free(pp->mapping_modules);
+	free(pp->mapping_geo);
 	free(pp->loc_syms);
 	free(pp->loc_first);
 	free(pp->loc_count);
@@ -425,7 +497,8 @@ int pprof_proto_parse(struct profile *p, const struct collapse_source *src,
 	    choose_index(&pp, opts->sample_index, &index) ||
 	    index_ids(&pp, p, &pp.functions, &pp.function_ids, &pp.function_syms, 2, 3, false, &buf, &alloc) ||
 	    index_ids(&pp, p, &pp.mappings, &pp.mapping_ids, &pp.mapping_syms, 5, 5, true, &buf, &alloc) ||
-	    index_ids(&pp, p, &pp.locations, &pp.location_ids, NULL, 0, 0, false, &buf, &alloc))
+	    index_ids(&pp, p, &pp.locations, &pp.location_ids, NULL, 0, 0, false, &buf, &alloc) ||
+	    index_mapping_sites(&pp, p))
 		goto out;
 	pp.loc_first = xcalloc(pp.locations.n + 1, sizeof(*pp.loc_first));
 	pp.loc_count = xcalloc(pp.locations.n + 1, sizeof(*pp.loc_count));

@@ -16,7 +16,9 @@ int pprof_proto_probe(const char *head, size_t n);
  * such as "cpu" or "alloc_space", or its 0-based number; default: the
  * profile's default_sample_type, else its last, as go tool pprof does).
  * A frame is its function's name; a location without one is "[file]" of
- * its mapping, else "[unknown]". Returns 0, or -1 with an error naming the
+ * its mapping, else "[unknown]". Mappings with a file name, and the
+ * addresses of their locations, become the profile's frame sites
+ * (profile/frame_sites.h), so that pprof written back keeps them. Returns 0, or -1 with an error naming the
  * byte offset. */
 int pprof_proto_parse(struct profile *p, const struct collapse_source *src,
 		      const struct collapse_opts *opts);

@@ -156,3 +156,38 @@ else
 	skip "pprof in -> out: nanoseconds stay cpu/nanoseconds" "no go (Debian golang-go)"
 	skip "pprof in -> out: collapse keeps cpu/nanoseconds" "no go (Debian golang-go)"
 fi
+
+# pprof in -> out keeps Mappings and addresses: each function scorch
+# writes sits at a place in its file (address - start + offset) where Go's
+# own profile has that function (a name has one address in scorch's, the
+# first seen). Through flamegraph and through merge (under a host root).
+if command -v go >/dev/null 2>&1; then
+	pp_name_offsets "$gocpu" >"$pp/gocpu.offsets"
+	"$SCORCH" merge host="$gocpu" -o "$pp/gocpu-merged.pb.gz" 2>"$pp/err"
+	for f in gocpu-again gocpu-merged; do
+		pp_name_offsets "$pp/$f.pb.gz" >"$pp/$f.offsets"
+		extra=$(LC_ALL=C comm -13 "$pp/gocpu.offsets" "$pp/$f.offsets")
+		n=$(wc -l <"$pp/$f.offsets")
+		if [ "$n" -ge 5 ] && [ -z "$extra" ]; then
+			ok "pprof in -> out ($f): $n functions keep their file and place in it"
+		else
+			not_ok "pprof in -> out ($f): functions keep their file and place in it" "$n; not in Go's: $extra"
+		fi
+	done
+else
+	skip "pprof in -> out (gocpu-again): functions keep their file and place in it" "no go (Debian golang-go)"
+	skip "pprof in -> out (gocpu-merged): functions keep their file and place in it" "no go (Debian golang-go)"
+fi
+
+# collapse --format: pprof or speedscope whatever the output's name (as
+# flamegraph's --format), or the input format; anything else is a usage error.
+"$SCORCH" collapse "$pp/lua-in.folded" -o "$pp/byname.pb.gz"
+"$SCORCH" collapse folded "$pp/lua-in.folded" >"$pp/lua-in.sorted"
+expect_exit "collapse --format pprof to stdout" 0 sh -c "\"$SCORCH\" collapse --format pprof \"$pp/lua-in.folded\" >\"$pp/fmt.pb.gz\""
+test_cmp "collapse --format pprof writes what -o x.pb.gz writes" "$pp/byname.pb.gz" "$pp/fmt.pb.gz"
+expect_exit "collapse --format speedscope -o x.txt" 0 "$SCORCH" collapse --format speedscope "$pp/lua-in.folded" -o "$pp/fmt.txt"
+expect_grep "collapse --format speedscope writes speedscope" '"exporter":"scorch"' "$pp/fmt.txt"
+expect_exit "collapse --format folded names the input format" 0 "$SCORCH" collapse --format folded "$pp/lua-in.folded"
+test_cmp "collapse --format folded: the stacks" "$pp/lua-in.sorted" "$TMPDIR/out"
+expect_exit "collapse --format svg is a usage error" 2 "$SCORCH" collapse --format svg "$pp/lua-in.folded"
+expect_grep "collapse --format svg: says what it writes" "neither an output format collapse writes (pprof, speedscope)" "$TMPDIR/err"

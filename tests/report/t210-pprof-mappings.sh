@@ -11,7 +11,7 @@
 # and t100-live.sh's $live_why.
 . tests/pprof.sh
 
-pm_names="corpus-build-ids corpus-traces kernel-build-id"
+pm_names="corpus-build-ids corpus-traces kernel-build-id merge-mappings merge-places"
 if [ -n "$corpus_why" ]; then
 	for n in $pm_names; do skip "report pprof: $n" "$corpus_why"; done
 elif ! command -v go >/dev/null 2>&1; then
@@ -49,6 +49,16 @@ else
 	[ -s "$K/a-fp-mt.want" ] || not_ok "report pprof: a-fp-mt: report folded nothing"
 	test_cmp "report pprof: a-fp-mt: go tool pprof -traces gives back report's stacks ($(wc -l <"$K/a-fp-mt.want") stacks)" \
 		"$K/a-fp-mt.want" "$K/a-fp-mt.traces"
+	# merge keeps them: from the perf.data (folded as report folds it) and
+	# from report's pprof, under a root per host
+	HOME=$H "$SCORCH" merge h1="$K/a-fp-mt.data" h2="$K/a-fp-mt.pb.gz" -o "$K/merged.pb.gz" 2>"$K/err"
+	pp_mapping_ids "$K/merged.pb.gz" >"$K/merged.ids"
+	test_cmp "report pprof: merge of perf.data and pprof keeps the Mappings and build-ids" \
+		"$K/a-fp-mt.ids" "$K/merged.ids"
+	pp_name_offsets "$K/a-fp-mt.pb.gz" >"$K/a-fp-mt.offsets"
+	pp_name_offsets "$K/merged.pb.gz" >"$K/merged.offsets"
+	test_cmp "report pprof: ... and each function's place in its file ($(wc -l <"$K/a-fp-mt.offsets") functions)" \
+		"$K/a-fp-mt.offsets" "$K/merged.offsets"
 	rm -f "$K/a-fp-mt.data" "$K/c-kernel.data"
 fi
 
