@@ -383,7 +383,10 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 	 * the other, and for each list the weight of the narrow items that
 	 * sort before each of its items and after the last. */
 	struct kid_items wide = { 0 };
-	double *gap = NULL;
+	struct gap {
+		double weight;
+		bool any; /* some narrow item, even of weight 0 */
+	} *gap = NULL;
 	size_t gap_nr = 0, gap_alloc = 0;
 	struct range {
 		size_t start, next, end; /* in wide.v */
@@ -417,38 +420,45 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 			sort_siblings(p, wide.v + start, k);
 			VEC_GROW(gap, gap_nr + k + 1, gap_alloc);
 			for (size_t j = 0; j <= k; j++)
-				gap[gap_nr + j] = 0;
+				gap[gap_nr + j] = (struct gap){ 0, false };
 			for (uint32_t i = 0; i < cap; i++) {
 				node_t c = slots ? slots[i].child : kids;
 				if (!c || !live[c] || !(below[c] + p->nodes[c].self[1] < narrow))
 					continue;
 				if (!k) {
-					gap[gap_nr] += below[c] + p->nodes[c].self[1];
+					gap[gap_nr].weight += below[c] + p->nodes[c].self[1];
+					gap[gap_nr].any = true;
 					continue;
 				}
-				if (live[c] & 1)
-					gap[gap_nr + rank_among(p, wide.v + start, k, c, self_terminator, false)] +=
-						p->nodes[c].self[1];
-				if (live[c] & 2)
-					gap[gap_nr + rank_among(p, wide.v + start, k, c, ';', true)] += below[c];
+				struct gap *g;
+				if (live[c] & 1) {
+					g = &gap[gap_nr + rank_among(p, wide.v + start, k, c, self_terminator, false)];
+					g->weight += p->nodes[c].self[1];
+					g->any = true;
+				}
+				if (live[c] & 2) {
+					g = &gap[gap_nr + rank_among(p, wide.v + start, k, c, ';', true)];
+					g->weight += below[c];
+					g->any = true;
+				}
 			}
 			VEC_GROW(stack, depth + 1, stack_alloc);
 			stack[depth++] = (struct range){ start, start, wide.nr, gap_nr, parent };
 			gap_nr += k + 1;
 		}
-		/* The next step: the narrow weight before the next wide item
-		 * (a gap of weight 0 is no step: its lines would only close
-		 * the frames below the parent, which the next step does at the
-		 * same time), then that item: an own line, or lines below to
-		 * descend into. */
+		/* The next step: the narrow lines before the next wide item
+		 * (a step even when they weigh 0: they close the open frames
+		 * below the parent, which splits a frame whose own line and
+		 * lines below sort on either side of them), then that item:
+		 * an own line, or lines below to descend into. */
 		descend = false;
 		while (depth) {
 			struct range *r = &stack[depth - 1];
-			double *g = &gap[r->gaps + (r->next - r->start)];
-			if (*g > 0) {
+			struct gap *g = &gap[r->gaps + (r->next - r->start)];
+			if (g->any) {
 				VEC_GROW(out, out_nr + 1, out_alloc);
-				out[out_nr++] = (struct flow_step){ r->owner, *g, false };
-				*g = 0;
+				out[out_nr++] = (struct flow_step){ r->owner, g->weight, false };
+				g->any = false;
 			}
 			if (r->next == r->end) {
 				wide.nr = r->start;

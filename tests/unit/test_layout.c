@@ -171,3 +171,75 @@ TEST(layout_total_widens_and_empty_input)
 	layout_release(&l);
 	profile_release(&p);
 }
+
+/* With integer counts, a graph with a minimum width orders only the wide
+ * frames' lines (profile_flow_steps): its frames must be exactly those of
+ * the full flow over every sorted line (minimum width 0) that are at least
+ * that wide. Random profiles over names that sort around their own
+ * terminators ("a" "a-" "a b" "ab": own lines and subtrees split), empty
+ * frames, zero and differential counts. */
+TEST(layout_pruned_flow_is_the_full_flow_pruned)
+{
+	static const char *names[] = { "a", "a-", "a b", "ab", "a.b", "b", "--", "-", "", "x_[k]", "zz" };
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	char *text = NULL;
+	size_t cap = 0;
+	for (int round = 0; round < 300; round++) {
+		size_t n = 0;
+		int lines = 1 + (int)(rng % 40);
+		bool diff = rng % 5 == 0;
+		for (int i = 0; i < lines; i++) {
+			if (cap < n + 512) {
+				cap = cap * 2 + 1024;
+				text = realloc(text, cap);
+			}
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			int depth = 1 + (int)(rng % 6);
+			for (int d = 0; d < depth; d++) {
+				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+				n += (size_t)sprintf(text + n, "%s%s", d ? ";" : "",
+						     names[rng % (sizeof(names) / sizeof(*names))]);
+			}
+			static const unsigned counts[] = { 0, 1, 2, 3, 10, 100, 1000, 54321 };
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			unsigned c = counts[rng % 8], before = counts[(rng >> 8) % 8];
+			if (diff)
+				n += (size_t)sprintf(text + n, " %u %u\n", before, c);
+			else
+				n += (size_t)sprintf(text + n, " %u\n", c);
+		}
+		text[n] = '\0';
+		static const double widths[] = { 0.5, 2, 7, 40 };
+		double minwidth = widths[round % 4];
+		bool pct = round % 7 == 0;
+		struct profile p0, p1;
+		struct layout full, pruned;
+		build(&full, &p0, text, false, 0, false);
+		build(&pruned, &p1, text, false, pct ? minwidth / 10 : minwidth, pct);
+		double min_time = pct ? full.timemax * minwidth / 10 / 100
+				      : minwidth / ((1200 - 2 * LAYOUT_XPAD) / full.timemax);
+		size_t k = 0;
+		bool same = true;
+		for (size_t i = 0; i < full.nr && full.total > 0; i++) {
+			const struct frame *f = &full.frames[i];
+			double w = f->depth ? f->etime - f->stime : full.total;
+			if (w < min_time)
+				continue;
+			const struct frame *g = k < pruned.nr ? &pruned.frames[k] : NULL;
+			k++;
+			if (!g || g->node != f->node || g->depth != f->depth || g->stime != f->stime ||
+			    g->etime != f->etime || g->delta != f->delta)
+				same = false;
+		}
+		if (!same || k != pruned.nr || full.maxdelta != pruned.maxdelta || full.total != pruned.total) {
+			CHECK(same && k == pruned.nr);
+			fprintf(stderr, "# minwidth %g%s on:\n%s", minwidth, pct ? "/10 %" : "", text);
+			round = 300;
+		}
+		layout_release(&full);
+		layout_release(&pruned);
+		profile_release(&p0);
+		profile_release(&p1);
+	}
+	free(text);
+}
