@@ -542,6 +542,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	free(pfd);
 	/* Detach before reading: nothing changes the maps while we walk them. */
 	detach(&b);
+	record_mark_stopped(stats);
 	if (offcpu)
 		bpf_offcpu_detach(offcpu);
 	ring_buffer__consume(ustack_ring);

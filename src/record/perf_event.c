@@ -890,6 +890,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	}
 	for (size_t i = 0; i < st.nr_fds; i++)
 		ioctl(st.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	record_mark_stopped(stats);
 	stats->seconds = record_now() - start;
 	struct timespec stopped;
 	clock_gettime(CLOCK_MONOTONIC, &stopped);

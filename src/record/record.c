@@ -102,6 +102,12 @@ double record_cpu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void record_mark_stopped(struct record_stats *stats)
+{
+	stats->stopped_at = record_now();
+	stats->stopped_cpu = record_cpu_now();
+}
+
 double record_now(void)
 {
 	struct timespec ts;
@@ -771,7 +777,8 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		ret = record_perf_backend(opts, &r, &t, stats);
 	target_kill(&t);
 	target_release(&t);
-	double t0 = record_now(), c0 = record_cpu_now();
+	double t0 = stats->stopped_at ? stats->stopped_at : record_now();
+	double c0 = stats->stopped_at ? stats->stopped_cpu : record_cpu_now();
 	if (loading)
 		pthread_join(loader, NULL);
 	if (ret == 0) {

@@ -166,6 +166,8 @@ struct record_stats {
 		RECORD_END_COMMAND,  /* the command exited */
 		RECORD_END_TARGETS,  /* every -p process or -t thread exited */
 	} ended;
+	double stopped_at, stopped_cpu; /* record_now() and record_cpu_now() when the
+				   backend stopped sampling (record_mark_stopped) */
 	double finish_seconds;/* end of sampling to profile built */
 	double finish_cpu_seconds; /* CPU time of that (all threads) */
 };
@@ -340,6 +342,9 @@ void record_progress_end(const struct record_opts *opts);
 void record_read_line(const char *path, char *buf, size_t cap);
 
 double record_now(void);
+/* The backend stopped sampling: what is left (reading what the kernel
+ * holds, unwinding, naming, writing) counts as finishing time. */
+void record_mark_stopped(struct record_stats *stats);
 double record_cpu_now(void); /* CPU time of the process */
 /* Has sampling ended (stop flag, duration, command exit)? */
 bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
