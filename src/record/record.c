@@ -83,7 +83,11 @@ struct recorder {
 	 * first time one of its addresses enters a new stack, while sampling
 	 * runs, so that little is left to do when it ends. */
 	struct symbols *user_syms;
-	struct hashmap named;       /* user refs already looked up once */
+	struct hashmap named;       /* user ref -> index in names, or NAMED_LATER */
+	struct user_name {
+		const char *name, *module; /* owned by user_syms */
+	} *names;
+	size_t nr_names, alloc_names;
 	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
 	size_t nr_unwound_alloc;
 	uint64_t nr_unwound;        /* samples unwound with DWARF */
@@ -175,6 +179,7 @@ static void recorder_release(struct recorder *r)
 	record_unwinder_free(r->unwinder);
 	symbols_free(r->user_syms);
 	hashmap_release(&r->named);
+	free(r->names);
 }
 
 static uint32_t intern_comm(struct recorder *r, const char *comm)
@@ -206,16 +211,23 @@ static const struct symbols_map *user_map(const struct recorder *r, const struct
 
 /* A user frame of a new stack: read its file's symbols now, while
  * sampling (JIT maps are read at the end: they grow as code is made). */
+enum { NAMED_LATER = UINT32_MAX - 1 };
+
 static void preload_user(struct recorder *r, uint32_t pid, uint64_t ref)
 {
 	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
 	bool inserted;
 	if (!m)
 		return;
-	hashmap_upsert(&r->named, ref, 0, &inserted);
-	if (inserted) {
-		struct symbols_map sm;
-		symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm));
+	uint32_t *slot = hashmap_upsert(&r->named, ref, NAMED_LATER, &inserted);
+	if (!inserted)
+		return;
+	struct symbols_map sm;
+	struct user_name un;
+	if (symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module)) {
+		VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
+		r->names[r->nr_names] = un;
+		*slot = (uint32_t)r->nr_names++;
 	}
 }
 
@@ -530,7 +542,11 @@ static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref
 {
 	const struct mapping *m = procmaps_ref_mapping(&b->r->maps, ref);
 	const char *name = NULL, *module = "[unknown]";
-	if (m) {
+	uint32_t at;
+	if (m && hashmap_get(&b->r->named, ref, &at) && at != NAMED_LATER) {
+		name = b->r->names[at].name; /* named while sampling */
+		module = b->r->names[at].module;
+	} else if (m) {
 		struct symbols_map sm;
 		user_map(b->r, m, pid, ref, &sm);
 		name = symbols_user(b->r->user_syms, &sm, sm.addr, &module);

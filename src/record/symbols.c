@@ -105,9 +105,10 @@ size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20])
 	return sym_dso_build_id(s->sym, module, true, id);
 }
 
-void symbols_user_preload(struct symbols *s, const struct symbols_map *m)
+bool symbols_user_preload(struct symbols *s, const struct symbols_map *m, const char **name, const char **module)
 {
-	const char *module;
-	if (!anonymous(m->path))
-		symbols_user(s, m, m->addr, &module);
+	if (anonymous(m->path))
+		return false;
+	*name = symbols_user(s, m, m->addr, module);
+	return true;
 }

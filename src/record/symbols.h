@@ -11,6 +11,7 @@
 #define SCORCH_RECORD_SYMBOLS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct symbols;
@@ -40,9 +41,10 @@ size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20]);
  * anonymous mapping (JIT code). */
 const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
 			 const char **module);
-/* Read the symbols of m's file now (at its first use), so that naming
- * m->addr later costs a lookup; JIT code is left for the end, when its
- * perf map file is complete. */
-void symbols_user_preload(struct symbols *s, const struct symbols_map *m);
+/* Name m->addr now, reading the symbols of m's file at its first use (as
+ * symbols_user does); false for JIT code, which is left for the end, when
+ * its perf map file is complete. */
+bool symbols_user_preload(struct symbols *s, const struct symbols_map *m, const char **name,
+			  const char **module);
 
 #endif
