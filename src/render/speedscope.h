@@ -4,7 +4,8 @@
  * weighted sample per distinct stack (frame indexes root first), in sorted
  * folded order, so the file grows with distinct stacks, never with the
  * number of samples. Unit "nanoseconds" when count_unit is "ns" (report's
- * cpu-clock period sums, render/pprof.h), else "none": weights are counts.
+ * cpu-clock period sums, a pprof input's nanoseconds: render/pprof.h),
+ * "bytes" for "bytes", else "none": weights are counts.
  * A differential profile is two profiles over the same frames: "before"
  * (its first column) and "after" (the second, active when the file is
  * opened, as flamegraph's widths follow it); speedscope switches between

@@ -191,3 +191,5 @@ expect_exit "collapse --format folded names the input format" 0 "$SCORCH" collap
 test_cmp "collapse --format folded: the stacks" "$pp/lua-in.sorted" "$TMPDIR/out"
 expect_exit "collapse --format svg is a usage error" 2 "$SCORCH" collapse --format svg "$pp/lua-in.folded"
 expect_grep "collapse --format svg: says what it writes" "neither an output format collapse writes (pprof, speedscope)" "$TMPDIR/err"
+"$SCORCH" flamegraph "$gocpu" -o "$pp/gocpu.speedscope.json"
+expect_grep "pprof in -> speedscope: nanoseconds stay nanoseconds" '"unit":"nanoseconds"' "$pp/gocpu.speedscope.json"
