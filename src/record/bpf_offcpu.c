@@ -37,6 +37,7 @@ struct bpf_offcpu {
 	struct hashmap pending_at; /* tid -> index in pending */
 	struct pending_copy *pending;
 	size_t nr_pending, alloc_pending;
+	uint64_t orphan_ends; /* end records without their copy: blocks lost */
 	bool wakers;
 	int stacks_fd;
 	uint32_t limit;
@@ -164,8 +165,10 @@ const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size
 		uint32_t at;
 		memcpy(&end, data, sizeof(end));
 		if (!hashmap_get(&oc->pending_at, end.tid, &at) || !oc->pending[at].u ||
-		    oc->pending[at].u->time != end.time)
-			return NULL; /* its copy was refused: counted in the kernel */
+		    oc->pending[at].u->time != end.time) {
+			oc->orphan_ends++; /* (a refused copy sends no end: never here) */
+			return NULL;
+		}
 		struct pending_copy *pc = &oc->pending[at];
 		pc->u->off_cpu_ns = end.ns;
 		*size = pc->len;
@@ -289,7 +292,7 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 		recorder_sample(r, &s);
 	}
 	stats->offcpu_filtered += stat_sum(oc, OFFCPU_STAT_FILTERED);
-	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL);
+	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL) + oc->orphan_ends;
 	stats->copy_full += stat_sum(oc, OFFCPU_STAT_COPY_FULL) + stat_sum(oc, OFFCPU_STAT_END_FULL);
 	stats->collisions += oc->waker_stats.collisions;
 	stats->map_full += oc->waker_stats.map_full;

@@ -64,7 +64,8 @@ offcpu_tests() {
 		"$(awk -v w="$wall" 'BEGIN { print w * 1e6 * 0.05 }')"; then
 		ok "record $be --off-cpu: total-is-wall"
 	else
-		not_ok "record $be --off-cpu: total-is-wall" "only_blocks: $ob us off-CPU, wall ${wall:-?} s"
+		not_ok "record $be --off-cpu: total-is-wall" "only_blocks: $ob us off-CPU, wall ${wall:-?} s" \
+			"$(grep only_blocks "$f" | cut -c1-300)" "$(cat "$out/b.err")"
 	fi
 
 	# --min-block 25000: the 50 ms polls stay, the 4 ms waits go (a few
