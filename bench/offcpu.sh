@@ -79,13 +79,17 @@ row() {
 }
 
 # What scorch says: "N blocks" recorded; "N lost" records and "N blocks
-# dropped" (their wake-up was lost).
+# dropped" (their wake-up was lost); bpf: stack copies the ring refused
+# (those blocks counted with frame pointers); the share of user stacks
+# that reached a thread's start.
 scorch_counts() {
 	line=$(grep 'blocks in' "$TMP/err" | head -1)
 	blocks=$(echo "$line" | sed -n 's/.* \([0-9,]*\) blocks in .*/\1/p' | tr -d ,)
 	lost=$(echo "$line" | sed -n 's/.*, \([0-9]*\) lost.*/\1/p')
 	dropped=$(echo "$line" | sed -n 's/.*, \([0-9]*\) blocks dropped.*/\1/p')
-	echo "${blocks:-?} ${lost:-0}-records,${dropped:-0}-blocks-dropped"
+	refused=$(echo "$line" | sed -n 's/.*, \([0-9]*\) stack copies refused.*/\1/p')
+	reached=$(echo "$line" | sed -n 's/.*; \([0-9.]*%\) of user stacks reached.*/\1/p')
+	echo "${blocks:-?} ${lost:-0}-records,${dropped:-0}-blocks-dropped,${refused:-0}-copies-refused,${reached:-?}-reached"
 }
 # What perf says: its sample count (sched_switch, wake-ups, migrations...
 # of every task: perf sched records system-wide) and LOST events.
