@@ -39,8 +39,10 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 
 # run_case CMD: REPS runs of the shell command CMD, which runs the load
 # with its line ("ROUNDS wall cpu") in $TMP/line and the tool's messages
-# on stderr ($TMP/err). Prints "wall profiler-cpu" (medians); the last
-# run's $TMP/err stays.
+# on stderr ($TMP/err). Prints "wall profiler-cpu load-cpu" (medians; the
+# load's CPU time includes what the kernel does for the profiler in its
+# threads: a BPF program's run, perf's ring writes); the last run's
+# $TMP/err stays.
 run_case() {
 	: >"$TMP/times"
 	i=0
@@ -50,10 +52,10 @@ run_case() {
 		read -r _ wall cpu blocks <"$TMP/line" || return 1
 		echo "$blocks" >"$TMP/blocks"
 		read -r _ user sys _ <"$TMP/t"
-		echo "$wall $(awk -v u="$user" -v s="$sys" -v c="$cpu" 'BEGIN { printf "%.3f", u + s - c }')" >>"$TMP/times"
+		echo "$wall $(awk -v u="$user" -v s="$sys" -v c="$cpu" 'BEGIN { printf "%.3f", u + s - c }') $cpu" >>"$TMP/times"
 		i=$((i + 1))
 	done
-	echo "$(cut -d' ' -f1 "$TMP/times" | median) $(cut -d' ' -f2 "$TMP/times" | median)"
+	echo "$(cut -d' ' -f1 "$TMP/times" | median) $(cut -d' ' -f2 "$TMP/times" | median) $(cut -d' ' -f3 "$TMP/times" | median)"
 }
 
 LOAD="\"$TMP/pingpong\" $ROUNDS >\"$TMP/line\""
@@ -66,16 +68,16 @@ UNDER_PERF="perf sched record -g -o \"$TMP/perf.data\" -- sh -c '$LOAD'"
 bench_load
 echo "# off-CPU profilers on a pipe ping-pong: $ROUNDS round trips, median of $REPS runs, nice $NICE"
 base=$(run_case "$LOAD") || exit 1
-printf '%-40s %8s %8s %10s %19s  %s\n' "profiler" "wall s" "slowdown" "own CPU s" "recorded/blocks" "lost"
-printf '%-40s %8.3f %8s %10s %19s  %s\n' "none" "${base% *}" "1.00x" "-" "-/$(cat "$TMP/blocks")" "-"
+printf '%-40s %8s %8s %10s %10s %19s  %s\n' "profiler" "wall s" "slowdown" "own CPU s" "load CPU s" "recorded/blocks" "lost"
+printf '%-40s %8.3f %8s %10s %10.3f %19s  %s\n' "none" "${base%% *}" "1.00x" "-" "${base##* }" "-/$(cat "$TMP/blocks")" "-"
 
 # row LABEL COUNTS-FN CMD
 row() {
 	label=$1 counter=$2
 	t=$(run_case "$3") || { printf '%-40s %8s\n' "$label" "failed"; return; }
 	set -- $($counter)
-	echo "${t% *} ${base% *} ${t#* }" | awk -v l="$label" -v rec="$1/$(cat "$TMP/blocks")" -v lost="$2" \
-		'{ printf "%-40s %8.3f %7.2fx %10.3f %19s  %s\n", l, $1, $1 / $2, $3, rec, lost }'
+	echo "$t ${base%% *}" | awk -v l="$label" -v rec="$1/$(cat "$TMP/blocks")" -v lost="$2" \
+		'{ printf "%-40s %8.3f %7.2fx %10.3f %10.3f %19s  %s\n", l, $1, $1 / $4, $2, $3, rec, lost }'
 }
 
 # What scorch says: "N blocks" recorded; "N lost" records and "N blocks
