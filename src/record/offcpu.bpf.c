@@ -300,7 +300,12 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	}
 	if (copied) {
-		if (!bpf_ringbuf_output(&ustacks, &end, sizeof(end), 0)) {
+		/* Wake user space as ustack_send does: from a quarter full. */
+		__u64 wake = bpf_ringbuf_query(&ustacks, BPF_RB_AVAIL_DATA) >
+					     bpf_ringbuf_query(&ustacks, BPF_RB_RING_SIZE) / 4
+				     ? BPF_RB_FORCE_WAKEUP
+				     : BPF_RB_NO_WAKEUP;
+		if (!bpf_ringbuf_output(&ustacks, &end, sizeof(end), wake)) {
 			stat_add(OFFCPU_STAT_BLOCKS, 1);
 			return;
 		}
