@@ -37,6 +37,14 @@ usage_case "wrong argument count" diff "needs two folded profiles" "$ut/in.folde
 usage_case "unexpected argument" report "unexpected argument 'b'" a b
 usage_case "bad value" record "-F: frequency must be 1..100000 Hz, not '0'" -F 0 -- true
 usage_case "bad value" collapse "bad thread count 'x'" --threads=x
+usage_case "--script with a graph output" report "--script writes text, not a graph" \
+	--script -o "$ut/script.svg" "$ut_perfdata"
+if [ ! -e "$ut/script.svg" ]; then ok "usage/report: --script -o X.svg writes nothing"
+else not_ok "usage/report: --script -o X.svg writes nothing" "script.svg exists"; fi
+if ! grep -q 'elfutils=y' "$BUILD/features" 2>/dev/null; then
+	usage_case "--inline without elfutils" report "--inline needs scorch built with elfutils" \
+		--inline "$ut_perfdata"
+fi
 
 # A value the shared graph-option parser rejects: its message, then the hint.
 for c in flamegraph report record merge; do
