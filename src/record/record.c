@@ -198,6 +198,7 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 }
 
 static void build_profile(struct recorder *r, struct profile *p, struct symbols *kernel_syms);
+static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid);
 
 /* The symbolizer's view of the mapping a user ref fell in. */
 static const struct symbols_map *user_map(const struct recorder *r, const struct mapping *m, uint32_t pid,
@@ -238,9 +239,12 @@ uint64_t recorder_samples(const struct recorder *r)
 
 void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid)
 {
-	/* A new thread or process starts with its creator's name... */
-	uint32_t id;
-	if (hashmap_get(&r->comm_by_tid, ptid, &id)) {
+	/* A new thread or process starts with its creator's name (read now
+	 * if not known yet: with -p, threads that existed before sampling
+	 * are named lazily, and a vfork child that never execs would be
+	 * ":TID" once its creator is gone)... */
+	if (ptid) {
+		uint32_t id = comm_of(r, ppid, ptid);
 		bool inserted;
 		*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
 	}

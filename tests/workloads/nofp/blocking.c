@@ -1,20 +1,22 @@
 /* A workload for scorch record --off-cpu, built -O2 -fomit-frame-pointer
  * (like distribution binaries: only DWARF unwinding finds the callers).
  * Threads that block in known functions, each wait about U = 4 ms, for
- * ROUNDS rounds (argument 1, default 20):
- *   sleep_wait   nanosleep U, 6 times a round                     (S)
- *   pipe_wait    read(2) of a pipe that feed_pipe writes every U,
- *                3 times a round                                  (S)
- *   cond_wait    pthread_cond_wait, signalled by signal_cond every U,
- *                once a round                                     (S)
- * The waits end at absolute ticks k x U from a common start (the sleeper
- * sleeps until them, the feeder and the signaller act at them), so a
- * loaded machine's wake-up latency does not accumulate: blocked time
- * splits 6:3:1 between them; and
+ * ROUNDS waits (argument 1, default 120), all of them together:
+ *   sleep_wait   6 threads: nanosleep                               (S)
+ *   pipe_wait    3 threads: read(2) of a pipe that feed_pipe writes
+ *                a byte for each every U                            (S)
+ *   cond_wait    1 thread: pthread_cond_wait, signalled by
+ *                signal_cond every U                                (S)
+ * The waits end at absolute ticks k x U from a common start (the sleepers
+ * sleep until them, the feeder and the signaller act at them), so a
+ * loaded machine's wake-up latency does not accumulate, and every thread
+ * is blocked nearly all the time: blocked time splits 6:3:1 between the
+ * three over the whole run and over any part of it (a recording that
+ * attaches late, -p); and
  *   only_blocks  a thread that does nothing but poll(2) 10 x 50 ms (S):
  *                its off-CPU time is its wall time
- *   vfork_wait   vfork(2) of a child that sleeps U then exits, once a
- *                round: the parent thread waits in uninterruptible
+ *   vfork_wait   ROUNDS times vfork(2) of a child that sleeps U then
+ *                exits: the parent thread waits in uninterruptible
  *                sleep (D) in __vfork, the child sleeps (S) in syscall
  * At the end it prints what it measured itself (seconds):
  *   sleep_wait S pipe_wait S cond_wait S only_blocks_wall S vfork_wait S
@@ -30,7 +32,7 @@
 
 #define UNIT_NS 4000000L
 
-static int rounds = 20;
+static int rounds = 120;
 static int pipe_fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -107,25 +109,37 @@ __attribute__((noinline)) double vfork_wait(void)
 	return d;
 }
 
+/* Add a thread's seconds to measured[kind]. */
+static void add_measured(int kind, double seconds)
+{
+	pthread_mutex_lock(&lock);
+	measured[kind] += seconds;
+	pthread_mutex_unlock(&lock);
+}
+
 static void *sleeper_main(void *arg)
 {
-	for (int i = 1; i <= 6 * rounds; i++)
-		measured[0] += sleep_wait(i);
+	double sum = 0;
+	for (int i = 1; i <= rounds; i++)
+		sum += sleep_wait(i);
+	add_measured(0, sum);
 	return arg;
 }
 
 static void *reader_main(void *arg)
 {
-	for (int i = 0; i < 3 * rounds; i++)
-		measured[1] += pipe_wait();
+	double sum = 0;
+	for (int i = 0; i < rounds; i++)
+		sum += pipe_wait();
+	add_measured(1, sum);
 	return arg;
 }
 
 __attribute__((noinline)) static void feed_pipe(void)
 {
-	for (int i = 1; i <= 3 * rounds; i++) {
+	for (int i = 1; i <= rounds; i++) {
 		until_tick(i);
-		if (write(pipe_fds[1], "x", 1) != 1)
+		if (write(pipe_fds[1], "xyz", 3) != 3) /* a byte for each reader */
 			exit(1);
 	}
 }
@@ -138,8 +152,10 @@ static void *feeder_main(void *arg)
 
 static void *waiter_main(void *arg)
 {
+	double sum = 0;
 	for (int i = 0; i < rounds; i++)
-		measured[2] += cond_wait();
+		sum += cond_wait();
+	add_measured(2, sum);
 	return arg;
 }
 
@@ -180,8 +196,9 @@ int main(int argc, char **argv)
 	if (rounds < 1 || pipe(pipe_fds))
 		return 2;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	void *(*mains[])(void *) = { sleeper_main, reader_main, feeder_main, waiter_main,
-				     signaller_main, idle_main, vforker_main };
+	void *(*mains[])(void *) = { sleeper_main, sleeper_main, sleeper_main, sleeper_main, sleeper_main,
+				     sleeper_main, reader_main,	 reader_main,  reader_main,  feeder_main,
+				     waiter_main,  signaller_main, idle_main,  vforker_main };
 	enum { N = sizeof(mains) / sizeof(mains[0]) };
 	pthread_t th[N];
 	for (int i = 0; i < N; i++)
