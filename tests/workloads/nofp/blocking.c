@@ -3,8 +3,8 @@
  * Threads that block in known functions, each wait about U = 4 ms, for
  * ROUNDS waits (argument 1, default 120), all of them together:
  *   sleep_wait   6 threads: nanosleep                               (S)
- *   pipe_wait    3 threads: read(2) of a pipe that feed_pipe writes
- *                a byte for each every U                            (S)
+ *   pipe_wait    3 threads: read(2) of a pipe each, that feed_pipe
+ *                writes a byte to every U                           (S)
  *   cond_wait    1 thread: pthread_cond_wait, signalled by
  *                signal_cond every U                                (S)
  * The waits end at absolute ticks k x U from a common start (the sleepers
@@ -33,7 +33,9 @@
 #define UNIT_NS 4000000L
 
 static int rounds = 120;
-static int pipe_fds[2];
+enum { READERS = 3 };
+static int pipes[READERS][2]; /* one per reader: only feed_pipe's write wakes it */
+static int next_reader;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int tickets; /* signals given and not yet taken (none coalesce) */
@@ -65,11 +67,11 @@ __attribute__((noinline)) double sleep_wait(int tick)
 	return now() - t;
 }
 
-__attribute__((noinline)) double pipe_wait(void)
+__attribute__((noinline)) double pipe_wait(int fd)
 {
 	char c;
 	double t = now();
-	if (read(pipe_fds[0], &c, 1) != 1)
+	if (read(fd, &c, 1) != 1)
 		exit(1);
 	return now() - t;
 }
@@ -129,8 +131,9 @@ static void *sleeper_main(void *arg)
 static void *reader_main(void *arg)
 {
 	double sum = 0;
+	int fd = pipes[__atomic_fetch_add(&next_reader, 1, __ATOMIC_RELAXED)][0];
 	for (int i = 0; i < rounds; i++)
-		sum += pipe_wait();
+		sum += pipe_wait(fd);
 	add_measured(1, sum);
 	return arg;
 }
@@ -139,8 +142,9 @@ __attribute__((noinline)) static void feed_pipe(void)
 {
 	for (int i = 1; i <= rounds; i++) {
 		until_tick(i);
-		if (write(pipe_fds[1], "xyz", 3) != 3) /* a byte for each reader */
-			exit(1);
+		for (int r = 0; r < READERS; r++)
+			if (write(pipes[r][1], "x", 1) != 1)
+				exit(1);
 	}
 }
 
@@ -193,8 +197,11 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		rounds = atoi(argv[1]);
-	if (rounds < 1 || pipe(pipe_fds))
+	if (rounds < 1)
 		return 2;
+	for (int r = 0; r < READERS; r++)
+		if (pipe(pipes[r]))
+			return 2;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	void *(*mains[])(void *) = { sleeper_main, sleeper_main, sleeper_main, sleeper_main, sleeper_main,
 				     sleeper_main, reader_main,	 reader_main,  reader_main,  feeder_main,
