@@ -168,7 +168,9 @@ offcpu_tests() {
 	fi
 	# -a: the whole system for 3 s; the workload, started 1 s in, is one
 	# process among others, with the same shares and its poll thread's
-	# wall time.
+	# wall time; unless the run says it lost some (records, or stacks to
+	# stack-map collisions, which a busy system's thousands of stacks
+	# cause on bpf): the shares must still hold.
 	"$SCORCH" record --backend $be --off-cpu --annotate-pid -a -d 3 -o "$out/a.folded" 2>"$out/a.err" &
 	sp=$!
 	sleep 1
@@ -182,8 +184,10 @@ offcpu_tests() {
 	ob=$(us "$out/a.folded" "^blocking-$bp;.*;only_blocks;") wall=$(measured "$out/a.out" only_blocks_wall)
 	procs=$(cut -d';' -f1 "$out/a.folded" | sort -u | wc -l)
 	set -- $shares
+	losses=$(grep -c -E ', [0-9]+ (lost|with a stack lost|blocks dropped)' "$out/a.err")
 	if [ $# = 3 ] && near "$1" 0.6 0.05 && near "$2" 0.3 0.05 && near "$3" 0.1 0.05 && [ -n "$wall" ] &&
-		near "$ob" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 }')" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 * 0.05 }')" &&
+		{ [ "$losses" != 0 ] ||
+			near "$ob" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 }')" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 * 0.05 }')"; } &&
 		[ "$procs" -ge 2 ]; then
 		ok "record $be --off-cpu: all-cpus"
 	else
