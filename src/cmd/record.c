@@ -689,6 +689,8 @@ int cmd_record(int argc, char **argv)
 			    o.event == RECORD_EVENT_COUNTED ? o.counted.name : "cycles");
 	if (o.wall && o.wakers)
 		usage_error("record", "--wakers draws off-CPU time only: not with --wall");
+	if (o.wakers && o.backend == RECORD_BACKEND_PERF)
+		usage_error("record", "--wakers needs the BPF backend (sched_waking's stacks): not with --backend perf");
 	if (o.wall)
 		o.event = RECORD_EVENT_CPU_CLOCK; /* a sample stands for 1/HZ s of CPU */
 	if (o.off_cpu && g.layout.flamechart)

@@ -53,4 +53,4 @@ else
 	fi
 fi
 expect_exit "record --wakers: not with --wall" 2 "$SCORCH" record --wakers --wall -- true
-expect_exit "record --wakers: not on the perf backend" 1 "$SCORCH" record --backend perf --wakers -- true
+expect_exit "record --wakers: not on the perf backend" 2 "$SCORCH" record --backend perf --wakers -- true
