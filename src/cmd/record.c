@@ -793,6 +793,8 @@ int cmd_record(int argc, char **argv)
 			g.svg.countname = o.off_cpu ? "us" : o.event == RECORD_EVENT_COUNTED ? o.counted.countname : "samples";
 		if (o.event != RECORD_EVENT_COUNTED && !o.off_cpu)
 			g.period_ns = 1e9 / o.freq;
+		if (o.off_cpu) /* pprof and speedscope say microseconds too */
+			g.count_unit = "us";
 		g.time_ns = (int64_t)wall_start.tv_sec * 1000000000 + wall_start.tv_nsec;
 		g.duration_ns = (int64_t)(st.seconds * 1e9);
 		/* What, where, when and how, unless --title/--subtitle say. */

@@ -388,7 +388,8 @@ static bool slice_is(struct slice s, const char *str)
 }
 
 /* What sample type i counts, in the words scorch's graphs and pprof
- * writer use (graph_opts.count_unit): "ns" for nanoseconds, "bytes", and
+ * writer use (graph_opts.count_unit): "ns" for nanoseconds, "us" for
+ * microseconds, "bytes", and
  * for counts "samples", "objects" (alloc_objects, inuse_objects),
  * "contentions", else "events". */
 static const char *count_unit(const struct pprof *pp, size_t i)
@@ -398,6 +399,8 @@ static const char *count_unit(const struct pprof *pp, size_t i)
 	struct slice unit = pp->type_units[i] < pp->nstrings ? pp->strings[pp->type_units[i]] : none;
 	if (slice_is(unit, "nanoseconds"))
 		return "ns";
+	if (slice_is(unit, "microseconds"))
+		return "us";
 	if (slice_is(unit, "bytes"))
 		return "bytes";
 	if (slice_is(type, "samples") || slice_is(type, "sample"))

@@ -48,6 +48,9 @@ static int sample_types(const char *str[STR_FIXED], const struct profile *p, con
 	if (!strcmp(unit, "ns")) {
 		str[STR_TYPE0] = "cpu";
 		str[STR_UNIT0] = "nanoseconds";
+	} else if (!strcmp(unit, "us")) { /* record --off-cpu, --wall */
+		str[STR_TYPE0] = "time";
+		str[STR_UNIT0] = "microseconds";
 	} else if (!strcmp(unit, "bytes")) {
 		str[STR_TYPE0] = "space";
 		str[STR_UNIT0] = "bytes";

@@ -18,7 +18,8 @@
 
 struct pprof_opts {
 	/* What the counts are: NULL or "samples" (samples/count), "ns"
-	 * (cpu/nanoseconds: report's cpu-clock period sums), "bytes"
+	 * (cpu/nanoseconds: report's cpu-clock period sums), "us"
+	 * (time/microseconds: record's off-CPU and wall time), "bytes"
 	 * (space/bytes), or another unit name X (X/count: cycles,
 	 * instructions, events, objects). */
 	const char *count_unit;

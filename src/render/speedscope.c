@@ -19,6 +19,7 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 {
 	/* speedscope's units: counts of anything are "none" */
 	const char *unit = !count_unit ? "none" : !strcmp(count_unit, "ns") ? "nanoseconds"
+					 : !strcmp(count_unit, "us") ? "microseconds"
 					 : !strcmp(count_unit, "bytes") ? "bytes" : "none";
 	/* Frame indexes: 0.. in order of first use, stored +1 (0 = none yet). */
 	uint32_t *frame_of_sym = xcalloc(p->names.nr + 1, sizeof(*frame_of_sym));

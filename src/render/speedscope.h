@@ -5,7 +5,7 @@
  * folded order, so the file grows with distinct stacks, never with the
  * number of samples. Unit "nanoseconds" when count_unit is "ns" (report's
  * cpu-clock period sums, a pprof input's nanoseconds: render/pprof.h),
- * "bytes" for "bytes", else "none": weights are counts.
+ * "microseconds" for "us" (record's off-CPU time), "bytes" for "bytes", else "none": weights are counts.
  * A differential profile is two profiles over the same frames: "before"
  * (its first column) and "after" (the second, active when the file is
  * opened, as flamegraph's widths follow it); speedscope switches between
