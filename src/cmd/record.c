@@ -828,10 +828,11 @@ int cmd_record(int argc, char **argv)
 	}
 
 	if (!o.quiet && st.samples) {
-		char what[128], count[96];
-		fprintf(stderr, "scorch: %s backend, %s: %s in %.1f s, %" PRIu64 " distinct stacks", st.backend,
+		char what[128], count[96], unique[32];
+		numfmt_grouped(unique, sizeof(unique), st.unique);
+		fprintf(stderr, "scorch: %s backend, %s: %s in %.1f s, %s distinct stack%s", st.backend,
 			describe_event(&o, &st, what, sizeof(what)), describe_count(&st, count, sizeof(count)),
-			st.seconds, st.unique);
+			st.seconds, unique, st.unique == 1 ? "" : "s");
 		if (o.off_cpu) {
 			fprintf(stderr, ", %.2f s off-CPU", st.offcpu_seconds);
 			if (st.offcpu_filtered)

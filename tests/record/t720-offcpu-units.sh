@@ -2,7 +2,7 @@
 # microseconds of blocked time (time/microseconds in pprof, which go tool
 # pprof then shows as time; "microseconds" in speedscope), not a count of
 # samples. Uses t100-record.sh's probes.
-ou_names="pprof-time-microseconds pprof-round-trip-us speedscope-microseconds"
+ou_names="pprof-time-microseconds pprof-round-trip-us speedscope-microseconds summary-counts"
 if [ "$perf_ok" = 1 ]; then ou_backend=perf; elif [ "$bpf_ok" = 1 ]; then ou_backend=bpf; else ou_backend=; fi
 if [ -z "$ou_backend" ]; then
 	for n in $ou_names; do skip "record --off-cpu units: $n" "${perf_why:-$bpf_why}"; done
@@ -29,12 +29,23 @@ else
 		not_ok "record --off-cpu units: pprof-round-trip-us" "want $ou_sum us" \
 			"$(grep -o '<title>all [^<]*' "$ou/o.svg")" "$(cat "$ou/svg.err")"
 	fi
-	"$SCORCH" record -q --backend $ou_backend --off-cpu -o "$ou/o.speedscope.json" -- sleep 0.1 2>"$ou/ss.err"
+	"$SCORCH" record --backend $ou_backend --off-cpu -o "$ou/o.speedscope.json" -- sleep 0.1 2>"$ou/ss.err"
 	"$SCORCH" flamegraph "$ou/o.pb.gz" -o "$ou/back.speedscope.json" 2>>"$ou/ss.err"
 	if grep -q '"unit":"microseconds"' "$ou/o.speedscope.json" && grep -q '"unit":"microseconds"' "$ou/back.speedscope.json"; then
 		ok "record --off-cpu units: speedscope-microseconds"
 	else
 		not_ok "record --off-cpu units: speedscope-microseconds" \
 			"$(grep -o '"unit":"[^"]*"' "$ou/o.speedscope.json" "$ou/back.speedscope.json")" "$(cat "$ou/ss.err")"
+	fi
+	# the summary's counts read as its blocks do: digits grouped by
+	# thousands, "1 distinct stack" (sleep's one nanosleep: usually 1)
+	ou_line=$(grep '^scorch: .* distinct stack' "$ou/ss.err")
+	ou_n=$(printf '%s\n' "$ou_line" | sed -n 's/.*, \([0-9,]*\) distinct stacks*,.*/\1/p')
+	ou_word=$(printf '%s\n' "$ou_line" | sed -n 's/.*, [0-9,]* distinct \(stacks*\),.*/\1/p')
+	if printf '%s\n' "$ou_n" | grep -Eq '^[0-9]{1,3}(,[0-9]{3})*$' &&
+		{ { [ "$ou_n" = 1 ] && [ "$ou_word" = stack ]; } || { [ "$ou_n" != 1 ] && [ "$ou_word" = stacks ]; }; }; then
+		ok "record --off-cpu units: summary-counts"
+	else
+		not_ok "record --off-cpu units: summary-counts" "'$ou_n' '$ou_word'" "$(cat "$ou/ss.err")"
 	fi
 fi
