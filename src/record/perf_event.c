@@ -171,6 +171,7 @@ void record_attr_user_stack(struct perf_event_attr *attr, const struct record_op
 
 struct ring {
 	int fd;
+	int cpu;
 	void *base;
 	size_t size; /* data area bytes, a power of two */
 	char *data;
@@ -692,6 +693,54 @@ static int open_wall_clock(struct perf_state *st, const struct perf_event_attr *
 	return 0;
 }
 
+/* -p: a thread the process created while its events were being opened
+ * has none (inherit covers only threads created after their creator's
+ * event): list the threads again, and open events for the new ones on
+ * every ring's CPU, until no new thread shows up. */
+static int open_new_threads(struct perf_state *st, const struct perf_event_attr *attr, pid_t **tasks,
+			    size_t *nr_tasks)
+{
+	const struct record_opts *o = st->opts;
+	size_t alloc_tasks = *nr_tasks;
+	for (int round = 0; round < 16; round++) {
+		pid_t *now = NULL;
+		size_t nr_now = 0, alloc_now = 0, added = 0;
+		for (size_t i = 0; i < o->nr_pids; i++)
+			threads_of(o->pids[i], &now, &nr_now, &alloc_now);
+		for (size_t j = 0; j < nr_now; j++) {
+			bool known = false;
+			for (size_t i = 0; i < *nr_tasks && !known; i++)
+				known = (*tasks)[i] == now[j];
+			if (known)
+				continue;
+			VEC_GROW(*tasks, *nr_tasks + 1, alloc_tasks);
+			(*tasks)[(*nr_tasks)++] = now[j];
+			added++;
+			for (int k = 0; k < st->nr_rings; k++) {
+				struct perf_event_attr a = *attr;
+				int fd = record_perf_open(&a, now[j], st->rings[k].cpu, -1, 0);
+				if (fd < 0)
+					break; /* exited meanwhile */
+				add_fd(st, fd);
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[k].fd)) {
+					int e = errno;
+					free(now);
+					return error("cannot share the sample buffer of CPU %d: %s", st->rings[k].cpu,
+						     strerror(e));
+				}
+				if (o->wall && open_wall_clock(st, &a, now[j], st->rings[k].cpu, st->rings[k].fd)) {
+					free(now);
+					return -1;
+				}
+			}
+		}
+		free(now);
+		if (!added)
+			break;
+	}
+	return 0;
+}
+
 static int open_events(struct perf_state *st, const struct record_target *t, bool *cycles)
 {
 	const struct record_opts *o = st->opts;
@@ -702,6 +751,8 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 	long page = sysconf(_SC_PAGESIZE);
 
 	size_t exited = 0; /* -p threads gone before their event was opened */
+	struct perf_event_attr task_attr; /* as opened (the same for every task) */
+	bool opened = false;
 	if (collect_targets(o, t, &tasks, &nr_tasks, &inherit))
 		return -1;
 	st->rings = xcalloc((size_t)ncpu, sizeof(st->rings[0]));
@@ -784,6 +835,8 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				return record_perf_error(e, what);
 			}
 			add_fd(st, fd);
+			task_attr = attr;
+			opened = true;
 			if (leader) {
 				void *base = MAP_FAILED;
 				int e = 0;
@@ -805,6 +858,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 								: "");
 				}
 				rg->fd = fd;
+				rg->cpu = cpu;
 				rg->base = base;
 				rg->size = st->ring_pages * (size_t)page;
 				rg->data = (char *)base + page;
@@ -819,6 +873,10 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				return -1;
 			}
 		}
+	}
+	if (o->nr_pids && opened && open_new_threads(st, &task_attr, &tasks, &nr_tasks)) {
+		free(tasks);
+		return -1;
 	}
 	free(tasks);
 	if (!st->nr_rings && exited)
