@@ -696,8 +696,9 @@ int cmd_record(int argc, char **argv)
 	if (o.off_cpu && g.layout.flamechart)
 		usage_error("record", "--flamechart draws samples in time order; not with --%s",
 			    o.wall ? "wall" : "off-cpu");
-	/* Off-CPU time: microseconds, in the io palette (--wall: hot, where
-	 * [off-cpu] frames stand out), unless --colors says. */
+	/* Off-CPU time: microseconds, in the io palette (--wall: hot; the
+	 * [on-cpu]/[off-cpu] leaf frames tell the kinds apart, not their
+	 * colour), unless --colors says. */
 	if (o.off_cpu && !g.colors)
 		g.colors = o.wall ? "hot" : o.wakers ? "chain" : "io";
 	/* A page-fault graph in the memory palette, unless --colors says. */
