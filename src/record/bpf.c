@@ -268,6 +268,7 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.regs = (const uint64_t *)u->regs;
 	s.stack = u->stack;
 	s.stack_len = u->stack_len;
+	s.stack_holes = u->stack_holes;
 	uc->samples++;
 	recorder_sample(uc->r, &s);
 }

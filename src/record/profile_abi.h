@@ -62,6 +62,10 @@ struct profile_ustack {
 	__u32 stack_len;
 	__u32 off_cpu;      /* offcpu.bpf.c: a thread's stack as it blocked (its
 			       struct offcpu_end follows when it runs again) */
+	__u32 stack_holes;  /* bit i: the i-th page from sp's page could not be
+			       read (never touched, so not present): its bytes
+			       in stack[] are not the stack's */
+	__u32 pad;
 	__u64 off_cpu_ns;   /* ...the time it was blocked, set in user space */
 	__u64 regs[PROFILE_USTACK_REGS];
 	__u64 user[PROFILE_MAX_DEPTH];

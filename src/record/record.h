@@ -208,6 +208,8 @@ struct record_sample {
 	const uint64_t *regs;   /* popcount(regs_mask) values */
 	const uint8_t *stack;
 	size_t stack_len;
+	uint32_t stack_holes;   /* bit i: the i-th page from the sp's page is
+				   not in the copy (BPF: not present) */
 	bool kernel_missing;    /* kernel stack asked for but lost */
 	bool user_missing;      /* user stack asked for but lost */
 	bool kernel_truncated;  /* reached the depth limit: its root end may be lost */

@@ -134,7 +134,7 @@ int record_unwind(struct record_unwinder *u, const struct procmaps *maps, const 
 	*complete = false;
 	if (!s->pid || s->regs_abi != PERF_REG_ABI_64 || !s->regs || max <= 0 || !initial_regs(s, &regs))
 		return 0;
-	struct unwind_memory mem = { s->stack, regs.reg[DWREG_RSP], s->stack_len };
+	struct unwind_memory mem = { s->stack, regs.reg[DWREG_RSP], s->stack_len, s->stack_holes };
 	bool exact = true; /* the sampled pc, or one a signal interrupted */
 	int n = 0;
 	while (n < max) {

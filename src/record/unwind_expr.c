@@ -13,6 +13,9 @@ bool unwind_read(const struct unwind_memory *m, uint64_t addr, uint64_t *out)
 {
 	if (m->len < 8 || addr < m->start || addr - m->start > m->len - 8)
 		return false;
+	uint64_t first = (addr >> 12) - (m->start >> 12), last = ((addr + 7) >> 12) - (m->start >> 12);
+	if ((first < 32 && m->holes >> first & 1) || (last < 32 && m->holes >> last & 1))
+		return false;
 	memcpy(out, m->bytes + (addr - m->start), 8);
 	return true;
 }

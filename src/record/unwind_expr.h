@@ -20,9 +20,11 @@ struct unwind_memory {
 	const uint8_t *bytes; /* the stack copy */
 	uint64_t start;       /* the address of bytes[0] (the sampled sp) */
 	size_t len;
+	uint32_t holes;       /* bit i: the i-th page from start's page is not in the copy */
 };
 
-/* A word of the stack copy at addr; false when it is not in the copy. */
+/* A word of the stack copy at addr; false when it is not in the copy
+ * (outside it, or on a page of it that could not be read). */
 bool unwind_read(const struct unwind_memory *m, uint64_t addr, uint64_t *out);
 
 /* Evaluate ops[0..nops) (cfa: DW_OP_call_frame_cfa's value, when
