@@ -43,6 +43,24 @@ TEST(unwind_expr_plt_cfa)
 	CHECK(!unwind_eval(ops, 9, &r, &m, 0, false, &v, &is_value));
 }
 
+TEST(unwind_read_holes)
+{
+	/* A copy from sp 0x10ff0 over three pages, the middle one (0x11000)
+	 * never read: words there are not the stack's. */
+	static uint64_t words[1024];
+	words[0] = 5;
+	words[2 + 512] = 7; /* 0x12000 */
+	struct unwind_memory m = { (const uint8_t *)words, 0x10ff0, sizeof(words), 1u << 1 };
+	uint64_t v;
+	CHECK(unwind_read(&m, 0x10ff0, &v));
+	CHECK_EQ_U64(v, 5);
+	CHECK(!unwind_read(&m, 0x11000, &v));
+	CHECK(!unwind_read(&m, 0x11ff8, &v));
+	CHECK(!unwind_read(&m, 0x10ffc, &v)); /* a word across into the hole */
+	CHECK(unwind_read(&m, 0x12000, &v));
+	CHECK_EQ_U64(v, 7);
+}
+
 TEST(unwind_expr_rules)
 {
 	uint64_t words[4] = { 11, 22, 33, 44 };
