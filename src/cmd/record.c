@@ -70,8 +70,10 @@ const char record_usage[] =
 	"                          the io palette\n"
 	"      --wall              wall-clock time: off-CPU time as --off-cpu, plus\n"
 	"                          cpu-clock samples at -F HZ counted as 1/HZ s each,\n"
-	"                          in one graph; every stack ends in a frame [on-cpu]\n"
-	"                          or [off-cpu]\n"
+	"                          in one graph, and the time a thread waits for a CPU\n"
+	"                          (switched out runnable: preempted or yielded); every\n"
+	"                          stack ends in a frame [on-cpu], [off-cpu] or\n"
+	"                          [runnable]\n"
 	"      --wakers            off-CPU time with who ended each block (BPF backend):\n"
 	"                          above the blocked stack, a \"--\" frame, then the\n"
 	"                          stack of the task that woke it, from where it woke\n"
@@ -359,11 +361,12 @@ static const char *describe_event(const struct record_opts *o, const struct reco
 	return buf;
 }
 
-/* How much: "1,234 samples", "567 blocks", "1,234 samples + 567 blocks". */
+/* How much: "1,234 samples", "567 blocks", "1,234 samples + 567 blocks"
+ * (--wall: "... + 89 waits for a CPU"). */
 static const char *describe_count(const struct record_stats *st, char *buf, size_t cap)
 {
-	char samples[32], blocks[32];
-	uint64_t on = st->samples - st->offcpu_blocks;
+	char samples[32], blocks[32], waits[32];
+	uint64_t on = st->samples - st->offcpu_blocks - st->offcpu_waits;
 	size_t len = 0;
 	buf[0] = 0;
 	numfmt_grouped(samples, sizeof(samples), on);
@@ -372,6 +375,9 @@ static const char *describe_count(const struct record_stats *st, char *buf, size
 		append(buf, cap, &len, "%s sample%s%s", samples, on == 1 ? "" : "s", st->offcpu_blocks ? " + " : "");
 	if (st->offcpu_blocks)
 		append(buf, cap, &len, "%s block%s", blocks, st->offcpu_blocks == 1 ? "" : "s");
+	numfmt_grouped(waits, sizeof(waits), st->offcpu_waits);
+	if (st->offcpu_waits)
+		append(buf, cap, &len, "%s%s wait%s for a CPU", len ? " + " : "", waits, st->offcpu_waits == 1 ? "" : "s");
 	return buf;
 }
 
@@ -836,6 +842,8 @@ int cmd_record(int argc, char **argv)
 			st.seconds, unique, st.unique == 1 ? "" : "s");
 		if (o.off_cpu) {
 			fprintf(stderr, ", %.2f s off-CPU", st.offcpu_seconds);
+			if (st.offcpu_waits)
+				fprintf(stderr, ", %.2f s waiting for a CPU", st.offcpu_wait_seconds);
 			if (st.offcpu_filtered)
 				fprintf(stderr, ", %" PRIu64 " blocks filtered out", st.offcpu_filtered);
 			if (st.offcpu_open)

@@ -247,6 +247,7 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.time = u->time;
 	s.weight = 1;
 	s.off_cpu = u->off_cpu;
+	s.runnable = u->off_cpu == PROFILE_USTACK_RUNNABLE;
 	s.ns = u->off_cpu_ns;
 	struct record_sample waker;
 	s.waker = bpf_offcpu_waker(uc->offcpu, u, size, &waker);

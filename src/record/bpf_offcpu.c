@@ -71,7 +71,8 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	ro->per_cpu = o->per_cpu;
 	ro->filter_pid = t->child > 0 || o->nr_pids > 0;
 	ro->filter_tid = t->child <= 0 && !o->nr_pids && o->nr_tids > 0;
-	ro->states = o->off_cpu_states ? o->off_cpu_states : RECORD_OFFCPU_STATES_ALL;
+	ro->states = (o->off_cpu_states ? o->off_cpu_states : RECORD_OFFCPU_STATES_ALL) |
+		     (o->wall ? OFFCPU_STATE_R : 0); /* --wall: waits for a CPU too */
 	ro->min_ns = o->min_block_us * 1000;
 	ro->max_ns = o->max_block_us * 1000;
 	ro->wakers = o->wakers;
@@ -132,6 +133,7 @@ int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const 
 void bpf_offcpu_scan_pids(struct bpf_offcpu *oc, struct recorder *r, bool refresh)
 {
 	record_bpf_scan_pids(bpf_map__fd(oc->skel->maps.counts), r, refresh);
+	record_bpf_scan_pids(bpf_map__fd(oc->skel->maps.runnable_counts), r, refresh);
 	if (oc->wakers) {
 		const size_t pid_at[] = { offsetof(struct offcpu_wake_key, key.pid),
 					  offsetof(struct offcpu_wake_key, waker.pid) };
@@ -252,16 +254,21 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 		}
 		prev = NULL;
 	}
-	while (!bpf_map_get_next_key(counts, prev, &next)) {
-		struct offcpu_sum sum;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts, &key, &sum) || !sum.blocks)
-			continue;
-		record_bpf_key_sample(stacks, &key, sum.blocks, &s, comm, user, kernel, stats, limit);
-		s.off_cpu = true;
-		s.ns = sum.ns;
-		recorder_sample(r, &s);
+	for (int runnable = 0; runnable < 2; runnable++) {
+		int map = runnable ? bpf_map__fd(oc->skel->maps.runnable_counts) : counts;
+		prev = NULL;
+		while (!bpf_map_get_next_key(map, prev, &next)) {
+			struct offcpu_sum sum;
+			key = next;
+			prev = &key;
+			if (bpf_map_lookup_elem(map, &key, &sum) || !sum.blocks)
+				continue;
+			record_bpf_key_sample(stacks, &key, sum.blocks, &s, comm, user, kernel, stats, limit);
+			s.off_cpu = true;
+			s.runnable = runnable;
+			s.ns = sum.ns;
+			recorder_sample(r, &s);
+		}
 	}
 	/* Threads still switched out: blocked from their switch-out to the
 	 * end (the minimum applies; the maximum is for finished blocks). */
@@ -288,6 +295,7 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 		}
 		record_bpf_key_sample(stacks, &st.key, 1, &s, comm, user, kernel, stats, limit);
 		s.off_cpu = true;
+		s.runnable = st.runnable;
 		s.ns = ns;
 		recorder_sample(r, &s);
 	}

@@ -9,7 +9,9 @@
  * - switch-in of a task remembered so: the time it was off the CPU (the
  *   sleep and then the wait on the run queue after its wakeup), kept when
  *   within [min_ns, max_ns], is added in nanoseconds to `counts` under the
- *   same key as the on-CPU profile's (struct profile_key).
+ *   same key as the on-CPU profile's (struct profile_key); with --wall, a
+ *   task switched out runnable (preempted, or yielded) counts its wait for
+ *   a CPU in `runnable_counts` instead.
  * Only the counts and the stack map cross into user space, once, after
  * detaching, as for profile.bpf.c.
  *
@@ -65,6 +67,14 @@ struct {
 	__type(value, struct offcpu_sum);
 } counts SEC(".maps");
 
+/* --wall: time switched out runnable (waiting for a CPU) per key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_COUNT_ENTRIES);
+	__type(key, struct profile_key);
+	__type(value, struct offcpu_sum);
+} runnable_counts SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, OFFCPU_START_ENTRIES);
@@ -94,11 +104,11 @@ static __always_inline void stat_add(__u32 idx, __u64 n)
 		*v += n; /* per-CPU slot: no atomic needed */
 }
 
-/* The state letter sched_switch reports for prev (S, D, or another). */
+/* The state letter sched_switch reports for prev (S, D, R, or another). */
 static __always_inline __u32 state_of(bool preempt, unsigned int prev_state)
 {
 	if (preempt)
-		return 0; /* R+: preempted, still runnable */
+		return OFFCPU_STATE_R; /* R+: preempted, still runnable */
 	if ((prev_state & TASK_IDLE) == TASK_IDLE)
 		return 0; /* I: an idle kernel worker, not a wait */
 	if (prev_state & TASK_RTLOCK_WAIT)
@@ -108,7 +118,9 @@ static __always_inline __u32 state_of(bool preempt, unsigned int prev_state)
 		return OFFCPU_STATE_S;
 	if (s == TASK_UNINTERRUPTIBLE || s == (TASK_UNINTERRUPTIBLE | TASK_INTERRUPTIBLE))
 		return OFFCPU_STATE_D;
-	return 0; /* R (yield), stopped, traced, dead... */
+	if (!s)
+		return OFFCPU_STATE_R; /* R: yielded, still runnable */
+	return 0; /* stopped, traced, dead... */
 }
 
 static __always_inline int wanted(__u32 tgid, __u32 tid)
@@ -232,7 +244,7 @@ static __always_inline int send_user_stack(void *ctx, struct offcpu_start *s, __
 	__builtin_memcpy(u->comm, s->key.comm, sizeof(u->comm));
 	u->kernel_stack = s->key.kernel_stack;
 	u->nr_user = u->nr_kernel = 0;
-	u->off_cpu = 1;
+	u->off_cpu = s->runnable ? PROFILE_USTACK_RUNNABLE : 1;
 	u->off_cpu_ns = 0;
 	int sent = ustack_send(ctx, u, &regs, stack_size, copy_fp);
 	if (sent < 0)
@@ -250,10 +262,12 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 				       unsigned int prev_state, __u64 now)
 {
 	__u32 tid = prev->pid, tgid = prev->tgid;
-	if (!(state_of(preempt, prev_state) & states) || !wanted(tgid, tid))
+	__u32 state = state_of(preempt, prev_state);
+	if (!(state & states) || !wanted(tgid, tid))
 		return;
 	struct offcpu_start s = {};
 	s.time = now;
+	s.runnable = state == OFFCPU_STATE_R;
 	s.key.pid = tgid;
 	s.key.tid = per_tid ? tid : 0;
 	s.key.cpu = per_cpu ? bpf_get_smp_processor_id() : 0;
@@ -284,7 +298,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	__u64 delta = now - s->time;
 	struct profile_key key = s->key;
 	struct offcpu_end end = { s->time, delta, key.pid, tid };
-	int copied = s->copied;
+	int copied = s->copied, runnable = s->runnable;
 	bpf_map_delete_elem(&start, &tid);
 	struct offcpu_waker *w = NULL;
 	if (wakers) {
@@ -311,19 +325,20 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		}
 		stat_add(OFFCPU_STAT_END_FULL, 1); /* counted here, with frame pointers */
 	}
-	if (wakers) {
+	if (wakers && !runnable) {
 		if (count_wake(&key, &end.waker, delta))
 			stat_add(OFFCPU_STAT_COUNTS_FULL, 1);
 		else
 			stat_add(OFFCPU_STAT_BLOCKS, 1);
 		return;
 	}
-	struct offcpu_sum *sum = bpf_map_lookup_elem(&counts, &key);
+	void *map = runnable ? (void *)&runnable_counts : (void *)&counts;
+	struct offcpu_sum *sum = bpf_map_lookup_elem(map, &key);
 	if (!sum) {
 		struct offcpu_sum zero = {};
 		/* BPF_NOEXIST: another CPU may have added the key meanwhile. */
-		bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST);
-		sum = bpf_map_lookup_elem(&counts, &key);
+		bpf_map_update_elem(map, &key, &zero, BPF_NOEXIST);
+		sum = bpf_map_lookup_elem(map, &key);
 	}
 	if (!sum) {
 		stat_add(OFFCPU_STAT_COUNTS_FULL, 1);

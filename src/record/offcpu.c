@@ -15,7 +15,8 @@
 #include <string.h>
 
 /* sched_switch's report bits for prev_state: S and D, and the preempted
- * flag (TASK_REPORT_MAX, "R+"); 0 is a runnable task that yielded. */
+ * flag (TASK_REPORT_MAX, "R+"); 0 is a runnable task that yielded. Both
+ * runnable kinds count (as [runnable]) with --wall only. */
 #define STATE_PREEMPTED 0x100u
 
 /* One thread seen switching out. */
@@ -186,14 +187,16 @@ void offcpu_switch_out(struct offcpu *oc, struct record_sample *s, const void *r
 		b->pending = false;
 		oc->counts.lost_end++;
 	}
-	if (state & STATE_PREEMPTED || !(state & RECORD_OFFCPU_STATES_ALL))
-		return; /* runnable (preempted, yielded), or not a sleep state */
-	if (!(state & oc->opts->off_cpu_states) ||
+	bool runnable = state & STATE_PREEMPTED || !state;
+	if (runnable ? !oc->opts->wall : !(state & RECORD_OFFCPU_STATES_ALL))
+		return; /* runnable (preempted, yielded) without --wall, or not a sleep state */
+	if ((!runnable && !(state & oc->opts->off_cpu_states)) ||
 	    !record_cpu_wanted(oc->opts, (int)s->cpu)) {
 		oc->counts.filtered++;
 		return;
 	}
 	s->off_cpu = true;
+	s->runnable = runnable;
 	/* Unwound and interned now, while the process and its maps live. */
 	uint32_t stack = recorder_stack(oc->r, s);
 	b->stack = stack;

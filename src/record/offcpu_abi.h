@@ -8,6 +8,7 @@
 /* Task states counted (the `states` bit set). */
 #define OFFCPU_STATE_S 1 /* interruptible sleep */
 #define OFFCPU_STATE_D 2 /* uninterruptible sleep (not TASK_IDLE kernel workers) */
+#define OFFCPU_STATE_R 4 /* --wall: runnable (preempted, R+, or yielded, R), in `runnable_counts` */
 
 #define OFFCPU_START_ENTRIES 16384 /* threads off the CPU at once */
 
@@ -22,7 +23,7 @@ struct offcpu_start {
 	__u64 time; /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	struct profile_key key;
 	__u32 copied; /* its user stack went out in a profile_ustack */
-	__u32 pad;
+	__u32 runnable; /* switched out runnable (OFFCPU_STATE_R) */
 };
 
 /* --wakers: who woke a blocked thread (sched_waking runs in the waker's

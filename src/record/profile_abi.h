@@ -61,7 +61,8 @@ struct profile_ustack {
 	__u32 nr_kernel;    /* inline kernel frames (kernel_stack -EEXIST) */
 	__u32 stack_len;
 	__u32 off_cpu;      /* offcpu.bpf.c: a thread's stack as it blocked (its
-			       struct offcpu_end follows when it runs again) */
+			       struct offcpu_end follows when it runs again);
+			       PROFILE_USTACK_RUNNABLE: switched out runnable */
 	__u32 stack_holes;  /* bit i: the i-th page from sp's page could not be
 			       read (never touched, so not present): its bytes
 			       in stack[] are not the stack's */
@@ -72,6 +73,7 @@ struct profile_ustack {
 	__u64 kernel[PROFILE_MAX_DEPTH];
 	__u8 stack[PROFILE_USTACK_MAX + 8192]; /* + slack for the verifier */
 };
+#define PROFILE_USTACK_RUNNABLE 2 /* off_cpu: a --wall wait for a CPU */
 #define PROFILE_USTACK_HEAD (sizeof(struct profile_ustack) - PROFILE_USTACK_MAX - 8192)
 
 /* Indices of the per-CPU statistics array. */

@@ -32,6 +32,7 @@ enum {
 	STACK_USER_COMPLETE = 16,
 	STACK_OFF_CPU = 32,          /* --wall: time switched out, not a sample */
 	STACK_WAKER = 64,            /* --wakers: the waker's frames follow */
+	STACK_RUNNABLE = 128,        /* --wall: switched out runnable, waiting for a CPU */
 };
 
 /* One distinct raw stack. Frames live in recorder.frames: the user part
@@ -78,6 +79,7 @@ struct recorder {
 	size_t nr_events, alloc_events;
 	uint64_t samples;
 	uint64_t blocks, block_ns;  /* the off-CPU part of samples, and its time */
+	uint64_t waits, wait_ns;    /* --wall: the runnable part of samples, and its time */
 	struct record_unwinder *unwinder; /* NULL: frame pointers only */
 	/* User frames are named from here; each file's symbols are read the
 	 * first time one of its addresses enters a new stack, while sampling
@@ -396,7 +398,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 		  (user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
 		  (smp->kernel_truncated && !o->user_only ? STACK_KERNEL_TRUNCATED : 0) |
 		  (complete && nr_user ? STACK_USER_COMPLETE : 0) |
-		  (smp->off_cpu ? STACK_OFF_CPU : 0);
+		  (smp->off_cpu ? STACK_OFF_CPU : 0) | (smp->off_cpu && smp->runnable ? STACK_RUNNABLE : 0);
 	const struct record_sample *w = o->wakers ? smp->waker : NULL;
 	if (w) {
 		k.flags |= STACK_WAKER;
@@ -467,7 +469,10 @@ void recorder_count(struct recorder *r, uint32_t stack, uint64_t weight, uint64_
 	r->samples += weight;
 	if (r->opts->off_cpu) /* time: a block's, or an on-CPU sample's period (--wall) */
 		s->ns += off_cpu ? ns : weight * (uint64_t)(1e9 / r->opts->freq);
-	if (off_cpu) {
+	if (off_cpu && (s->flags & STACK_RUNNABLE)) { /* a wait for a CPU, not a block */
+		r->waits += weight;
+		r->wait_ns += ns;
+	} else if (off_cpu) {
 		r->blocks += weight;
 		r->block_ns += ns;
 	}
@@ -675,7 +680,9 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 	for (uint32_t i = s->nr_kernel; i-- > 0;)
 		node = push_seq(b, node, kernel_frame(b, f[s->nr_user + i]));
 	if (o->wall) { /* where the time went (see record.h) */
-		if (s->flags & STACK_OFF_CPU)
+		if (s->flags & STACK_RUNNABLE)
+			node = profile_push_str(p, node, "[runnable]", 10);
+		else if (s->flags & STACK_OFF_CPU)
 			node = profile_push_str(p, node, "[off-cpu]", 9);
 		else
 			node = profile_push_str(p, node, "[on-cpu]", 8);
@@ -808,6 +815,8 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		stats->samples = r.samples;
 		stats->offcpu_blocks = r.blocks;
 		stats->offcpu_seconds = (double)r.block_ns / 1e9;
+		stats->offcpu_waits = r.waits;
+		stats->offcpu_wait_seconds = (double)r.wait_ns / 1e9;
 		stats->unique = r.nr_stacks;
 		stats->user_samples = r.user_samples;
 		stats->reached = r.reached;

@@ -55,8 +55,8 @@ enum record_event {
  * - What is measured: the time a thread spends switched out in a state
  *   of opts->off_cpu_states, from its switch-out (sched_switch with it as
  *   prev) to its next switch-in (sched_switch with it as next, on any
- *   CPU). A preempted thread (still runnable: R, R+) is not off-CPU, nor
- *   are other states (T stopped, t traced, P parked, I idle kernel
+ *   CPU). A preempted thread (still runnable: R, R+) is not off-CPU
+ *   (but see --wall below), nor are other states (T stopped, t traced, P parked, I idle kernel
  *   threads, X/Z dying). States are the sched_switch tracepoint's report
  *   bits, which equal the raw task bits for S and D; a raw state with
  *   TASK_NOLOAD (TASK_IDLE = D|NOLOAD) is I, not D. The idle task (pid 0)
@@ -78,9 +78,15 @@ enum record_event {
  *   end; a stack that totals under 0.5 us is dropped).
  * - --wall: on-CPU samples at -F HZ count 1e9/HZ ns each (.off_cpu
  *   false, .ns 0: the recorder does the conversion), in the same graph.
- *   Each stack then ends in a leaf frame "[on-cpu]" or "[off-cpu]", so
- *   a function's width is its wall time and its top says where the time
- *   went.
+ *   A thread switched out runnable (preempted, R+, or yielded, R) is
+ *   counted too, whatever --state, from that switch-out to its next
+ *   switch-in: time waiting for a CPU, handed over as off-CPU time with
+ *   .runnable set (the block filters judge these waits too; they are not
+ *   counted as blocks in record_stats). Each stack then ends in a leaf
+ *   frame "[on-cpu]", "[off-cpu]" or "[runnable]", so a function's width
+ *   is its wall time (a thread's three kinds add up to the time it
+ *   lived while sampled, less the lost records and the -F sampling's
+ *   error) and its top says where the time went.
  * - The graph (cmd/record.c): unit "us", palette io for --off-cpu and hot
  *   for --wall (unless --colors), title "Off-CPU Time · <target>" or
  *   "Wall-Clock Time · <target>".
@@ -153,6 +159,8 @@ struct record_stats {
 				 (counted with frame-pointer stacks instead) */
 	const char *unwind_note; /* why DWARF unwinding is not used, or NULL */
 	uint64_t offcpu_blocks;  /* --off-cpu: blocks counted (part of samples) */
+	uint64_t offcpu_waits;   /* --wall: waits for a CPU counted (part of samples) */
+	double offcpu_wait_seconds; /* ...their time */
 	double offcpu_seconds;   /* their total time */
 	uint64_t offcpu_filtered;/* blocks left out by --min-block/--max-block/--state */
 	uint64_t offcpu_open;    /* threads still switched out at the end (counted to it) */
@@ -192,6 +200,7 @@ struct record_sample {
 	uint64_t weight;        /* number of samples (or off-CPU blocks) this stands for */
 	uint64_t ns;            /* off_cpu: nanoseconds blocked (see the contract above) */
 	bool off_cpu;           /* a block of off-CPU time, not an on-CPU sample */
+	bool runnable;          /* off_cpu, --wall: preempted (R), waiting for a CPU */
 	/* --wakers: the task that woke this one, as it was then (pid, tid,
 	 * comm, stacks; its own waker and counts are not read), or NULL:
 	 * drawn as offwaketime draws it, above a "--" frame, leaf first. */

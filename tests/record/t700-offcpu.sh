@@ -34,7 +34,7 @@ measured() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 
 
 offcpu_tests() {
 	be=$1 okv=$2 why=$3
-	names="shares full-chains total-is-wall min-block max-block state-D state-S graph wall pid-target all-cpus"
+	names="shares full-chains total-is-wall min-block max-block state-D state-S graph wall wall-contended pid-target all-cpus"
 	if [ "$okv" != 1 ] || [ "$oc_ok" != 1 ]; then
 		[ "$oc_ok" = 1 ] || why="no C compiler for the workloads"
 		for n in $names; do skip "record $be --off-cpu: $n" "$why"; done
@@ -149,17 +149,38 @@ offcpu_tests() {
 	# on-CPU time is under compute, the off-CPU time under sleep_half.
 	"$SCORCH" record --backend $be --wall -F 997 -o "$out/w.folded" -- "$WL/halfsleep" >"$out/w.out" 2>"$out/w.err"
 	f=$out/w.folded
-	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') t=$(total "$f")
+	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') run=$(us "$f" '\[runnable\]') t=$(total "$f")
 	onc=$(us "$f" ';compute;.*\[on-cpu\]') offs=$(us "$f" ';sleep_half;.*\[off-cpu\]')
 	mc=$(measured "$out/w.out" cpu) msl=$(measured "$out/w.out" sleep)
 	want=$(awk -v c="$mc" -v s="$msl" 'BEGIN { if (c + s) printf "%.3f", c / (c + s) }')
 	got=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a + b) printf "%.3f", a / (a + b) }')
-	if [ -n "$want" ] && [ -n "$got" ] && [ $((on + off)) = "$t" ] && near "$got" "$want" 0.05 &&
+	if [ -n "$want" ] && [ -n "$got" ] && [ $((on + off + run)) = "$t" ] && near "$got" "$want" 0.05 &&
 		[ "$onc" -ge $((on * 9 / 10)) ] && [ "$offs" -ge $((off * 9 / 10)) ]; then
 		ok "record $be --off-cpu: wall"
 	else
 		not_ok "record $be --off-cpu: wall" "on-CPU share $got (the workload measured $want: cpu $mc s, sleep $msl s);" \
 			"on $on us ($onc under compute), off $off us ($offs under sleep_half), all $t us" "$(cat "$out/w.err")"
+	fi
+	# --wall under contention: the workload and a busy loop share CPU 0
+	# (both pinned), so it waits for the CPU after each sleep and is
+	# preempted while computing. Its [on-cpu] + [off-cpu] + [runnable]
+	# time is its wall time (as it measured it) within 10%, and some of it
+	# is [runnable].
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	"$SCORCH" record --backend $be --wall -F 997 -o "$out/c.folded" -- taskset -c 0 "$WL/halfsleep" 60 \
+		>"$out/c.out" 2>"$out/c.err"
+	kill $hog
+	wait $hog 2>/dev/null
+	f=$out/c.folded
+	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') run=$(us "$f" '\[runnable\]') t=$(total "$f")
+	wall=$(measured "$out/c.out" wall)
+	if [ -n "$wall" ] && [ "$run" -gt 0 ] && [ $((on + off + run)) = "$t" ] &&
+		near "$t" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 }')" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 * 0.1 }')"; then
+		ok "record $be --off-cpu: wall-contended"
+	else
+		not_ok "record $be --off-cpu: wall-contended" "on $on + off $off + runnable $run us = $t us (all $t us);" \
+			"the workload measured wall ${wall:-?} s: $(cat "$out/c.out")" "$(tail -1 "$out/c.err")"
 	fi
 
 	# -p: the workload's process and its vfork children alone (it runs
