@@ -337,7 +337,7 @@ static const char *describe_rate(const struct record_opts *o, char *buf, size_t 
 }
 
 /* What was recorded: "cycles 99 Hz", "page-faults every event", "off-CPU
- * S+D >= 10 us", "cpu-clock 99 Hz + off-CPU S+D". */
+ * S+D >= 10 us", "cpu-clock 99 Hz + off-CPU S+D + runnable". */
 static const char *describe_event(const struct record_opts *o, const struct record_stats *st, char *buf,
 				  size_t cap)
 {
@@ -357,6 +357,8 @@ static const char *describe_event(const struct record_opts *o, const struct reco
 			append(buf, cap, &len, " \xe2\x89\xa4 %" PRIu64 " us", o->max_block_us);
 		if (o->wakers)
 			append(buf, cap, &len, " with wakers");
+		if (o->wall)
+			append(buf, cap, &len, " + runnable");
 	}
 	return buf;
 }

@@ -181,3 +181,40 @@ TEST(offcpu_wall_marks_on_and_off_cpu)
 		     "w;[unknown];[on-cpu] 2000\n");
 	free(s);
 }
+
+/* --wall: switched out runnable (preempted R+, yielded R) until the next
+ * switch-in is a third kind, whatever --state; D still follows --state. */
+TEST(offcpu_wall_counts_runnable)
+{
+	struct buf b = { .n = 0 };
+	struct record_opts opts = { .freq = 1000, .off_cpu = true, .wall = true,
+				    .off_cpu_states = RECORD_OFFCPU_SLEEPING };
+	struct offcpu_counts c;
+	comm(&b, 10, "w");
+	sample(&b, 10, 1 * MS, -1, 0x1000);
+	sample(&b, 10, 2 * MS, 0x100, 0x1000); /* preempted: 2 ms */
+	switch_rec(&b, 10, 4 * MS, false);
+	sample(&b, 10, 5 * MS, 0x0, 0x1000);   /* yielded: 1 ms */
+	switch_rec(&b, 10, 6 * MS, false);
+	sample(&b, 10, 7 * MS, 0x2, 0x1000);   /* D: not with --state S */
+	switch_rec(&b, 10, 9 * MS, false);
+	char *s = run(&b, &opts, &c);
+	CHECK_STR(s, "w;[unknown];[on-cpu] 1000\n"
+		     "w;[unknown];[runnable] 3000\n");
+	CHECK_EQ_U64(c.filtered, 1);
+	free(s);
+	/* Plain --off-cpu: runnable switch-outs count nothing. */
+	opts.wall = false;
+	opts.off_cpu_states = RECORD_OFFCPU_STATES_ALL;
+	b.n = 0;
+	comm(&b, 10, "w");
+	sample(&b, 10, 2 * MS, 0x100, 0x1000);
+	switch_rec(&b, 10, 4 * MS, false);
+	sample(&b, 10, 5 * MS, 0x0, 0x1000);
+	switch_rec(&b, 10, 6 * MS, false);
+	sample(&b, 10, 7 * MS, 0x1, 0x1000);
+	switch_rec(&b, 10, 8 * MS, false);
+	s = run(&b, &opts, &c);
+	CHECK_STR(s, "w;[unknown] 1000\n");
+	free(s);
+}
