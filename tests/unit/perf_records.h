@@ -3,6 +3,11 @@
 #ifndef SCORCH_TESTS_PERF_RECORDS_H
 #define SCORCH_TESTS_PERF_RECORDS_H
 
+#include "base/out.h"
+#include "profile/folded.h"
+#include "profile/profile.h"
+#include "record/record.h"
+
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +44,21 @@ static inline void end(struct buf *b, size_t at)
 	memcpy(&h, b->b + at, sizeof(h));
 	h.size = (uint16_t)(b->n - at);
 	memcpy(b->b + at, &h, sizeof(h));
+}
+
+/* What a recorder collected, built and written as folded text; frees r. */
+static inline char *recorder_folded_text(struct recorder *r)
+{
+	struct profile p;
+	profile_init(&p);
+	recorder_build(r, &p);
+	struct out *o = out_open_mem();
+	folded_write(&p, o);
+	size_t len;
+	char *s = out_mem_detach(o, &len); /* frees o */
+	profile_release(&p);
+	recorder_free(r);
+	return s;
 }
 
 #endif

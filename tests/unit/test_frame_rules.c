@@ -4,6 +4,7 @@
  * text), plus the process-name and inline rules of stackcollapse-perf.pl
  * (shared/reference/flamegraph-pl.md section 3.3). */
 #include "harness.h"
+#include "frame_parts_text.h"
 
 #include "base/alloc.h"
 #include "collapse/perf_line.h"
@@ -13,27 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The parts of pp joined with '|'. */
-static char *joined(const struct frame_parts *pp)
-{
-	char *out = xstrdup("");
-	for (size_t i = 0; i < pp->nr; i++) {
-		struct frame_slice s = frame_part(pp, i);
-		size_t n = strlen(out);
-		out = xrealloc(out, n + s.n + 2);
-		if (i)
-			out[n++] = '|';
-		memcpy(out + n, s.s, s.n);
-		out[n + s.n] = '\0';
-	}
-	return out;
-}
-
 /* The names of a frame, joined with '|' ("DROPPED" when the script drops it). */
 static char *join(const struct frame_text *fr, struct frame_opts o)
 {
 	struct frame_parts pp = { 0 };
-	char *out = frame_names(fr, &o, &pp) ? joined(&pp) : xstrdup("DROPPED");
+	char *out = frame_names(fr, &o, &pp) ? frame_parts_joined(&pp) : xstrdup("DROPPED");
 	frame_parts_release(&pp);
 	return out;
 }
@@ -47,7 +32,7 @@ static char *structured(const char *sym, const char *mod, const char *pc, struct
 	struct frame_fields ff = { .symbol = strcmp(sym, "[unknown]") ? sym : NULL, .offset = 0x1f,
 				   .module = mod, .pc = strtoull(pc, NULL, 16) };
 	struct frame_parts pp = { 0 };
-	char *out = frame_names_of(&ff, &o, &pp, &line, &alloc) ? joined(&pp) : xstrdup("DROPPED");
+	char *out = frame_names_of(&ff, &o, &pp, &line, &alloc) ? frame_parts_joined(&pp) : xstrdup("DROPPED");
 	frame_parts_release(&pp);
 	free(line);
 	return out;

@@ -81,16 +81,7 @@ static char *run(struct buf *b, const struct record_opts *opts, struct offcpu_co
 	offcpu_finish(ps.offcpu, 10 * MS, counts);
 	offcpu_free(ps.offcpu);
 	perf_parser_release(&ps);
-	struct profile p;
-	profile_init(&p);
-	recorder_build(r, &p);
-	struct out *o = out_open_mem();
-	folded_write(&p, o);
-	size_t len;
-	char *s = out_mem_detach(o, &len);
-	profile_release(&p);
-	recorder_free(r);
-	return s;
+	return recorder_folded_text(r);
 }
 
 static void session(struct buf *b)

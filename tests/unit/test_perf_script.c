@@ -4,6 +4,7 @@
  * perf_collapse, and --inline's addr2line emulation against binutils'
  * addr2line itself. */
 #include "harness.h"
+#include "frame_parts_text.h"
 
 #include "base/alloc.h"
 #include "base/out.h"
@@ -137,16 +138,7 @@ static char *names(const char *line, struct frame_opts o)
 		frame_parts_release(&pp);
 		return xstrdup("SKIPPED");
 	}
-	char *out = xstrdup("");
-	for (size_t i = 0; i < pp.nr; i++) {
-		struct frame_slice s = frame_part(&pp, i);
-		size_t n = strlen(out);
-		out = xrealloc(out, n + s.n + 2);
-		if (i)
-			out[n++] = '|';
-		memcpy(out + n, s.s, s.n);
-		out[n + s.n] = '\0';
-	}
+	char *out = frame_parts_joined(&pp);
 	frame_parts_release(&pp);
 	return out;
 }

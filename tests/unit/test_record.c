@@ -76,16 +76,7 @@ static char *run(struct buf *b, const struct record_opts *opts, uint64_t *lost_o
 	perf_parse_records(&ps, b->b, b->n);
 	*lost_out = ps.lost;
 	perf_parser_release(&ps);
-	struct profile p;
-	profile_init(&p);
-	recorder_build(r, &p);
-	struct out *o = out_open_mem();
-	folded_write(&p, o);
-	size_t len;
-	char *s = out_mem_detach(o, &len); /* frees o */
-	profile_release(&p);
-	recorder_free(r);
-	return s;
+	return recorder_folded_text(r);
 }
 
 #define USER ((uint64_t)PERF_CONTEXT_USER)

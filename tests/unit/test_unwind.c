@@ -64,7 +64,7 @@ TEST(unwind_read_holes)
 TEST(unwind_expr_rules)
 {
 	uint64_t words[4] = { 11, 22, 33, 44 };
-	struct unwind_memory m = { (const uint8_t *)words, 0x1000, sizeof(words) };
+	struct unwind_memory m = { (const uint8_t *)words, 0x1000, sizeof(words), 0 };
 	struct unwind_regs r = { .have = 1u << 6 };
 	r.reg[6] = 0x1010;
 	uint64_t v;
