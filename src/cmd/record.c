@@ -854,6 +854,8 @@ int cmd_record(int argc, char **argv)
 			if (st.offcpu_lost_end)
 				fprintf(stderr, ", %" PRIu64 " blocks dropped (their wake-up record was lost)",
 					st.offcpu_lost_end);
+			if (st.offcpu_unseen_in)
+				fprintf(stderr, ", %" PRIu64 " blocks whose switch-in was not seen (ended by the thread's CPU time since)", st.offcpu_unseen_in);
 		}
 		if (st.lost)
 			fprintf(stderr, ", %" PRIu64 " lost", st.lost);

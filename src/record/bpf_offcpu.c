@@ -302,6 +302,7 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 	stats->offcpu_filtered += stat_sum(oc, OFFCPU_STAT_FILTERED);
 	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL) + oc->orphan_ends;
 	stats->copy_full += stat_sum(oc, OFFCPU_STAT_COPY_FULL) + stat_sum(oc, OFFCPU_STAT_END_FULL);
+	stats->offcpu_unseen_in += stat_sum(oc, OFFCPU_STAT_IN_UNSEEN);
 	stats->collisions += oc->waker_stats.collisions;
 	stats->map_full += oc->waker_stats.map_full;
 }

@@ -40,9 +40,14 @@
 #define TASK_RTLOCK_WAIT 0x1000
 #define TASK_REPORT 0x7f
 
+struct sched_entity {
+	__u64 sum_exec_runtime;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
+	struct sched_entity se;
 } __attribute__((preserve_access_index));
 
 const volatile int want_user = 1;
@@ -257,45 +262,10 @@ static __always_inline int send_user_stack(void *ctx, struct offcpu_start *s, __
 	return 0;
 }
 
-/* prev leaves the CPU: remember when and where, if it is to be counted. */
-static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
-				       unsigned int prev_state, __u64 now)
+/* tid's block s (its entry in `start`) lasted delta ns: add it to its key
+ * (or send its end record, for its copied stack), and forget s. */
+static __always_inline void end_block(struct offcpu_start *s, __u32 tid, __u64 delta)
 {
-	__u32 tid = prev->pid, tgid = prev->tgid;
-	__u32 state = state_of(preempt, prev_state);
-	if (!(state & states) || !wanted(tgid, tid))
-		return;
-	struct offcpu_start s = {};
-	s.time = now;
-	s.runnable = state == OFFCPU_STATE_R;
-	s.key.pid = tgid;
-	s.key.tid = per_tid ? tid : 0;
-	s.key.cpu = per_cpu ? bpf_get_smp_processor_id() : 0;
-	bpf_get_current_comm(s.key.comm, sizeof(s.key.comm)); /* prev is current */
-	s.key.user_stack = PROFILE_NO_STACK;
-	s.key.kernel_stack = PROFILE_NO_STACK;
-	if (want_kernel) {
-		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, tracepoint_skip(ctx, &__traceiter_sched_switch));
-		stack_error(s.key.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
-	}
-	if (want_user) {
-		s.key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-		stack_error(s.key.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
-	}
-	if (copy_stack && want_user && !send_user_stack(ctx, &s, tid))
-		s.copied = 1;
-	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
-		stat_add(OFFCPU_STAT_START_FULL, 1);
-}
-
-/* next comes back: add the time it was away to its key. */
-static __always_inline void switch_in(struct task_struct *next, __u64 now)
-{
-	__u32 tid = next->pid;
-	struct offcpu_start *s = bpf_map_lookup_elem(&start, &tid);
-	if (!s)
-		return;
-	__u64 delta = now - s->time;
 	struct profile_key key = s->key;
 	struct offcpu_end end = { s->time, delta, key.pid, tid };
 	int copied = s->copied, runnable = s->runnable;
@@ -347,6 +317,62 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	__sync_fetch_and_add(&sum->ns, delta);
 	__sync_fetch_and_add(&sum->blocks, 1);
 	stat_add(OFFCPU_STAT_BLOCKS, 1);
+}
+
+/* prev leaves the CPU: remember when and where, if it is to be counted. */
+static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
+				       unsigned int prev_state, __u64 now)
+{
+	__u32 tid = prev->pid, tgid = prev->tgid;
+	__u64 runtime = prev->se.sum_exec_runtime; /* (updated before the tracepoint) */
+	/* prev runs, so it came back since its last switch-out; if that is
+	 * still in `start`, its switch-in never reached this program: the
+	 * kernel runs no tracepoint program in some tasks' context (a
+	 * sandbox's own supervisor, seen with perf too), and sched_switch
+	 * runs in the context of the task leaving the CPU. Since it came
+	 * back it has been on the CPU (a switch-out in between would be seen
+	 * here), for the CPU time it has used since: its block ended that
+	 * long ago. Counted so rather than overwritten below (lost). */
+	struct offcpu_start *old = bpf_map_lookup_elem(&start, &tid);
+	if (old) {
+		__u64 ran = runtime - old->runtime, away = now - old->time;
+		stat_add(OFFCPU_STAT_IN_UNSEEN, 1);
+		end_block(old, tid, ran < away ? away - ran : 0);
+	}
+	__u32 state = state_of(preempt, prev_state);
+	if (!(state & states) || !wanted(tgid, tid))
+		return;
+	struct offcpu_start s = {};
+	s.time = now;
+	s.runtime = runtime;
+	s.runnable = state == OFFCPU_STATE_R;
+	s.key.pid = tgid;
+	s.key.tid = per_tid ? tid : 0;
+	s.key.cpu = per_cpu ? bpf_get_smp_processor_id() : 0;
+	bpf_get_current_comm(s.key.comm, sizeof(s.key.comm)); /* prev is current */
+	s.key.user_stack = PROFILE_NO_STACK;
+	s.key.kernel_stack = PROFILE_NO_STACK;
+	if (want_kernel) {
+		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, tracepoint_skip(ctx, &__traceiter_sched_switch));
+		stack_error(s.key.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
+	}
+	if (want_user) {
+		s.key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		stack_error(s.key.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
+	}
+	if (copy_stack && want_user && !send_user_stack(ctx, &s, tid))
+		s.copied = 1;
+	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
+		stat_add(OFFCPU_STAT_START_FULL, 1);
+}
+
+/* next comes back: add the time it was away to its key. */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = next->pid;
+	struct offcpu_start *s = bpf_map_lookup_elem(&start, &tid);
+	if (s)
+		end_block(s, tid, now - s->time);
 }
 
 SEC("tp_btf/sched_switch")

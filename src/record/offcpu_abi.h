@@ -24,6 +24,7 @@ struct offcpu_start {
 	struct profile_key key;
 	__u32 copied; /* its user stack went out in a profile_ustack */
 	__u32 runnable; /* switched out runnable (OFFCPU_STATE_R) */
+	__u64 runtime; /* its CPU time then (se.sum_exec_runtime, ns) */
 };
 
 /* --wakers: who woke a blocked thread (sched_waking runs in the waker's
@@ -69,6 +70,7 @@ enum offcpu_stat {
 	OFFCPU_STAT_COPIED,         /* user stacks copied out at switch-out */
 	OFFCPU_STAT_COPY_FULL,      /* ...refused by a full ring: frame pointers used */
 	OFFCPU_STAT_END_FULL,       /* end record refused: counted with frame pointers */
+	OFFCPU_STAT_IN_UNSEEN,      /* switch-in not seen: ended at the next switch-out less the CPU time since */
 	OFFCPU_STAT_NR
 };
 

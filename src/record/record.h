@@ -165,6 +165,8 @@ struct record_stats {
 	uint64_t offcpu_filtered;/* blocks left out by --min-block/--max-block/--state */
 	uint64_t offcpu_open;    /* threads still switched out at the end (counted to it) */
 	uint64_t offcpu_lost_end;/* blocks dropped: their switch-in record was lost */
+	uint64_t offcpu_unseen_in;/* bpf: blocks whose switch-in was not seen, ended by
+				    the thread's CPU time at its next switch-out */
 	double seconds;       /* sampling time */
 	int command_status;   /* wait status of the command, -1 if none */
 	double command_cpu;   /* CPU seconds the command (and its reaped children) used */
