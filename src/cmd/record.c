@@ -855,7 +855,8 @@ int cmd_record(int argc, char **argv)
 				fprintf(stderr, ", %" PRIu64 " blocks dropped (their wake-up record was lost)",
 					st.offcpu_lost_end);
 			if (st.offcpu_unseen_in)
-				fprintf(stderr, ", %" PRIu64 " blocks whose switch-in was not seen (ended by the thread's CPU time since)", st.offcpu_unseen_in);
+				fprintf(stderr, ", %" PRIu64 " block%s whose switch-in was not seen (ended by its CPU time since)",
+					st.offcpu_unseen_in, st.offcpu_unseen_in == 1 ? "" : "s");
 		}
 		if (st.lost)
 			fprintf(stderr, ", %" PRIu64 " lost", st.lost);

@@ -76,6 +76,8 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	ro->min_ns = o->min_block_us * 1000;
 	ro->max_ns = o->max_block_us * 1000;
 	ro->wakers = o->wakers;
+	const char *unseen = getenv("SCORCH_TEST_UNSEEN_SWITCH_IN"); /* tests/record/t730 */
+	ro->test_unseen_every = unseen ? (uint32_t)strtoul(unseen, NULL, 10) : 0;
 	oc->wakers = o->wakers;
 	oc->stacks_fd = stacks_fd;
 	oc->limit = PROFILE_MAX_DEPTH;
