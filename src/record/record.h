@@ -93,9 +93,13 @@ enum record_event {
  * - Lost records are counted in record_stats.lost and said in the
  *   summary. A block whose switch-in was lost is dropped at the thread's
  *   next switch-out (its end is unknown) and counted in
- *   record_stats.offcpu_lost_end; a switch-in without a switch-out seen
- *   (the thread blocked before sampling began, or the record was lost)
- *   counts nothing. */
+ *   record_stats.offcpu_lost_end (perf); the bpf backend, which sees its
+ *   switch-ins only when the kernel runs its program in the context of
+ *   the task leaving the CPU, ends such a block at that next switch-out
+ *   less the thread's CPU time since, counts it under its stack, and
+ *   says so in record_stats.offcpu_unseen_in. A switch-in without a
+ *   switch-out seen (the thread blocked before sampling began, or the
+ *   record was lost) counts nothing. */
 
 /* opts->off_cpu_states bits (--state S, D or SD). */
 enum {
