@@ -29,6 +29,8 @@ void symtab_release(struct symtab *t)
 	free(t->dead);
 	free(t->sorted);
 	free(t->contested);
+	free(t->groups);
+	free(t->members);
 	arena_release(&t->names);
 	memset(t, 0, sizeof(*t));
 	t->root = NIL;
@@ -251,6 +253,7 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const
 	s->bind = (uint8_t)bind;
 	s->underscores = underscores > 255 ? 255 : (uint8_t)underscores;
 	s->raw = 0;
+	s->pending = 0;
 	t->nr++;
 	t->prepared = false;
 }
@@ -291,24 +294,26 @@ const char *symtab_name(struct symtab *t, struct symbol *s)
 	return s->name;
 }
 
-/* perf's choose_best_symbol: true when a is kept over b. */
-static bool keep_first(const struct symbol *a, const struct symbol *b)
+/* perf's choose_best_symbol as a rank: a larger rank wins before names are
+ * compared (sized over empty, then global, local, weak). */
+static unsigned rank(const struct symbol *s)
 {
-	bool az = a->end == a->start, bz = b->end == b->start;
-	if (bz && !az)
+	unsigned bind = s->bind == SYM_BIND_GLOBAL ? 2 : s->bind == SYM_BIND_WEAK ? 0 : 1;
+	return (s->end != s->start) * 4 + bind;
+}
+
+/* perf's choose_best_symbol: true when a is kept over b. The names are
+ * demangled only when the choice comes down to them; two identical raw
+ * names tie without it. */
+static bool keep_first(struct symtab *t, struct symbol *a, struct symbol *b)
+{
+	unsigned ra = rank(a), rb = rank(b);
+	if (ra != rb)
+		return ra > rb;
+	if (a->raw && b->raw && !strcmp(a->name, b->name))
 		return true;
-	if (az && !bz)
-		return false;
-	bool aw = a->bind == SYM_BIND_WEAK, bw = b->bind == SYM_BIND_WEAK;
-	if (bw && !aw)
-		return true;
-	if (aw && !bw)
-		return false;
-	bool ag = a->bind == SYM_BIND_GLOBAL, bg = b->bind == SYM_BIND_GLOBAL;
-	if (ag && !bg)
-		return true;
-	if (bg && !ag)
-		return false;
+	demangle_now(t, a);
+	demangle_now(t, b);
 	if (a->underscores != b->underscores)
 		return a->underscores < b->underscores;
 	if (a->base_len != b->base_len)
@@ -379,6 +384,121 @@ static uint32_t *sorted_range(const struct symtab *t, size_t from, size_t to, si
 	return ord;
 }
 
+static unsigned best_rank(const struct symtab *t, const struct dup_group *g)
+{
+	unsigned best = 0;
+	for (uint32_t i = 0; i < g->nr; i++)
+		if (rank(&t->v[t->members[g->first + i]]) > best)
+			best = rank(&t->v[t->members[g->first + i]]);
+	return best;
+}
+
+/* perf's pairwise pass over a group: the survivor, and with erased the
+ * losers appended in perf's order. Without erased only the members of the
+ * best rank take part (the survivor is the first of the best, so the
+ * others need not be compared by name). */
+static uint32_t run_group(struct symtab *t, const struct dup_group *g, bool erased)
+{
+	const uint32_t *m = t->members + g->first;
+	unsigned best = erased ? 0 : best_rank(t, g);
+	uint32_t curr = UINT32_MAX;
+	for (uint32_t i = 0; i < g->nr; i++) {
+		if (rank(&t->v[m[i]]) < best)
+			continue;
+		if (curr == UINT32_MAX) {
+			curr = m[i];
+			continue;
+		}
+		uint32_t loser = m[i];
+		if (!keep_first(t, &t->v[curr], &t->v[m[i]])) {
+			loser = curr;
+			curr = m[i];
+		}
+		if (erased) {
+			VEC_GROW(t->erased, t->nr_erased + 1, t->erased_alloc);
+			t->erased[t->nr_erased++] = loser;
+		}
+	}
+	return curr;
+}
+
+/* Record a group and make its survivor (or stand-in) the only member that
+ * lookups see. */
+static void add_group(struct symtab *t, const uint32_t *ord, uint32_t nr)
+{
+	VEC_GROW(t->members, t->nr_members + nr, t->members_alloc);
+	memcpy(t->members + t->nr_members, ord, nr * sizeof(*ord));
+	VEC_GROW(t->groups, t->nr_groups + 1, t->groups_alloc);
+	struct dup_group *g = &t->groups[t->nr_groups++];
+	*g = (struct dup_group){ t->v[ord[0]].start, (uint32_t)t->nr_members, nr, true };
+	t->nr_members += nr;
+	/* the candidates: the members of the best rank (the others lose
+	 * whatever their names) */
+	unsigned best = best_rank(t, g);
+	uint32_t first = UINT32_MAX, count = 0;
+	bool raw = false, same_end = true;
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct symbol *s = &t->v[ord[i]];
+		if (rank(s) != best)
+			continue;
+		if (first == UINT32_MAX)
+			first = ord[i];
+		count++;
+		raw |= s->raw;
+		same_end &= s->end == t->v[first].end;
+	}
+	uint32_t keep = first;
+	if (count > 1 && !(raw && same_end))
+		keep = run_group(t, g, false);
+	else if (count > 1) {
+		g->decided = false;
+		t->v[first].pending = 1;
+	}
+	for (uint32_t i = 0; i < nr; i++)
+		t->dead[ord[i]] = ord[i] != keep;
+}
+
+static struct dup_group *group_at(struct symtab *t, uint64_t start)
+{
+	size_t lo = 0, hi = t->nr_groups;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->groups[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &t->groups[lo];
+}
+
+/* Make perf's choice for a pending group: the survivor replaces the
+ * stand-in (same extent, so the same place among the survivors). */
+static uint32_t decide(struct symtab *t, struct dup_group *g, uint32_t survivor)
+{
+	g->decided = true;
+	uint32_t stand_in = UINT32_MAX;
+	for (uint32_t i = 0; i < g->nr; i++)
+		if (t->v[t->members[g->first + i]].pending)
+			stand_in = t->members[g->first + i];
+	t->v[stand_in].pending = 0;
+	if (survivor == stand_in)
+		return survivor;
+	t->dead[stand_in] = 1;
+	t->dead[survivor] = 0;
+	size_t lo = 0, hi = t->nr_sorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[t->sorted[mid]].start < g->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (t->sorted[lo] != stand_in)
+		lo++;
+	t->sorted[lo] = survivor;
+	return survivor;
+}
+
 void symtab_finish(struct symtab *t, bool kallsyms)
 {
 	t->finished = true;
@@ -404,26 +524,14 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 	struct symbol *last = &t->v[ord[n - 1]];
 	if (last->end == last->start)
 		last->end = (last->start + 4095) / 4096 * 4096 + 4096;
-	/* fixup_duplicate: one symbol per start, erased in perf's order. */
-	size_t curr = 0;
-	for (size_t i = 1; i < n; i++) {
-		struct symbol *a = &t->v[ord[curr]], *b = &t->v[ord[i]];
-		if (a->start != b->start) {
-			curr = i;
-			continue;
-		}
-		demangle_now(t, a);
-		demangle_now(t, b);
-		uint32_t loser;
-		if (keep_first(a, b)) {
-			loser = ord[i];
-		} else {
-			loser = ord[curr];
-			curr = i;
-		}
-		t->dead[loser] = 1;
-		VEC_GROW(t->erased, t->nr_erased + 1, t->erased_alloc);
-		t->erased[t->nr_erased++] = loser;
+	/* fixup_duplicate: one symbol per start (see struct dup_group) */
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && t->v[ord[j]].start == t->v[ord[i]].start)
+			j++;
+		if (j - i > 1)
+			add_group(t, ord + i, (uint32_t)(j - i));
+		i = j;
 	}
 	/* keep the survivors' order for lookups */
 	size_t w = 0;
@@ -510,6 +618,12 @@ static void build_tree(struct symtab *t)
 	size_t upto = t->finished ? t->nr_at_finish : t->nr;
 	for (size_t i = 0; i < upto; i++)
 		tree_insert(t, (uint32_t)i);
+	t->nr_erased = 0;
+	for (size_t i = 0; i < t->nr_groups; i++) {
+		uint32_t survivor = run_group(t, &t->groups[i], true);
+		if (!t->groups[i].decided)
+			decide(t, &t->groups[i], survivor);
+	}
 	for (size_t i = 0; i < t->nr_erased; i++)
 		tree_erase(t, t->erased[i]);
 	for (size_t i = upto; i < t->nr; i++)
@@ -548,9 +662,13 @@ struct symbol *symtab_find(struct symtab *t, uint64_t addr)
 		if (!lo)
 			return NULL;
 		struct symbol *s = &t->v[t->sorted[lo - 1]];
-		if (addr < s->end || (addr == s->start && s->end == s->start))
-			return s;
-		return NULL;
+		if (!(addr < s->end || (addr == s->start && s->end == s->start)))
+			return NULL;
+		if (s->pending) {
+			struct dup_group *g = group_at(t, s->start);
+			s = &t->v[decide(t, g, run_group(t, g, false))];
+		}
+		return s;
 	}
 	if (!t->tree_built)
 		build_tree(t);

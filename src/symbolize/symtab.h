@@ -20,6 +20,20 @@ struct symbol {
 	uint8_t bind;
 	uint8_t underscores; /* leading '_' count of the name */
 	uint8_t raw;         /* not demangled yet (demangled on first use) */
+	uint8_t pending;     /* stands for a duplicate group not decided yet */
+};
+
+/* Symbols sharing a start address (members[first .. first + nr) in perf's
+ * order). perf keeps one, chosen by size, binding, then the demangled
+ * name's leading '_' count and length. When the choice comes down to names
+ * that still need demangling and every candidate has the same extent, it
+ * is made on the first lookup that lands there (or when the exact tree is
+ * needed): a large C++ or Rust library has tens of thousands of such
+ * groups and a profile touches few of them. */
+struct dup_group {
+	uint64_t start;
+	uint32_t first, nr;
+	bool decided;
 };
 
 /* perf keeps symbols in a red-black tree (the kernel's lib/rbtree.c) and
@@ -41,9 +55,14 @@ struct symtab {
 	bool finished;
 	size_t nr_at_finish;      /* symbols added later (PLT) come after */
 	size_t merged_upto;       /* symbols already merged into `sorted` */
-	uint32_t *erased;         /* duplicates removed by the fix-up, in order */
+	uint32_t *erased;         /* duplicates removed by the fix-up, in order
+				     (listed when the tree is built) */
 	size_t nr_erased, erased_alloc;
-	uint8_t *dead;
+	uint8_t *dead;            /* not a lookup candidate (lost, or pending) */
+	struct dup_group *groups; /* by start */
+	size_t nr_groups, groups_alloc;
+	uint32_t *members;        /* the groups' symbols */
+	size_t nr_members, members_alloc;
 	/* lookup structure, (re)built on the first lookup after a change */
 	bool prepared, tree_built;
 	uint32_t *sorted;         /* survivors by start */

@@ -4,6 +4,7 @@
 #include "symbolize/symtab.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define NIL UINT32_MAX
 
@@ -134,4 +135,79 @@ TEST(demangle_like_perf)
 	d = demangle("_ZdlPvm", 7);
 	CHECK_STR(d, "operator delete");
 	free(d);
+}
+
+/* Mangled names whose demangled forms order differently by leading '_' and
+ * length than the raw names do. */
+static const char *const mangled_pool[] = {
+	"_ZN3foo3barEv",      "_ZN1a1bEv",	   "_ZN5__foo1xEv",   "_Z3fooi",
+	"_ZN9__gnu_cxx3fooEv", "_ZNK3Foo3getEv",   "_ZN3FooC1Ev",     "_ZN3FooC2Ev",
+	"_ZN3FooD1Ev",	       "_ZN3FooD2Ev",	   "__libc_free",     "free",
+	"_ZN2ab2cdEv",	       "_ZN4abcd1eEv",	   "_ZN1x2__3fooEv",  "_Z1fv",
+};
+
+/* One symbol table filled with raw names (symtab_add_mangled: perf's
+ * choice among duplicates is made when a lookup needs it) and one with the
+ * names demangled up front: every lookup, and the exact tree with its
+ * erasures, must agree. */
+TEST(symtab_deferred_duplicates_match_eager_choice)
+{
+	char *probe = demangle("_ZN3foo3barEv", 13);
+	if (!probe) {
+		t_->skip = "no demangler (libbfd or libstdc++) found";
+		return;
+	}
+	free(probe);
+	const size_t npool = sizeof(mangled_pool) / sizeof(mangled_pool[0]);
+	unsigned seed = 777;
+	int trees = 0, pending_seen = 0;
+	for (int round = 0; round < 300; round++) {
+		struct symtab lazy, eager;
+		symtab_init(&lazy);
+		symtab_init(&eager);
+		int nsym = 5 + round % 40;
+		for (int i = 0; i < nsym; i++) {
+			seed = seed * 1103515245u + 12345u;
+			uint64_t start = 0x1000 + (seed >> 9) % 12 * 0x20;
+			static const uint64_t sizes[] = { 0x20, 0x20, 0x20, 0x10, 0, 0x50 };
+			uint64_t size = sizes[(seed >> 5) % (round % 3 ? 4 : 6)];
+			int bind = (int)((seed >> 13) % (round % 2 ? 1 : 3));
+			const char *raw = mangled_pool[(seed >> 17) % npool];
+			symtab_add_mangled(&lazy, start, size, bind, raw, strlen(raw));
+			char *dm = demangle(raw, strlen(raw));
+			const char *name = dm ? dm : raw;
+			unsigned us = 0;
+			while (name[us] == '_')
+				us++;
+			symtab_add(&eager, start, size, bind, name, strlen(name), strlen(name), us);
+			free(dm);
+		}
+		symtab_finish(&lazy, false);
+		symtab_finish(&eager, false);
+		for (size_t i = 0; i < lazy.nr; i++)
+			pending_seen += lazy.v[i].pending;
+		/* a few lookups first (deciding some groups), then all of them */
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint64_t a = 0xff0; a < 0x1000 + 14 * 0x20; a += pass ? 1 : 0x1d) {
+				struct symbol *x = symtab_find(&lazy, a), *y = symtab_find(&eager, a);
+				REQUIRE((x == NULL) == (y == NULL));
+				if (x) {
+					CHECK_EQ_U64(x->seq, y->seq);
+					CHECK_STR(symtab_name(&lazy, x), symtab_name(&eager, y));
+				}
+			}
+		}
+		CHECK(lazy.tree_built == eager.tree_built);
+		if (lazy.tree_built) {
+			trees++;
+			REQUIRE(lazy.nr_erased == eager.nr_erased);
+			for (size_t i = 0; i < lazy.nr_erased; i++)
+				CHECK_EQ_U64(lazy.erased[i], eager.erased[i]);
+			CHECK_EQ_U64(lazy.root, eager.root);
+		}
+		symtab_release(&lazy);
+		symtab_release(&eager);
+	}
+	CHECK(trees > 20);        /* overlaps: the exact tree was compared */
+	CHECK(pending_seen > 100); /* and choices were really deferred */
 }
