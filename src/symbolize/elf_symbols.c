@@ -152,16 +152,6 @@ static unsigned count_underscores(const char *s)
 	return n;
 }
 
-static void add_symbol(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *raw,
-		       bool demangle_names)
-{
-	size_t len = strlen(raw);
-	if (demangle_names)
-		symtab_add_mangled(t, start, size, bind, raw, len);
-	else
-		symtab_add(t, start, size, bind, raw, len, len, count_underscores(raw));
-}
-
 static int elf_bind(unsigned char info)
 {
 	switch (GELF_ST_BIND(info)) {
@@ -174,8 +164,24 @@ static int elf_bind(unsigned char info)
 	}
 }
 
+/* A symbol table's string table, when its names can be read in place
+ * (NUL-terminated at its end, as elf_strptr requires of each name). */
+static bool string_table(Elf *elf, size_t link, const char **strs, size_t *size)
+{
+	Elf_Scn *scn = elf_getscn(elf, link);
+	GElf_Shdr sh;
+	Elf_Data *d = scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB ? elf_getdata(scn, NULL) : NULL;
+	if (!d || !d->d_buf || !d->d_size || ((const char *)d->d_buf)[d->d_size - 1])
+		return false;
+	*strs = d->d_buf;
+	*size = d->d_size;
+	return true;
+}
+
+/* The symbols perf loads from one table. With held, names are not copied:
+ * the table's data must outlive t (symtab_hold). */
 static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phdrs *ph,
-		      bool demangle_names)
+		      bool demangle_names, bool held)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -184,6 +190,18 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 	size_t shstrndx = 0;
 	elf_getshdrstrndx(elf, &shstrndx);
 	size_t n = sh.sh_size / sh.sh_entsize;
+	/* 64-bit tables in the host's layout are read in place */
+	const char *strs = NULL;
+	size_t strs_size = 0;
+	const Elf64_Sym *direct = NULL;
+	if (gelf_getclass(elf) == ELFCLASS64 && d->d_type == ELF_T_SYM &&
+	    string_table(elf, sh.sh_link, &strs, &strs_size)) {
+		direct = d->d_buf;
+		if (n > d->d_size / sizeof(*direct))
+			n = d->d_size / sizeof(*direct);
+	}
+	held &= direct != NULL;
+	symtab_reserve(t, t->nr + n);
 	int added = 0;
 	size_t nsec = 0;
 	if (elf_getshdrnum(elf, &nsec))
@@ -191,7 +209,11 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 	uint8_t *sec_kind = xcalloc(nsec ? nsec : 1, 1);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
-		if (!gelf_getsym(d, (int)i, &s) || !s.st_name)
+		if (direct)
+			s = direct[i];
+		else if (!gelf_getsym(d, (int)i, &s))
+			continue;
+		if (!s.st_name)
 			continue;
 		int type = GELF_ST_TYPE(s.st_info);
 		/* perf 6.1 keeps functions and data objects (for perf mem), and
@@ -218,17 +240,32 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 		}
 		if (sec_kind[s.st_shndx] == 1 || (label && sec_kind[s.st_shndx] != 3))
 			continue;
-		const char *raw = elf_strptr(elf, sh.sh_link, s.st_name);
+		const char *raw;
+		if (direct)
+			raw = s.st_name < strs_size ? strs + s.st_name : NULL;
+		else
+			raw = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!raw)
 			continue;
 		uint64_t start;
 		if (!vaddr_to_offset(ph, s.st_value, &start))
 			continue;
-		add_symbol(t, start, s.st_size, elf_bind(s.st_info), raw, demangle_names);
+		size_t len = strlen(raw);
+		if (held)
+			symtab_add_held(t, start, s.st_size, elf_bind(s.st_info), raw, len, demangle_names);
+		else if (demangle_names)
+			symtab_add_mangled(t, start, s.st_size, elf_bind(s.st_info), raw, len);
+		else
+			symtab_add(t, start, s.st_size, elf_bind(s.st_info), raw, len, len, count_underscores(raw));
 		added++;
 	}
 	free(sec_kind);
 	return added;
+}
+
+static void release_elf(void *elf)
+{
+	elf_end(elf);
 }
 
 /* name@plt symbols for the PLT entries, as perf 6.1 lays them out on
@@ -412,11 +449,11 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 		return -1;
 	struct phdrs ph;
 	read_phdrs(runtime.elf ? runtime.elf : syms.elf, &ph);
-	int n;
-	if (syms.elf)
-		n = load_table(t, syms.elf, syms.symtab, &ph, r->demangle);
-	else
-		n = load_table(t, runtime.elf, runtime.dynsym, &ph, r->demangle);
+	/* A file's names are read in place; the table keeps the file mapped
+	 * (an in-memory image is not ours to keep: its names are copied). */
+	struct elf_file *src = syms.elf ? &syms : &runtime;
+	bool held = !r->image;
+	int n = load_table(t, src->elf, syms.elf ? syms.symtab : runtime.dynsym, &ph, r->demangle, held);
 	/* perf fixes sizes and duplicates, then adds the PLT entries. */
 	symtab_finish(t, false);
 	if (n > 0 && runtime.elf)
@@ -433,6 +470,16 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 	if (runtime.elf && find_section_name(runtime.elf, ".text", &tsh))
 		info->text_offset = tsh.sh_addr - tsh.sh_offset;
 	free(ph.v);
+	if (held && src->elf) {
+		/* the names stay with t; the descriptor is not needed */
+		Elf *kept = src->elf;
+		elf_cntl(kept, ELF_C_FDDONE);
+		symtab_hold(t, kept, release_elf);
+		if (runtime.elf == kept)
+			runtime.elf = NULL;
+		if (syms.elf == kept)
+			syms.elf = NULL;
+	}
 	if (syms.elf == runtime.elf)
 		syms.elf = NULL;
 	ef_close(&syms);

@@ -31,6 +31,9 @@ void symtab_release(struct symtab *t)
 	free(t->contested);
 	free(t->groups);
 	free(t->members);
+	for (size_t i = 0; i < t->nr_owners; i++)
+		t->owners[i].release(t->owners[i].p);
+	free(t->owners);
 	arena_release(&t->names);
 	memset(t, 0, sizeof(*t));
 	t->root = NIL;
@@ -240,34 +243,67 @@ static void tree_erase(struct symtab *t, uint32_t node)
 
 /* ---- symbols ----------------------------------------------------------------- */
 
+void symtab_reserve(struct symtab *t, size_t n)
+{
+	VEC_GROW(t->v, n, t->alloc);
+}
+
+void symtab_hold(struct symtab *t, void *p, void (*release)(void *))
+{
+	VEC_GROW(t->owners, t->nr_owners + 1, t->owners_alloc);
+	t->owners[t->nr_owners++] = (struct symtab_owner){ p, release };
+}
+
+/* Names a demangler could change: their choice is deferred. */
+static bool demanglable(const char *name, size_t len)
+{
+	return len >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G');
+}
+
+static void push(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
+		 size_t base_len, unsigned underscores, bool raw)
+{
+	VEC_GROW(t->v, t->nr + 1, t->alloc);
+	t->v[t->nr] = (struct symbol){
+		.start = start,
+		.end = start + size,
+		.name = name,
+		.seq = (uint32_t)t->nr,
+		.base_len = base_len > UINT16_MAX ? UINT16_MAX : (uint16_t)base_len,
+		.bind = (uint8_t)bind,
+		.underscores = underscores > 255 ? 255 : (uint8_t)underscores,
+		.raw = raw,
+	};
+	t->nr++;
+	t->prepared = false;
+}
+
+static unsigned leading_underscores(const char *name, size_t len)
+{
+	unsigned us = 0;
+	while (us < len && name[us] == '_')
+		us++;
+	return us;
+}
+
 void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
 		size_t len, size_t base_len, unsigned underscores)
 {
-	VEC_GROW(t->v, t->nr + 1, t->alloc);
-	struct symbol *s = &t->v[t->nr];
-	s->start = start;
-	s->end = start + size;
-	s->name = arena_memdup0(&t->names, name, len);
-	s->seq = (uint32_t)t->nr;
-	s->base_len = base_len > UINT16_MAX ? UINT16_MAX : (uint16_t)base_len;
-	s->bind = (uint8_t)bind;
-	s->underscores = underscores > 255 ? 255 : (uint8_t)underscores;
-	s->raw = 0;
-	s->pending = 0;
-	t->nr++;
-	t->prepared = false;
+	push(t, start, size, bind, arena_memdup0(&t->names, name, len), base_len, underscores, false);
 }
 
 void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bind,
 			const char *name, size_t len)
 {
-	unsigned us = 0;
-	while (us < len && name[us] == '_')
-		us++;
-	symtab_add(t, start, size, bind, name, len, len, us);
-	/* Only names a demangler could change are deferred. */
-	if (len >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || name[1] == 'G'))
-		t->v[t->nr - 1].raw = 1;
+	push(t, start, size, bind, arena_memdup0(&t->names, name, len), len,
+	     leading_underscores(name, len), demanglable(name, len));
+}
+
+void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
+		     size_t len, bool mangled)
+{
+	push(t, start, size, bind, name, len, leading_underscores(name, len),
+	     mangled && demanglable(name, len));
 }
 
 static void demangle_now(struct symtab *t, struct symbol *s)

@@ -73,6 +73,8 @@ struct symtab {
 	uint32_t root;
 	size_t live;
 	struct arena names;
+	struct symtab_owner { void *p; void (*release)(void *); } *owners;
+	size_t nr_owners, owners_alloc;
 };
 
 void symtab_init(struct symtab *t);
@@ -89,6 +91,15 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const
  * few names a profile touches instead of all of them. */
 void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bind,
 			const char *name, size_t len);
+/* Like symtab_add_mangled (mangled) or symtab_add with the name's own
+ * length and '_' count, but name is not copied: it must stay valid as long
+ * as the table, e.g. in a string table that symtab_hold keeps. */
+void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
+		     size_t len, bool mangled);
+/* release(p) when the table is released. */
+void symtab_hold(struct symtab *t, void *p, void (*release)(void *));
+/* Room for n symbols in all (saves regrowing while loading). */
+void symtab_reserve(struct symtab *t, size_t n);
 void symtab_finish(struct symtab *t, bool kallsyms);
 struct symbol *symtab_find(struct symtab *t, uint64_t addr);
 /* The printed name of a symbol from symtab_find (demangled on first use). */
