@@ -33,6 +33,15 @@ struct chain_entry {
 	node_t leaf;
 };
 
+/* The folded symbols of one callchain address under one address-space
+ * version (seq_syms[first .. first + count)). */
+struct ip_slot {
+	uint64_t ip, version; /* version * 2 + kernel; count UINT32_MAX: empty */
+	uint32_t first, count;
+};
+
+enum { IP_SLOTS = 1 << 16 };
+
 struct folder {
 	const struct report_opts *o;
 	struct symbolizer *sym;
@@ -54,6 +63,8 @@ struct folder {
 	struct hashmap chain_cache;
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
+	struct ip_slot *ip_cache;  /* IP_SLOTS, direct-mapped */
+	uint32_t (*runs)[2];       /* a sample's frames: first, count */
 	struct frame_parts parts; /* names of one frame or process */
 	char *line;               /* scratch for frame_names_of */
 	size_t line_alloc;
@@ -140,10 +151,33 @@ static void note_sites(struct folder *f, const struct resolved_frame *r, const u
 		frame_sites_note_dso(f->p, r->dso, r->addr, syms, n, dso_build_id, f->sym);
 }
 
+/* The folded symbols of a resolved frame: seq_syms[*first .. + *count). */
+static void frame_syms(struct folder *f, const struct resolved_frame *r, bool java, uint32_t *first,
+		       uint32_t *count)
+{
+	/* Symbol names and module names are owned by the symbolizer at fixed
+	 * addresses: the pointer plus a tag identifies the names, unless the
+	 * [unknown <PC>] shows the address, or the module holds " (" (the
+	 * script then reads the offset into the name). */
+	uint64_t key = r->name ? (uint64_t)(uintptr_t)r->name * 4 + (r->inlined ? 2 : 0)
+			       : (uint64_t)(uintptr_t)r->dso * 4 + 1;
+	bool cacheable = !(f->o->addrs && !r->name) && !java;
+	uint32_t packed;
+	if (cacheable && hashmap_get(&f->frame_cache, key, &packed)) {
+		*first = packed >> 4;
+		*count = packed & 15;
+		return;
+	}
+	fold_frame(f, r, java, first, count);
+	if (cacheable && *count < 16 && *first < (1u << 28) && !strstr(r->dso, " (")) {
+		bool ins;
+		*hashmap_upsert(&f->frame_cache, key, *first << 4 | *count, &ins) = *first << 4 | *count;
+	}
+}
+
 /* Push the folded frames of one resolved frame below node. */
 static node_t push_frame(struct folder *f, node_t node, const struct resolved_frame *r, bool java)
 {
-	const struct report_opts *o = f->o;
 	if (f->inlines && frame_inline_applies(r->dso, strlen(r->dso))) {
 		const uint32_t *syms;
 		uint32_t n;
@@ -154,27 +188,52 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 			return node;
 		}
 	}
-	/* Symbol names and module names are owned by the symbolizer at fixed
-	 * addresses: the pointer plus a tag identifies the names, unless the
-	 * [unknown <PC>] shows the address, or the module holds " (" (the
-	 * script then reads the offset into the name). */
-	uint64_t key = r->name ? (uint64_t)(uintptr_t)r->name * 4 + (r->inlined ? 2 : 0)
-			       : (uint64_t)(uintptr_t)r->dso * 4 + 1;
-	bool cacheable = !(o->addrs && !r->name) && !java;
-	uint32_t first, count, packed;
-	if (cacheable && hashmap_get(&f->frame_cache, key, &packed)) {
-		first = packed >> 4;
-		count = packed & 15;
-	} else {
-		fold_frame(f, r, java, &first, &count);
-		if (cacheable && count < 16 && first < (1u << 28) && !strstr(r->dso, " (")) {
-			bool ins;
-			*hashmap_upsert(&f->frame_cache, key, first << 4 | count, &ins) = first << 4 | count;
-		}
-	}
+	uint32_t first, count;
+	frame_syms(f, r, java, &first, &count);
 	note_sites(f, r, f->seq_syms + first, count);
 	for (uint32_t k = 0; k < count; k++)
 		node = profile_push(f->p, node, f->seq_syms[first + k]);
+	return node;
+}
+
+/* A callchain folded below node without the per-frame detour: each
+ * address's folded symbols are found once per address-space version (the
+ * same entries, markers and depth as sample_frames_resolve; the version is
+ * read again after each lookup, which may load the kernel's symbols). For
+ * samples whose names do not depend on the process (not Java) and that
+ * need no per-frame output (--script, --inline, sites). */
+static node_t fold_callchain(struct folder *f, const struct pd_sample *s, uint64_t version, node_t node)
+{
+	struct callchain_walk w;
+	callchain_walk_start(&w, s, f->o->max_stack);
+	size_t n = 0;
+	uint64_t ip;
+	int got;
+	while ((got = callchain_walk_next(&w, &ip)) > 0 && n < SAMPLE_FRAMES_MAX) {
+		uint64_t tag = version * 2 + w.kernel;
+		struct ip_slot *slot = &f->ip_cache[(hash_u64(ip ^ tag) >> 24) & (IP_SLOTS - 1)];
+		if (!w.hv && slot->ip == ip && slot->version == tag && slot->count != UINT32_MAX) {
+			f->runs[n][0] = slot->first;
+			f->runs[n++][1] = slot->count;
+			continue;
+		}
+		struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
+		if (!w.hv)
+			sym_lookup(f->sym, s->pid, s->tid, ip, w.kernel, &sf);
+		struct resolved_frame r = { .name = sf.name, .dso = sf.dso, .ip = ip, .offset = sf.offset,
+					    .addr = sf.dso_addr };
+		frame_syms(f, &r, false, &f->runs[n][0], &f->runs[n][1]);
+		uint64_t now = sym_space_version(f->sym, s->pid, s->tid);
+		if (!w.hv && now == version)
+			*slot = (struct ip_slot){ ip, tag, f->runs[n][0], f->runs[n][1] };
+		version = now;
+		n++;
+	}
+	if (got < 0)
+		n = 0; /* perf drops the chain */
+	for (size_t i = n; i-- > 0;)
+		for (uint32_t k = 0; k < f->runs[i][1]; k++)
+			node = profile_push(f->p, node, f->seq_syms[f->runs[i][0] + k]);
 	return node;
 }
 
@@ -219,9 +278,9 @@ static bool keep_event(struct folder *f, const struct pd_sample *s)
 
 /* The two hashes that identify a kernel callchain under its process name,
  * address-space version, event (and CPU with --per-cpu). */
-static void chain_key(struct folder *f, const struct pd_sample *s, uint32_t pname, uint64_t *h1, uint64_t *h2)
+static void chain_key(struct folder *f, const struct pd_sample *s, uint64_t version, uint32_t pname, uint64_t *h1,
+		      uint64_t *h2)
 {
-	uint64_t version = sym_space_version(f->sym, s->pid, s->tid);
 	if (f->o->per_cpu) /* the leaf is under the sample's CPU frame */
 		version ^= ((uint64_t)s->cpu + 1) << 40;
 	uint64_t seed = hash_mix(version ^ 0x243f6a8885a308d3ull,
@@ -265,8 +324,10 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 	bool dwarf = s->regs && s->stack && s->stack_size;
 	bool cacheable = !o->script && s->callchain && !dwarf && !f->inlines;
 	uint64_t h1 = 0, h2 = 0;
+	bool direct = cacheable && !o->sites && !java;
+	uint64_t version = cacheable ? sym_space_version(f->sym, s->pid, s->tid) : 0;
 	if (cacheable) {
-		chain_key(f, s, pname, &h1, &h2);
+		chain_key(f, s, version, pname, &h1, &h2);
 		uint32_t idx;
 		if (hashmap_get(&f->chain_cache, h1, &idx) && f->chains[idx].check == h2) {
 			profile_count(f->p, f->chains[idx].leaf, (double)period);
@@ -274,7 +335,7 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 			return;
 		}
 	}
-	if (!o->script)
+	if (!o->script && !direct)
 		sample_frames_resolve(fr, f->sym, s, o->max_stack, o->no_inline);
 
 	/* Fold root-first: [CPU N,] comm, then frames from the outermost caller. */
@@ -286,8 +347,11 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 		node = profile_push_str(f->p, node, cpu, strlen(cpu));
 	}
 	node = profile_push(f->p, node, pname);
-	for (size_t i = fr->nr; i-- > 0;)
-		node = push_frame(f, node, &fr->f[i], java);
+	if (direct)
+		node = fold_callchain(f, s, version, node);
+	else
+		for (size_t i = fr->nr; i-- > 0;)
+			node = push_frame(f, node, &fr->f[i], java);
 	if (cacheable) {
 		VEC_GROW(f->chains, f->nr_chains + 1, f->chains_alloc);
 		f->chains[f->nr_chains] = (struct chain_entry){ h2, node };
@@ -333,6 +397,8 @@ static void folder_release(struct folder *f)
 	free(f->line);
 	free(f->seq_syms);
 	free(f->pnames);
+	free(f->ip_cache);
+	free(f->runs);
 }
 
 int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,
@@ -369,6 +435,10 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	hashmap_init(&f->frame_cache);
 	hashmap_init(&f->pname_cache);
 	hashmap_init(&f->chain_cache);
+	f->ip_cache = xmalloc(IP_SLOTS * sizeof(*f->ip_cache));
+	for (size_t i = 0; i < IP_SLOTS; i++)
+		f->ip_cache[i].count = UINT32_MAX;
+	f->runs = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->runs));
 	if (o->inline_addr2line)
 		f->inlines = inline_frames_new();
 	f->sym = symbolizer_for(&pd, o);

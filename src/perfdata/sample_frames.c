@@ -7,37 +7,51 @@ static void set_frame(struct resolved_frame *r, const struct sym_frame *fr, uint
 				      .addr = fr->dso_addr };
 }
 
+void callchain_walk_start(struct callchain_walk *w, const struct pd_sample *s, int max_stack)
+{
+	*w = (struct callchain_walk){ .s = s, .max = max_stack > 0 ? max_stack : SAMPLE_FRAMES_DEFAULT_DEPTH };
+}
+
+int callchain_walk_next(struct callchain_walk *w, uint64_t *ip)
+{
+	while (w->i < w->s->nr_callchain && w->entries < w->max) {
+		uint64_t v = pd_u64(w->s->callchain + 8 * w->i++);
+		if (v < PD_CONTEXT_MAX) {
+			w->entries++;
+			*ip = v;
+			return 1;
+		}
+		if (v == PD_CONTEXT_KERNEL) {
+			w->kernel = true;
+			w->hv = false;
+		} else if (v == PD_CONTEXT_USER) {
+			w->kernel = false;
+			w->hv = false;
+		} else if (v == PD_CONTEXT_HV) {
+			w->hv = true; /* perf has no maps for it */
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The kernel-provided callchain, with its context markers. */
 static void callchain_frames(struct sample_frames *fr, struct symbolizer *sym, const struct pd_sample *s,
 			     int max_stack)
 {
-	bool kernel = false, hv = false;
-	int entries = 0;
-	for (uint64_t i = 0; i < s->nr_callchain && entries < max_stack; i++) {
-		uint64_t ip = pd_u64(s->callchain + 8 * i);
-		if (ip >= PD_CONTEXT_MAX) {
-			if (ip == PD_CONTEXT_KERNEL) {
-				kernel = true;
-				hv = false;
-			} else if (ip == PD_CONTEXT_USER) {
-				kernel = false;
-				hv = false;
-			} else if (ip == PD_CONTEXT_HV) {
-				hv = true; /* perf has no maps for it */
-			} else {
-				fr->nr = 0; /* perf drops the chain */
-				return;
-			}
-			continue;
-		}
-		entries++;
-		if (fr->nr >= SAMPLE_FRAMES_MAX)
-			break;
+	struct callchain_walk w;
+	callchain_walk_start(&w, s, max_stack);
+	uint64_t ip;
+	int got;
+	while ((got = callchain_walk_next(&w, &ip)) > 0 && fr->nr < SAMPLE_FRAMES_MAX) {
 		struct sym_frame f = { .dso = "[unknown]", .dso_addr = ip };
-		if (!hv)
-			sym_lookup(sym, s->pid, s->tid, ip, kernel, &f);
+		if (!w.hv)
+			sym_lookup(sym, s->pid, s->tid, ip, w.kernel, &f);
 		set_frame(&fr->f[fr->nr++], &f, ip);
 	}
+	if (got < 0)
+		fr->nr = 0; /* perf drops the chain */
 }
 
 /* The user stack unwound from a DWARF sample's registers and stack copy. */

@@ -29,6 +29,21 @@ struct sample_frames {
 	uint64_t unwound, unwind_failed; /* DWARF samples, counted */
 };
 
+/* A kernel-provided callchain entry by entry, as perf reads it: context
+ * markers switch between kernel and user addresses (no maps for the
+ * hypervisor's), at most max_stack entries (0: perf script's 127). */
+struct callchain_walk {
+	const struct pd_sample *s;
+	uint64_t i;
+	int entries, max;
+	bool kernel, hv;
+};
+
+void callchain_walk_start(struct callchain_walk *w, const struct pd_sample *s, int max_stack);
+/* 1: *ip is the next entry, w->kernel and w->hv its context; 0: the end;
+ * -1: an unknown marker, for which perf drops the whole chain. */
+int callchain_walk_next(struct callchain_walk *w, uint64_t *ip);
+
 /* Resolve s into fr->f[0..fr->nr): at most max_stack callchain entries
  * (0: perf script's 127), perf's inline expansion of DWARF-unwound frames
  * unless no_inline. */
