@@ -7,35 +7,6 @@ static void set_frame(struct resolved_frame *r, const struct sym_frame *fr, uint
 				      .addr = fr->dso_addr };
 }
 
-void callchain_walk_start(struct callchain_walk *w, const struct pd_sample *s, int max_stack)
-{
-	*w = (struct callchain_walk){ .s = s, .max = max_stack > 0 ? max_stack : SAMPLE_FRAMES_DEFAULT_DEPTH };
-}
-
-int callchain_walk_next(struct callchain_walk *w, uint64_t *ip)
-{
-	while (w->i < w->s->nr_callchain && w->entries < w->max) {
-		uint64_t v = pd_u64(w->s->callchain + 8 * w->i++);
-		if (v < PD_CONTEXT_MAX) {
-			w->entries++;
-			*ip = v;
-			return 1;
-		}
-		if (v == PD_CONTEXT_KERNEL) {
-			w->kernel = true;
-			w->hv = false;
-		} else if (v == PD_CONTEXT_USER) {
-			w->kernel = false;
-			w->hv = false;
-		} else if (v == PD_CONTEXT_HV) {
-			w->hv = true; /* perf has no maps for it */
-		} else {
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* The kernel-provided callchain, with its context markers. */
 static void callchain_frames(struct sample_frames *fr, struct symbolizer *sym, const struct pd_sample *s,
 			     int max_stack)

@@ -39,10 +39,36 @@ struct callchain_walk {
 	bool kernel, hv;
 };
 
-void callchain_walk_start(struct callchain_walk *w, const struct pd_sample *s, int max_stack);
+static inline void callchain_walk_start(struct callchain_walk *w, const struct pd_sample *s, int max_stack)
+{
+	*w = (struct callchain_walk){ .s = s, .max = max_stack > 0 ? max_stack : SAMPLE_FRAMES_DEFAULT_DEPTH };
+}
+
 /* 1: *ip is the next entry, w->kernel and w->hv its context; 0: the end;
  * -1: an unknown marker, for which perf drops the whole chain. */
-int callchain_walk_next(struct callchain_walk *w, uint64_t *ip);
+static inline int callchain_walk_next(struct callchain_walk *w, uint64_t *ip)
+{
+	while (w->i < w->s->nr_callchain && w->entries < w->max) {
+		uint64_t v = pd_u64(w->s->callchain + 8 * w->i++);
+		if (v < PD_CONTEXT_MAX) {
+			w->entries++;
+			*ip = v;
+			return 1;
+		}
+		if (v == PD_CONTEXT_KERNEL) {
+			w->kernel = true;
+			w->hv = false;
+		} else if (v == PD_CONTEXT_USER) {
+			w->kernel = false;
+			w->hv = false;
+		} else if (v == PD_CONTEXT_HV) {
+			w->hv = true; /* perf has no maps for it */
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
 
 /* Resolve s into fr->f[0..fr->nr): at most max_stack callchain entries
  * (0: perf script's 127), perf's inline expansion of DWARF-unwound frames

@@ -28,6 +28,8 @@ void symtab_release(struct symtab *t)
 	free(t->erased);
 	free(t->dead);
 	free(t->sorted);
+	free(t->starts);
+	free(t->memo);
 	free(t->contested);
 	free(t->groups);
 	free(t->members);
@@ -608,6 +610,8 @@ static void merge_late(struct symtab *t)
 	t->nr_sorted = k;
 }
 
+enum { MEMO_BITS = 12 };
+
 /* Sort the survivors and find the regions where symbols overlap (runs of
  * symbols each starting before the run's furthest end; an empty symbol
  * counts as one byte). */
@@ -622,6 +626,10 @@ static void prepare(struct symtab *t)
 	t->contested = NULL;
 	t->nr_contested = 0;
 	merge_late(t);
+	free(t->starts);
+	t->starts = xmalloc((t->nr_sorted ? t->nr_sorted : 1) * sizeof(*t->starts));
+	for (size_t i = 0; i < t->nr_sorted; i++)
+		t->starts[i] = t->v[t->sorted[i]].start;
 	size_t alloc = 0;
 	for (size_t i = 0; i < t->nr_sorted;) {
 		const struct symbol *a = &t->v[t->sorted[i]];
@@ -643,6 +651,15 @@ static void prepare(struct symtab *t)
 		}
 		i = j;
 	}
+	unsigned bits = 4; /* about two slots per symbol, at most 4096 */
+	while (bits < MEMO_BITS && ((size_t)1 << bits) < 2 * t->nr_sorted)
+		bits++;
+	if (bits != t->memo_bits) {
+		free(t->memo);
+		t->memo = xmalloc(sizeof(*t->memo) << bits);
+		t->memo_bits = bits;
+	}
+	memset(t->memo, 0xff, sizeof(*t->memo) << bits);
 	t->prepared = true;
 }
 
@@ -682,15 +699,29 @@ static bool in_contested(const struct symtab *t, uint64_t addr)
 	return lo && addr < t->contested[2 * (lo - 1) + 1];
 }
 
+static struct symbol *find(struct symtab *t, uint64_t addr);
+
+/* The same addresses recur (in every process that maps the file): the
+ * last answer per slot is kept until the table changes. */
 struct symbol *symtab_find(struct symtab *t, uint64_t addr)
 {
 	if (!t->prepared)
 		prepare(t);
+	struct symtab_memo *m = &t->memo[(addr * 0x9e3779b97f4a7c15ull) >> (64 - t->memo_bits)];
+	if (m->addr == addr && addr != UINT64_MAX)
+		return m->idx == UINT32_MAX ? NULL : &t->v[m->idx];
+	struct symbol *s = find(t, addr);
+	*m = (struct symtab_memo){ addr, s ? (uint32_t)(s - t->v) : UINT32_MAX };
+	return s;
+}
+
+static struct symbol *find(struct symtab *t, uint64_t addr)
+{
 	if (!in_contested(t, addr)) {
 		size_t lo = 0, hi = t->nr_sorted;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (t->v[t->sorted[mid]].start <= addr)
+			if (t->starts[mid] <= addr)
 				lo = mid + 1;
 			else
 				hi = mid;

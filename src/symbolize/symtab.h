@@ -66,9 +66,13 @@ struct symtab {
 	/* lookup structure, (re)built on the first lookup after a change */
 	bool prepared, tree_built;
 	uint32_t *sorted;         /* survivors by start */
+	uint64_t *starts;         /* their starts (searched: contiguous) */
 	size_t nr_sorted;
 	uint64_t *contested;      /* [start, end) pairs where symbols overlap */
 	size_t nr_contested;
+	struct symtab_memo { uint64_t addr; uint32_t idx; } *memo; /* recent lookups, direct-mapped
+				     (idx UINT32_MAX: none found; addr UINT64_MAX: empty) */
+	unsigned memo_bits;
 	struct rb_links *rb;      /* exact perf tree, built for contested lookups */
 	uint32_t root;
 	size_t live;

@@ -211,3 +211,24 @@ TEST(symtab_deferred_duplicates_match_eager_choice)
 	CHECK(trees > 20);        /* overlaps: the exact tree was compared */
 	CHECK(pending_seen > 100); /* and choices were really deferred */
 }
+
+/* Lookups are remembered, but a symbol added later (perf's PLT entries)
+ * is found, also by symtab_bounds' preparation. */
+TEST(symtab_remembered_lookups_follow_later_symbols)
+{
+	struct symtab t;
+	symtab_init(&t);
+	symtab_add(&t, 0x100, 0x10, SYM_BIND_GLOBAL, "a", 1, 1, 0);
+	symtab_finish(&t, false);
+	CHECK(symtab_find(&t, 0x200) == NULL);
+	CHECK(symtab_find(&t, 0x200) == NULL);
+	symtab_add(&t, 0x200, 0x10, SYM_BIND_GLOBAL, "b@plt", 5, 5, 0);
+	uint64_t lo, hi;
+	REQUIRE(symtab_bounds(&t, &lo, &hi));
+	CHECK_EQ_U64(hi, 0x210);
+	struct symbol *s = symtab_find(&t, 0x200);
+	REQUIRE(s);
+	CHECK_STR(symtab_name(&t, s), "b@plt");
+	CHECK_STR(symtab_name(&t, symtab_find(&t, 0x105)), "a");
+	symtab_release(&t);
+}
