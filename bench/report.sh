@@ -1,28 +1,34 @@
 #!/bin/sh
 # Benchmark: scorch report (perf.data -> folded stacks) against the two
-# perf-based routes on the same capture:
-#   - perf script | stackcollapse-perf.pl: perf script is timed here; the
-#     Perl collapser is not installed, so its time is estimated from the
-#     issue's figures for this machine kind (17-29 MB/s of perf script text);
-#     the route's time is perf script + collapser (the issue's framing);
+# perf-based routes on the same capture, all timed in this run:
+#   - perf script | stackcollapse-perf.pl: perf script is timed here. The
+#     Perl collapser is not installed (and not part of this repository), so
+#     by default its time is ESTIMATED from the throughput issue 13 measured
+#     for it on this machine kind (17-29 MB/s of perf script text) applied
+#     to the text perf script wrote here; with STACKCOLLAPSE_PL=/path/to/
+#     stackcollapse-perf.pl the pipeline is run and timed instead;
 #   - perf report -g folded (comm-sorted, counts), timed here.
-# Also perf script | scorch collapse perf, for reference. Prints wall time,
-# user+sys CPU, peak RSS (/usr/bin/time) and the ratios.
+# Also perf script | scorch collapse perf, for reference. Prints medians of
+# RUNS runs each (wall and user+sys CPU taken separately, bench/timeit),
+# peak RSS, and the ratios by wall and by CPU time (the machine is shared:
+# CPU time is the steadier figure).
 #   bench/report.sh [PERF.DATA]     default: bench/out/report-big.data,
 #                                   recorded if absent (about 3 minutes,
 #                                   niced: perf record -F 4999 -a -g while
 #                                   the report_mt workload runs)
 #   RUNS=1 bench/report.sh
 #   BASE=/path/to/older/scorch bench/report.sh   also times that build's
-#                                   report in the same run, for the ratio
+#                                   report in the same run (alternating),
+#                                   and checks the outputs agree
+#   CALLGRIND=1 bench/report.sh     also counts scorch report's (and BASE's)
+#                                   instructions with valgrind's callgrind
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 SCORCH=${SCORCH:-./scorch}
-OUT=${BENCH_OUT:-bench/out}
+OUT=$BENCH_DIR
 RUNS=${RUNS:-3}
-mkdir -p "$OUT"
 data=${1:-$OUT/report-big.data}
-TIME=/usr/bin/time
 
 if [ ! -s "$data" ]; then
 	W=${BUILD:-build}/workloads/report_mt
@@ -30,32 +36,49 @@ if [ ! -s "$data" ]; then
 	nice -n 19 perf record -q -F 4999 -a -g -o "$data" -- nice -n 19 "$W" 200 >/dev/null 2>&1
 fi
 bytes=$(stat -L -c %s "$data")
-echo "# input: $data: $bytes bytes; load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores, shared)"
+echo "# input: $data: $bytes bytes; $(bench_load)"
 
-# run LABEL CMD...: median wall of RUNS runs; sets wall, cpu, rss
+# run LABEL CMD...: RUNS runs; sets wall and cpu (medians), rss (largest)
 run() {
 	label=$1
 	shift
 	: >"$OUT/report.walls"
+	: >"$OUT/report.cpus"
+	rss=0
 	for i in $(seq "$RUNS"); do
-		$TIME -f '%e %U %S %M' -o "$OUT/report.time" sh -c '"$@"' sh "$@"
+		"$TIMEIT" "$OUT/report.time" sh -c '"$@"' sh "$@"
 		read -r w u s m <"$OUT/report.time"
-		echo "$w $u $s $m" >>"$OUT/report.walls"
+		echo "$w" >>"$OUT/report.walls"
+		awk -v u="$u" -v s="$s" 'BEGIN { print u + s }' >>"$OUT/report.cpus"
+		[ "$m" -gt "$rss" ] && rss=$m
 	done
-	set -- $(sort -n "$OUT/report.walls" | awk -v n="$RUNS" 'NR == int((n + 1) / 2)')
-	wall=$1 cpu=$(awk -v u="$2" -v s="$3" 'BEGIN { printf "%.2f", u + s }') rss=$4
-	printf '%-44s %7.2f s wall %7s s cpu %8d KB peak\n' "$label" "$wall" "$cpu" "$rss"
+	wall=$(bench_median "$OUT/report.walls") cpu=$(bench_median "$OUT/report.cpus")
+	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "$label" "$wall" "$cpu" "$rss"
 }
 
-run "scorch report" "$SCORCH" report -q -o "$OUT/report.scorch.folded" "$data"
-t_scorch=$wall c_scorch=$cpu
-"$SCORCH" report -q --stats "$data" 2>&1 >/dev/null | sed 's/^/# /' || true
 if [ -n "${BASE:-}" ]; then
-	run "base scorch report ($BASE)" "$BASE" report -q -o "$OUT/report.base.folded" "$data"
-	awk -v b="$wall" -v s="$t_scorch" -v cb="$cpu" -v cs="$c_scorch" \
+	# alternating runs, so that both see the same load
+	bench_median_pair "$RUNS" "$BASE" "$SCORCH" report -q "$data"
+	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "scorch report" "$new_wall" "$new_cpu" "$new_rss"
+	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "base scorch report ($BASE)" "$base_wall" \
+		"$base_cpu" "$base_rss"
+	awk -v b="$base_wall" -v s="$new_wall" -v cb="$base_cpu" -v cs="$new_cpu" \
 		'BEGIN { printf "# base / this build: %.2fx wall, %.2fx cpu\n", b / s, cb / cs }'
-	cmp -s "$OUT/report.base.folded" "$OUT/report.scorch.folded" &&
-		echo "# output identical to the base build's" || echo "# output differs from the base build's"
+	cmp -s "$OUT/base.out" "$OUT/new.out" &&
+		echo "# output identical to the base build's" || echo "# output DIFFERS from the base build's"
+	mv "$OUT/new.out" "$OUT/report.scorch.folded"
+	rm -f "$OUT/base.out"
+	t_scorch=$new_wall c_scorch=$new_cpu
+else
+	run "scorch report" "$SCORCH" report -q -o "$OUT/report.scorch.folded" "$data"
+	t_scorch=$wall c_scorch=$cpu
+fi
+"$SCORCH" report -q --stats "$data" 2>&1 >/dev/null | sed 's/^/# /' || true
+if [ -n "${CALLGRIND:-}" ]; then
+	for bin in "$SCORCH" ${BASE:-}; do
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" report -q -o /dev/null "$data" \
+			2>&1 | awk -v b="$bin" '/Collected/ { printf "# callgrind: %s report: %s instructions\n", b, $4 }'
+	done
 fi
 
 run "perf script > text" sh -c "perf script -i '$data' > '$OUT/report.perf.txt' 2>/dev/null"
@@ -69,14 +92,22 @@ t_report=$wall c_report=$cpu
 run "perf script | scorch collapse perf" sh -c "perf script -i '$data' 2>/dev/null | '$SCORCH' collapse perf > '$OUT/report.collapse.folded'"
 t_pipe=$wall
 
+if [ -n "${STACKCOLLAPSE_PL:-}" ]; then
+	run "perf script | stackcollapse-perf.pl" sh -c "perf script -i '$data' 2>/dev/null | perl '$STACKCOLLAPSE_PL' > '$OUT/report.perl.folded'"
+	awk -v ts="$t_scorch" -v cs="$c_scorch" -v tw="$wall" -v cw="$cpu" 'BEGIN {
+		printf "speed-up of scorch report over perf script | stackcollapse-perf.pl (timed): %.1fx wall, %.1fx cpu\n", tw / ts, cw / cs }'
+	cmp -s "$OUT/report.perl.folded" "$OUT/report.scorch.folded" &&
+		echo "# stackcollapse-perf.pl output identical to scorch report's" ||
+		echo "# stackcollapse-perf.pl output differs from scorch report's"
+fi
+
 awk -v ts="$t_scorch" -v tsc="$t_script" -v tr="$t_report" -v tp="$t_pipe" -v b="$text" \
 	-v cs="$c_scorch" -v csc="$c_script" -v cr="$c_report" 'BEGIN {
 	fast = tsc + b / 29e6; slow = tsc + b / 17e6
-	printf "perf script | stackcollapse-perf.pl (estimated: perf script here + %.1f-%.1f s of Perl at 29-17 MB/s): %.2f-%.2f s\n", b / 29e6, b / 17e6, fast, slow
-	printf "speed-up of scorch report (wall): %.1f-%.1fx over perf script | stackcollapse-perf.pl, %.1fx over perf report -g folded, %.1fx over perf script | scorch collapse perf\n", fast / ts, slow / ts, tr / ts, tp / ts
-	# on a loaded machine CPU time is the steadier measure (the Perl figures
-	# are idle-machine throughput, i.e. CPU-bound time)
-	printf "speed-up of scorch report (cpu): %.1f-%.1fx over perf script | stackcollapse-perf.pl, %.1fx over perf report -g folded\n", (csc + b / 29e6) / cs, (csc + b / 17e6) / cs, cr / cs
+	printf "perf script | stackcollapse-perf.pl ESTIMATED (perf script timed here + %.1f-%.1f s of Perl: the issue'"'"'s 29-17 MB/s, not run here): %.2f-%.2f s wall, %.2f-%.2f s cpu\n", b / 29e6, b / 17e6, fast, slow, csc + b / 29e6, csc + b / 17e6
+	printf "speed-up of scorch report (wall): %.1f-%.1fx over perf script | stackcollapse-perf.pl (estimated), %.1fx over perf report -g folded, %.1fx over perf script | scorch collapse perf\n", fast / ts, slow / ts, tr / ts, tp / ts
+	# the Perl figures are idle-machine throughput, i.e. CPU-bound time
+	printf "speed-up of scorch report (cpu): %.1f-%.1fx over perf script | stackcollapse-perf.pl (estimated), %.1fx over perf report -g folded\n", (csc + b / 29e6) / cs, (csc + b / 17e6) / cs, cr / cs
 	printf "at the issue figure for perf script (87 MB/s): %.1f-%.1fx (wall), %.1f-%.1fx (cpu)\n", (b / 87e6 + b / 29e6) / ts, (b / 87e6 + b / 17e6) / ts, (b / 87e6 + b / 29e6) / cs, (b / 87e6 + b / 17e6) / cs
 }'
 if cmp -s "$OUT/report.scorch.folded" "$OUT/report.collapse.folded"; then
@@ -84,4 +115,4 @@ if cmp -s "$OUT/report.scorch.folded" "$OUT/report.collapse.folded"; then
 else
 	echo "# scorch report output differs from perf script | scorch collapse perf in $(diff "$OUT/report.scorch.folded" "$OUT/report.collapse.folded" | grep -c '^[<>]') lines"
 fi
-rm -f "$OUT/report.perf.txt"
+rm -f "$OUT/report.perf.txt" "$OUT/report.walls" "$OUT/report.cpus" "$OUT/report.time"

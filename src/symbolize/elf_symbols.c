@@ -250,13 +250,16 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 		uint64_t start;
 		if (!vaddr_to_offset(ph, s.st_value, &start))
 			continue;
-		size_t len = strlen(raw);
-		if (held)
-			symtab_add_held(t, start, s.st_size, elf_bind(s.st_info), raw, len, demangle_names);
-		else if (demangle_names)
-			symtab_add_mangled(t, start, s.st_size, elf_bind(s.st_info), raw, len);
-		else
-			symtab_add(t, start, s.st_size, elf_bind(s.st_info), raw, len, len, count_underscores(raw));
+		if (held) {
+			symtab_add_held(t, start, s.st_size, elf_bind(s.st_info), raw, demangle_names);
+		} else {
+			size_t len = strlen(raw);
+			if (demangle_names)
+				symtab_add_mangled(t, start, s.st_size, elf_bind(s.st_info), raw, len);
+			else
+				symtab_add(t, start, s.st_size, elf_bind(s.st_info), raw, len, len,
+					   count_underscores(raw));
+		}
 		added++;
 	}
 	free(sec_kind);

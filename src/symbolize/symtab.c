@@ -263,18 +263,18 @@ static bool demanglable(const char *name, size_t len)
 }
 
 static void push(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
-		 size_t base_len, unsigned underscores, bool raw)
+		 size_t base_len, unsigned underscores, bool raw, bool measured)
 {
 	VEC_GROW(t->v, t->nr + 1, t->alloc);
 	t->v[t->nr] = (struct symbol){
 		.start = start,
 		.end = start + size,
 		.name = name,
-		.seq = (uint32_t)t->nr,
 		.base_len = base_len > UINT16_MAX ? UINT16_MAX : (uint16_t)base_len,
 		.bind = (uint8_t)bind,
 		.underscores = underscores > 255 ? 255 : (uint8_t)underscores,
 		.raw = raw,
+		.measured = measured,
 	};
 	t->nr++;
 	t->prepared = false;
@@ -291,25 +291,39 @@ static unsigned leading_underscores(const char *name, size_t len)
 void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
 		size_t len, size_t base_len, unsigned underscores)
 {
-	push(t, start, size, bind, arena_memdup0(&t->names, name, len), base_len, underscores, false);
+	push(t, start, size, bind, arena_memdup0(&t->names, name, len), base_len, underscores, false, true);
 }
 
 void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bind,
 			const char *name, size_t len)
 {
 	push(t, start, size, bind, arena_memdup0(&t->names, name, len), len,
-	     leading_underscores(name, len), demanglable(name, len));
+	     leading_underscores(name, len), demanglable(name, len), true);
 }
 
 void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
-		     size_t len, bool mangled)
+		     bool mangled)
 {
-	push(t, start, size, bind, name, len, leading_underscores(name, len),
-	     mangled && demanglable(name, len));
+	push(t, start, size, bind, name, 0, 0, mangled, false);
+}
+
+/* A held name's length, leading '_' and whether a demangler could change
+ * it: read when first needed. */
+static void measure(struct symbol *s)
+{
+	if (s->measured)
+		return;
+	size_t len = strlen(s->name);
+	s->measured = 1;
+	s->base_len = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+	unsigned us = leading_underscores(s->name, len);
+	s->underscores = us > 255 ? 255 : (uint8_t)us;
+	s->raw = s->raw && demanglable(s->name, len);
 }
 
 static void demangle_now(struct symtab *t, struct symbol *s)
 {
+	measure(s);
 	if (!s->raw)
 		return;
 	s->raw = 0;
@@ -348,6 +362,8 @@ static bool keep_first(struct symtab *t, struct symbol *a, struct symbol *b)
 	unsigned ra = rank(a), rb = rank(b);
 	if (ra != rb)
 		return ra > rb;
+	measure(a);
+	measure(b);
 	if (a->raw && b->raw && !strcmp(a->name, b->name))
 		return true;
 	demangle_now(t, a);
@@ -482,6 +498,7 @@ static void add_group(struct symtab *t, const uint32_t *ord, uint32_t nr)
 		if (first == UINT32_MAX)
 			first = ord[i];
 		count++;
+		measure(&t->v[ord[i]]);
 		raw |= s->raw;
 		same_end &= s->end == t->v[first].end;
 	}

@@ -12,15 +12,17 @@
 
 enum { SYM_BIND_LOCAL = 0, SYM_BIND_GLOBAL = 1, SYM_BIND_WEAK = 2 };
 
-struct symbol {
+struct symbol {              /* symtab.v[i] is the i-th added (ties keep that order) */
 	uint64_t start, end; /* [start, end) in the dso's address space */
 	const char *name;    /* as printed; the raw name while `raw` is set */
-	uint32_t seq;        /* insertion order (ties) */
 	uint16_t base_len;   /* name length perf compares when choosing */
 	uint8_t bind;
 	uint8_t underscores; /* leading '_' count of the name */
-	uint8_t raw;         /* not demangled yet (demangled on first use) */
+	uint8_t raw;         /* not demangled yet (demangled on first use); before
+				measured: whether it is to be demangled */
 	uint8_t pending;     /* stands for a duplicate group not decided yet */
+	uint8_t measured;    /* base_len, underscores and raw are set (a held name
+				is not read until a lookup or a tie needs it) */
 };
 
 /* Symbols sharing a start address (members[first .. first + nr) in perf's
@@ -96,10 +98,11 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, int bind, const
 void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bind,
 			const char *name, size_t len);
 /* Like symtab_add_mangled (mangled) or symtab_add with the name's own
- * length and '_' count, but name is not copied: it must stay valid as long
- * as the table, e.g. in a string table that symtab_hold keeps. */
+ * length and '_' count, but name (NUL-terminated) is neither copied nor
+ * read now: it must stay valid as long as the table, e.g. in a string
+ * table that symtab_hold keeps. */
 void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
-		     size_t len, bool mangled);
+		     bool mangled);
 /* release(p) when the table is released. */
 void symtab_hold(struct symtab *t, void *p, void (*release)(void *));
 /* Room for n symbols in all (saves regrowing while loading). */
