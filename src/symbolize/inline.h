@@ -1,11 +1,12 @@
-/* Inlined-frame expansion for `scorch collapse perf --inline` and `scorch
- * report --inline`: what stackcollapse-perf.pl gets by running `addr2line
- * -a PC -e MODULE -i -f -s -C` (with its `nm` fallback for func+0xOFF
- * symbols), computed in-process with libdw and libelf the way binutils
- * answers: DWARF from the file or its separate debug file (build-id, then
- * .gnu_debuglink), of equal subprograms the last one, else the nearest
- * symbol of .symtab (the debug file's) or .dynsym. Built only with
- * elfutils (src/symbolize/inline*.c). */
+/* Inlined-frame expansion, binutils addr2line's answers computed
+ * in-process: for `scorch collapse perf --inline` and `scorch report
+ * --inline`, what stackcollapse-perf.pl gets by running `addr2line -a PC
+ * -e MODULE -i -f -s -C` (with its `nm` fallback for func+0xOFF symbols);
+ * for report's DWARF-unwound frames, perf's own `addr2line -i -f`. With
+ * libdw and libelf, the way binutils answers: DWARF from the file or its
+ * separate debug file (build-id, then .gnu_debuglink), of equal
+ * subprograms the last one, else the nearest symbol of .symtab (the debug
+ * file's) or .dynsym. Built only with elfutils (src/symbolize/inline*.c). */
 #ifndef SCORCH_SYMBOLIZE_INLINE_H
 #define SCORCH_SYMBOLIZE_INLINE_H
 
@@ -31,6 +32,16 @@ const char *inline_resolve(struct inline_resolver *r, const char *pc, size_t pc_
  * cached; returns a malloc'd string. */
 char *inline_resolve_frame(struct inline_resolver *r, uint64_t pc, const char *symbol, uint64_t offset,
 			   const char *mod);
+
+/* perf's inline expansion of a DWARF-unwound frame (perf 6.1 without
+ * libbfd runs `addr2line -e FILE -i -f`, without -C): the function names of
+ * addr2line's records for addr in the file at path, innermost first, as
+ * binutils prints them (linkage names mangled, else DW_AT_name, else the
+ * symbol table's name; "??" for a line without a function). Calls fn for
+ * each and returns how many: 0 when nothing is known of addr or the file
+ * cannot be read. */
+int inline_chain(struct inline_resolver *r, const char *path, uint64_t addr,
+		 void (*fn)(const char *func, void *arg), void *arg);
 
 /* addr2line's -i -f -s -C answer for one address, as lines without the
  * leading address line: "func\nfile:line\n" per frame, innermost first.

@@ -21,11 +21,22 @@
 #include <unistd.h>
 
 
+/* What a long-running addr2line has learnt of a function without a
+ * linkage name (binutils' funcinfo): once named from the symbol table, it
+ * keeps is_linkage set, and its name becomes the symbol's when the symbol
+ * starts where the function does. */
+struct learnt_name {
+	const char *renamed; /* NULL: keeps its DWARF name */
+};
+
 struct a2l_module {
 	char *path;
 	int fd, debug_fd;
 	Elf *elf, *debug_elf; /* the file; its separate debug file, or NULL */
 	Dwarf *dw;
+	struct hashmap learnt; /* function DIE offset -> index into names */
+	struct learnt_name *names;
+	size_t nr_names, names_alloc;
 };
 
 struct a2l_entry {
@@ -78,6 +89,8 @@ void inline_resolver_free(struct inline_resolver *r)
 			elf_end(r->mods[i].debug_elf);
 		if (r->mods[i].debug_fd >= 0)
 			close(r->mods[i].debug_fd);
+		hashmap_release(&r->mods[i].learnt);
+		free(r->mods[i].names);
 		free(r->mods[i].path);
 	}
 	for (size_t i = 0; i < r->nents; i++) {
@@ -93,7 +106,7 @@ void inline_resolver_free(struct inline_resolver *r)
 	free(r);
 }
 
-static char *demangle(const struct inline_resolver *r, const char *name)
+static char *demangle_full(const struct inline_resolver *r, const char *name)
 {
 	if (!r->cxa || strncmp(name, "_Z", 2))
 		return NULL;
@@ -186,6 +199,9 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 	m->elf = m->debug_elf = NULL;
 	m->debug_fd = -1;
 	m->dw = NULL;
+	hashmap_init(&m->learnt);
+	m->names = NULL;
+	m->nr_names = m->names_alloc = 0;
 	if (m->fd >= 0) {
 		m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 		if (m->elf && elf_kind(m->elf) != ELF_K_ELF) {
@@ -228,37 +244,103 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* The function name binutils prints: the linkage name when there is one
- * (demangled, with parameters, for -C), else DW_AT_name. */
-static void add_func_name(const struct inline_resolver *r, struct strbuf *b, Dwarf_Die *die)
+/* One addr2line record: the function name (NULL: the "??" / "??:0" of an
+ * address nothing is known of), its file (NULL: "??") and line (0: "?"). */
+typedef void (*record_fn)(void *arg, const char *func, const char *file, int line);
+
+/* binutils' mangle_style() == 0: languages whose DW_AT_name is a linkage
+ * name (C, assembler, ...); other languages' are not. */
+static bool name_is_linkage(int lang)
 {
-	Dwarf_Attribute at;
-	const char *name = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
-		name = dwarf_formstring(&at);
-	if (name) {
-		char *d = demangle(r, name);
-		sb_str(b, d ? d : name);
-		free(d);
-		sb_add(b, "\n", 1);
-		return;
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_Cobol74: case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77: case DW_LANG_Pascal83: case DW_LANG_PLI: case DW_LANG_C99:
+	case DW_LANG_UPC: case DW_LANG_C11: case DW_LANG_Mips_Assembler:
+	case 0x8765 /* DW_LANG_Upc */: case 0x8003 /* HP_Basic91 */: case 0x8005 /* HP_IMacro */:
+	case 0x8007 /* HP_Assembler */:
+		return true;
+	default:
+		return false;
 	}
-	if (dwarf_attr_integrate(die, DW_AT_name, &at))
-		name = dwarf_formstring(&at);
-	sb_str(b, name && *name ? name : "??");
-	sb_add(b, "\n", 1);
 }
 
-static void add_location(struct strbuf *b, const char *file, int line)
+/* binutils' funcinfo name: the DIE's attributes in order, DW_AT_name only
+ * while there is no name yet, a linkage name always, and the DIE that
+ * DW_AT_specification (or at the top, DW_AT_abstract_origin) names read
+ * where the reference stands. */
+struct dwarf_name {
+	const char *name;
+	bool is_linkage;
+};
+
+struct name_walk {
+	struct dwarf_name *n;
+	Dwarf_Die *die;
+	bool top;
+	int depth;
+};
+
+static void read_dwarf_name(Dwarf_Die *die, bool top, int depth, struct dwarf_name *n);
+
+static int name_attr(Dwarf_Attribute *at, void *arg)
 {
-	sb_str(b, file && *file ? base_name(file) : "??");
-	char num[32];
-	if (line > 0)
-		snprintf(num, sizeof(num), ":%d\n", line);
-	else
-		snprintf(num, sizeof(num), ":?\n");
-	sb_str(b, num);
+	struct name_walk *w = arg;
+	const char *str;
+	Dwarf_Die ref;
+	switch (dwarf_whatattr(at)) {
+	case DW_AT_abstract_origin:
+	case DW_AT_specification:
+		if ((w->top || dwarf_whatattr(at) == DW_AT_specification) && w->depth < 100 &&
+		    dwarf_formref_die(at, &ref))
+			read_dwarf_name(&ref, false, w->depth + 1, w->n);
+		break;
+	case DW_AT_name:
+		if (!w->n->name && (str = dwarf_formstring(at))) {
+			w->n->name = str;
+			Dwarf_Die cu;
+			if (dwarf_diecu(w->die, &cu, NULL, NULL) && name_is_linkage(dwarf_srclang(&cu)))
+				w->n->is_linkage = true;
+		}
+		break;
+	case DW_AT_linkage_name:
+	case DW_AT_MIPS_linkage_name:
+		if ((str = dwarf_formstring(at))) {
+			w->n->name = str;
+			w->n->is_linkage = true;
+		}
+		break;
+	default:
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+static void read_dwarf_name(Dwarf_Die *die, bool top, int depth, struct dwarf_name *n)
+{
+	struct name_walk w = { n, die, top, depth };
+	dwarf_getattrs(die, name_attr, &w, 0);
+}
+
+/* The name an inline chain's caller shows: its DWARF name, or the symbol
+ * name a long-running addr2line gave it (NULL: "??"). */
+static const char *chain_name(const struct a2l_module *m, bool learn, Dwarf_Die *die)
+{
+	uint32_t idx;
+	if (learn && hashmap_get(&m->learnt, dwarf_dieoffset(die), &idx) && m->names[idx].renamed)
+		return m->names[idx].renamed;
+	struct dwarf_name n = { 0 };
+	read_dwarf_name(die, true, 0, &n);
+	return n.name && *n.name ? n.name : NULL;
+}
+
+/* Emit a record named `name` (a linkage or symbol name), demangled with
+ * parameters when `demangle` (addr2line -C). */
+static void emit_named(const struct inline_resolver *r, bool demangle, record_fn fn, void *arg, const char *name,
+		       const char *file, int line)
+{
+	char *d = demangle && name ? demangle_full(r, name) : NULL;
+	fn(arg, d ? d : name ? name : "??", file, line);
+	free(d);
 }
 
 /* Is addr inside an allocated section (addr2line finds nothing outside)? */
@@ -304,7 +386,7 @@ static bool better_fit(bool have, uint64_t best_value, uint64_t best_size, bool 
  * table of type `type` in elf (functions and untyped symbols of section
  * shndx), with the STT_FILE before it. */
 static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t addr, const char **name,
-			   const char **file)
+			   const char **file, uint64_t *value)
 {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -344,6 +426,7 @@ static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t add
 		if (best) {
 			*name = best;
 			*file = best_file;
+			*value = best_value;
 			return true;
 		}
 		return false;
@@ -351,15 +434,61 @@ static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t add
 	return false;
 }
 
-/* The length of die's range around addr, or 0 when it does not hold addr. */
-static Dwarf_Addr range_around(Dwarf_Die *die, uint64_t addr)
+/* A function's address ranges as binutils keeps them (arange_add): empty
+ * ranges dropped, a range that continues one already held (end to start)
+ * merged into it, checked in binutils' list order (the first range read,
+ * then the others newest first). */
+#define ARANGES_MAX 64
+
+struct aranges {
+	Dwarf_Addr lo[ARANGES_MAX], hi[ARANGES_MAX];
+	int n;
+};
+
+static void read_aranges(Dwarf_Die *die, struct aranges *a)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
-		if (addr >= lo && addr < hi)
-			return hi - lo;
+	a->n = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo == hi)
+			continue;
+		bool merged = false;
+		for (int k = 0; k < a->n && !merged; k++) {
+			int i = k ? a->n - k : 0;
+			if (lo == a->hi[i]) {
+				a->hi[i] = hi;
+				merged = true;
+			} else if (hi == a->lo[i]) {
+				a->lo[i] = lo;
+				merged = true;
+			}
+		}
+		if (!merged && a->n < ARANGES_MAX) {
+			a->lo[a->n] = lo;
+			a->hi[a->n++] = hi;
+		}
+	}
+}
+
+/* The length of die's range around addr, or 0 when it does not hold addr. */
+static Dwarf_Addr range_around(Dwarf_Die *die, uint64_t addr)
+{
+	struct aranges a;
+	read_aranges(die, &a);
+	for (int i = 0; i < a.n; i++)
+		if (addr >= a.lo[i] && addr < a.hi[i])
+			return a.hi[i] - a.lo[i];
 	return 0;
+}
+
+/* Where binutils says die starts (its first range's low address). */
+static bool first_low(Dwarf_Die *die, Dwarf_Addr *low)
+{
+	struct aranges a;
+	read_aranges(die, &a);
+	*low = a.n ? a.lo[0] : 0;
+	return a.n > 0;
 }
 
 /* binutils' lookup_address_in_function_table: of the functions of equal
@@ -387,33 +516,58 @@ static bool last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fd, uint64_t addr, D
 /* The function binutils names for addr from the symbol tables: the
  * file's .symtab, else its separate debug file's, else its .dynsym. */
 static bool symbol_function(const struct a2l_module *m, size_t shndx, uint64_t addr, const char **name,
-			    const char **file)
+			    const char **file, uint64_t *value)
 {
-	return table_function(m->elf, SHT_SYMTAB, shndx, addr, name, file) ||
-	       (m->debug_elf && table_function(m->debug_elf, SHT_SYMTAB, shndx, addr, name, file)) ||
-	       table_function(m->elf, SHT_DYNSYM, shndx, addr, name, file);
+	return table_function(m->elf, SHT_SYMTAB, shndx, addr, name, file, value) ||
+	       (m->debug_elf && table_function(m->debug_elf, SHT_SYMTAB, shndx, addr, name, file, value)) ||
+	       table_function(m->elf, SHT_DYNSYM, shndx, addr, name, file, value);
 }
 
-static void add_symbol_name(const struct inline_resolver *r, struct strbuf *b, const char *name)
+/* The name binutils gives the function that fits addr best: its DWARF
+ * name when that is a linkage name; otherwise the name of the symbol at
+ * addr the first time, its DWARF name afterwards, unless the symbol
+ * starts where the function does (then the symbol's for good). With
+ * `learn`, as one long-running addr2line answers (perf's); without, as a
+ * fresh one (stackcollapse-perf.pl's). NULL: "??". */
+static const char *best_fit_name(struct a2l_module *m, bool learn, size_t shndx, uint64_t addr, Dwarf_Die *die)
 {
-	char *d = demangle(r, name);
-	sb_str(b, d ? d : name);
-	free(d);
-	sb_add(b, "\n", 1);
+	uint32_t idx;
+	if (learn && hashmap_get(&m->learnt, dwarf_dieoffset(die), &idx))
+		return chain_name(m, true, die);
+	struct dwarf_name n = { 0 };
+	read_dwarf_name(die, true, 0, &n);
+	const char *dwarf = n.name && *n.name ? n.name : NULL;
+	if (n.is_linkage)
+		return dwarf;
+	const char *sym, *sfile;
+	uint64_t value = 0;
+	bool found = symbol_function(m, shndx, addr, &sym, &sfile, &value);
+	if (learn) {
+		Dwarf_Addr low;
+		VEC_GROW(m->names, m->nr_names + 1, m->names_alloc);
+		m->names[m->nr_names].renamed = found && first_low(die, &low) && low == value ? sym : NULL;
+		bool ins;
+		*hashmap_upsert(&m->learnt, dwarf_dieoffset(die), (uint32_t)m->nr_names, &ins) = (uint32_t)m->nr_names;
+		m->nr_names++;
+	}
+	return found ? sym : dwarf;
 }
 
-char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned long long addr)
+/* addr2line -i -f's records for addr in module m, innermost first: -C
+ * when `demangle`, one long-running process when `learn` (see
+ * best_fit_name). Nothing when the file cannot be read. */
+static void addr2line_records(const struct inline_resolver *r, struct a2l_module *m, uint64_t addr, bool demangle,
+			      bool learn, record_fn fn, void *arg)
 {
-	struct a2l_module *m = module(r, path);
-	struct strbuf b = { 0 };
-	sb_add(&b, "", 0);
 	if (!m->elf)
-		return b.s; /* addr2line prints an error and nothing on stdout */
+		return; /* addr2line prints an error and nothing on stdout */
 	size_t shndx = 0;
 	if (!in_section(m->elf, addr, &shndx)) {
-		sb_str(&b, "??\n??:0\n");
-		return b.s;
+		fn(arg, NULL, NULL, 0);
+		return;
 	}
+	const char *name, *sfile;
+	uint64_t value;
 	Dwarf_Die cu;
 	if (m->dw && dwarf_addrdie(m->dw, addr, &cu)) {
 		/* dwarf_getscopes follows an inline's abstract origin; the chain
@@ -426,88 +580,124 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 			scopes = NULL;
 			ns = dwarf_getscopes_die(&inner, &scopes);
 		}
+		/* the functions around addr, innermost first, up to the
+		 * subprogram (binutils' funcinfo and its caller_func chain) */
+		int nf = 0;
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+				continue;
+			scopes[nf++] = scopes[i];
+			if (tag == DW_TAG_subprogram)
+				break;
+		}
 		Dwarf_Line *ln = dwarf_getsrc_die(&cu, addr);
 		const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
 		int line = 0;
 		if (ln)
 			dwarf_lineno(ln, &line);
-		Dwarf_Files *files = NULL;
-		size_t nfiles = 0;
-		dwarf_getsrcfiles(&cu, &files, &nfiles);
-		/* binutils names the first frame after the function (inline or
-		 * not) whose address range around addr is the smallest, which is
-		 * not always the innermost inline; the rest of the chain is the
-		 * inlines' call sites. */
-		int first_name = -1;
+		/* binutils names the first record after the function whose
+		 * address range around addr is the smallest (of equal ones the
+		 * inner), not always the innermost inline; the others are its
+		 * callers, at their call sites */
+		int best = -1;
 		Dwarf_Addr best_len = 0;
-		for (int i = 0; i < ns; i++) {
-			int tag = dwarf_tag(&scopes[i]);
-			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-				continue;
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			while ((off = dwarf_ranges(&scopes[i], off, &base, &lo, &hi)) > 0) {
-				if (addr >= lo && addr < hi) {
-					if (first_name < 0 || hi - lo < best_len) {
-						first_name = i;
-						best_len = hi - lo;
-					}
-					break;
-				}
+		for (int i = 0; i < nf; i++) {
+			Dwarf_Addr len = range_around(&scopes[i], addr);
+			if (len && (best < 0 || len < best_len)) {
+				best = i;
+				best_len = len;
 			}
-			if (tag == DW_TAG_subprogram)
-				break;
 		}
-		bool any = false;
-		for (int i = 0; i < ns; i++) {
-			int tag = dwarf_tag(&scopes[i]);
-			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-				continue;
-			Dwarf_Die *fd = &scopes[!any && first_name >= 0 ? first_name : i];
-			Dwarf_Die last;
-			if (!any && dwarf_tag(fd) == DW_TAG_subprogram && last_equal_subprogram(&cu, fd, addr, &last))
+		if (best >= 0) {
+			Dwarf_Die *fd = &scopes[best], last;
+			if (dwarf_tag(fd) == DW_TAG_subprogram && last_equal_subprogram(&cu, fd, addr, &last))
 				fd = &last;
-			add_func_name(r, &b, fd);
-			add_location(&b, file, line);
-			any = true;
-			if (tag == DW_TAG_subprogram)
-				break;
-			/* The caller's location is this inline's call site. */
-			Dwarf_Attribute at;
-			Dwarf_Word fidx = 0, cl = 0;
-			file = NULL;
-			line = 0;
-			if (dwarf_attr(&scopes[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &fidx) &&
-			    files && fidx < nfiles)
-				file = dwarf_filesrc(files, fidx, NULL, NULL);
-			if (dwarf_attr(&scopes[i], DW_AT_call_line, &at) && !dwarf_formudata(&at, &cl))
-				line = (int)cl;
+			emit_named(r, demangle, fn, arg, best_fit_name(m, learn, shndx, addr, fd), file, line);
+			Dwarf_Files *files = NULL;
+			size_t nfiles = 0;
+			dwarf_getsrcfiles(&cu, &files, &nfiles);
+			for (int i = best; i + 1 < nf; i++) {
+				Dwarf_Attribute at;
+				Dwarf_Word fidx = 0, cl = 0;
+				file = NULL;
+				line = 0;
+				if (dwarf_attr(&scopes[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &fidx) &&
+				    files && fidx < nfiles)
+					file = dwarf_filesrc(files, fidx, NULL, NULL);
+				if (dwarf_attr(&scopes[i], DW_AT_call_line, &at) && !dwarf_formudata(&at, &cl))
+					line = (int)cl;
+				emit_named(r, demangle, fn, arg, chain_name(m, learn, &scopes[i + 1]), file, line);
+			}
+			free(scopes);
+			return;
 		}
 		free(scopes);
-		if (any)
-			return b.s;
 		if (ln) {
 			/* line information without a function (assembly):
 			 * the name comes from the symbol tables */
-			const char *name, *sfile;
-			if (symbol_function(m, shndx, addr, &name, &sfile))
-				add_symbol_name(r, &b, name);
-			else
-				sb_str(&b, "??\n");
-			add_location(&b, file, line);
-			return b.s;
+			emit_named(r, demangle, fn, arg,
+				   symbol_function(m, shndx, addr, &name, &sfile, &value) ? name : NULL, file, line);
+			return;
 		}
 	}
-	const char *name, *sfile;
-	if (symbol_function(m, shndx, addr, &name, &sfile)) {
-		add_symbol_name(r, &b, name);
-		add_location(&b, sfile, 0);
-	} else {
-		sb_str(&b, "??\n??:0\n");
+	if (symbol_function(m, shndx, addr, &name, &sfile, &value))
+		emit_named(r, demangle, fn, arg, name, sfile, 0);
+	else
+		fn(arg, NULL, NULL, 0);
+}
+
+/* addr2line's text for a record: "func\nfile:line\n" (-s: the file's base
+ * name), "??\n??:0\n" for an unknown address. */
+static void add_record_text(void *arg, const char *func, const char *file, int line)
+{
+	struct strbuf *b = arg;
+	if (!func) {
+		sb_str(b, "??\n??:0\n");
+		return;
 	}
+	sb_str(b, func);
+	sb_add(b, "\n", 1);
+	sb_str(b, file && *file ? base_name(file) : "??");
+	char num[32];
+	if (line > 0)
+		snprintf(num, sizeof(num), ":%d\n", line);
+	else
+		snprintf(num, sizeof(num), ":?\n");
+	sb_str(b, num);
+}
+
+char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned long long addr)
+{
+	struct strbuf b = { 0 };
+	sb_add(&b, "", 0);
+	addr2line_records(r, module(r, path), addr, true, false, add_record_text, &b);
 	return b.s;
 }
 
+struct chain_sink {
+	void (*fn)(const char *func, void *arg);
+	void *arg;
+	int count;
+};
+
+static void add_chain_name(void *arg, const char *func, const char *file, int line)
+{
+	(void)file, (void)line;
+	struct chain_sink *c = arg;
+	if (!func)
+		return;
+	c->fn(func, c->arg);
+	c->count++;
+}
+
+int inline_chain(struct inline_resolver *r, const char *path, uint64_t addr,
+		 void (*fn)(const char *func, void *arg), void *arg)
+{
+	struct chain_sink c = { fn, arg, 0 };
+	addr2line_records(r, module(r, path), addr, false, true, add_chain_name, &c);
+	return c.count;
+}
 /* `nm MODULE` then /^([0-9a-f]+) . \Qfunc\E$/m: a defined .symtab symbol. */
 static bool nm_lookup(struct a2l_module *m, const char *func, size_t n, uint64_t *value)
 {

@@ -19,8 +19,6 @@ struct dso {
 	char *runtime_path; /* ELF file with the code (unwinding), or NULL */
 	char *symsrc_path;  /* ELF file the symbols came from, or NULL */
 	uint64_t text_offset;
-	struct a2l *a2l;    /* addr2line for inline chains, started on demand */
-	bool a2l_tried;
 	struct hashmap inline_cache; /* dso address -> index into symbolizer chains */
 	void *image;        /* in-memory copy (vdso), owned */
 	size_t image_len;
@@ -87,6 +85,7 @@ struct symbolizer {
 	uint32_t kernel_dso;
 	int64_t kdelta; /* kallsyms address - runtime address */
 	void *unwinder; /* unwind_dwarf.c state */
+	struct inline_resolver *inline_dw; /* DWARF of inline chains, opened on demand */
 	/* inline chains: chain i = chain_items[chain_first[i] .. + chain_len[i]] */
 	struct sym_inline *chain_items;
 	size_t nr_chain_items, chain_items_alloc;

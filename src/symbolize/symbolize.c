@@ -5,11 +5,11 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
-#include "symbolize/a2l.h"
 #include "symbolize/demangle.h"
 #include "symbolize/kallsyms.h"
 #ifdef HAVE_ELFUTILS
 #include "symbolize/elf_symbols.h"
+#include "symbolize/inline.h"
 #endif
 
 #include <inttypes.h>
@@ -63,7 +63,6 @@ void symbolizer_free(struct symbolizer *s)
 		symtab_release(&s->dsos[i].syms);
 		free(s->dsos[i].runtime_path);
 		free(s->dsos[i].symsrc_path);
-		a2l_close(s->dsos[i].a2l);
 		hashmap_release(&s->dsos[i].inline_cache);
 		free(s->dsos[i].image);
 	}
@@ -74,6 +73,9 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->threads);
 	free(s->bids);
 	free(s->cache);
+#ifdef HAVE_ELFUTILS
+	inline_resolver_free(s->inline_dw);
+#endif
 	free(s->chain_items);
 	free(s->chain_first);
 	free(s->chain_len);
@@ -702,19 +704,20 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	uint64_t addr = f.dso_addr + d->text_offset;
 	uint32_t idx;
 	if (!hashmap_get(&d->inline_cache, addr, &idx)) {
-		if (!d->a2l_tried) {
-			d->a2l_tried = true;
-			const char *path = d->symsrc_path ? d->symsrc_path : d->name;
-			if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10))
-				d->a2l = a2l_open(path, false);
-		}
 		size_t first = s->nr_chain_items;
 		struct chain_build b = { s, f.name, s->opts.no_demangle };
-		int n = d->a2l ? a2l_query(d->a2l, addr, chain_add, &b) : 0;
-		if (n < 0) {
-			s->nr_chain_items = first;
-			n = 0;
+		const char *path = d->symsrc_path ? d->symsrc_path : d->name;
+		int n = 0;
+#ifdef HAVE_ELFUTILS
+		if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10)) {
+			if (!s->inline_dw)
+				s->inline_dw = inline_resolver_new(false);
+			n = inline_chain(s->inline_dw, path, addr, chain_add, &b);
 		}
+#else
+		(void)path;
+#endif
+		(void)n;
 		VEC_GROW(s->chain_first, s->nr_chains + 1, s->chains_alloc);
 		VEC_GROW(s->chain_len, s->nr_chains + 1, s->chains_alloc2);
 		s->chain_first[s->nr_chains] = (uint32_t)first;
