@@ -178,10 +178,11 @@ static bool string_table(Elf *elf, size_t link, const char **strs, size_t *size)
 	return true;
 }
 
-/* The symbols perf loads from one table. With held, names are not copied:
- * the table's data must outlive t (symtab_hold). */
+/* The symbols perf loads from one table, of its entries before `limit`
+ * (SIZE_MAX: all). With held, names are not copied: the table's data must
+ * outlive t (symtab_hold). */
 static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phdrs *ph,
-		      bool demangle_names, bool held)
+		      bool demangle_names, bool held, size_t limit)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -190,6 +191,8 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 	size_t shstrndx = 0;
 	elf_getshdrstrndx(elf, &shstrndx);
 	size_t n = sh.sh_size / sh.sh_entsize;
+	if (n > limit)
+		n = limit;
 	/* 64-bit tables in the host's layout are read in place */
 	const char *strs = NULL;
 	size_t strs_size = 0;
@@ -269,6 +272,34 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 static void release_elf(void *elf)
 {
 	elf_end(elf);
+}
+
+/* perf 6.1 reads .dynsym after .symtab (same names: its fix-ups then
+ * change nothing), but stops that second pass with an error at the first
+ * kept symbol whose section index names no section (a file rewritten by
+ * BOLT keeps stale indices in .dynsym): the entries read until then stay
+ * in its tree without fix-ups, and it adds no PLT symbols. The index of
+ * that entry, or SIZE_MAX when the pass completes. */
+static size_t dynsym_stop(Elf *elf, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t nsec = 0;
+	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrnum(elf, &nsec))
+		return SIZE_MAX;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(d, (int)i, &s) || !s.st_name)
+			continue;
+		int type = GELF_ST_TYPE(s.st_info);
+		bool kept = ((type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT) &&
+			     s.st_shndx != SHN_UNDEF) ||
+			    (type == STT_NOTYPE && s.st_shndx != SHN_UNDEF && s.st_shndx != SHN_ABS && s.st_size == 0);
+		if (kept && s.st_shndx >= nsec && s.st_shndx < SHN_LORESERVE)
+			return i;
+	}
+	return SIZE_MAX;
 }
 
 /* name@plt symbols for the PLT entries, as perf 6.1 lays them out on
@@ -456,10 +487,14 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 	 * (an in-memory image is not ours to keep: its names are copied). */
 	struct elf_file *src = syms.elf ? &syms : &runtime;
 	bool held = !r->image;
-	int n = load_table(t, src->elf, syms.elf ? syms.symtab : runtime.dynsym, &ph, r->demangle, held);
+	int n = load_table(t, src->elf, syms.elf ? syms.symtab : runtime.dynsym, &ph, r->demangle, held,
+			   SIZE_MAX);
 	/* perf fixes sizes and duplicates, then adds the PLT entries. */
 	symtab_finish(t, false);
-	if (n > 0 && runtime.elf)
+	size_t stop = syms.elf ? dynsym_stop(syms.elf, syms.dynsym) : SIZE_MAX;
+	if (stop != SIZE_MAX)
+		load_table(t, syms.elf, syms.dynsym, &ph, r->demangle, held, stop);
+	else if (n > 0 && runtime.elf)
 		n += synthesize_plt(t, runtime.elf, r->demangle);
 	if (runtime.path)
 		info->runtime_path = xstrdup(runtime.path);
