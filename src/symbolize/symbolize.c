@@ -664,6 +664,7 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 	return ret;
 }
 
+#ifdef HAVE_ELFUTILS
 struct chain_build {
 	struct symbolizer *s;
 	const char *base; /* the frame's own symbol name */
@@ -687,6 +688,7 @@ static void chain_add(const char *func, void *arg)
 	}
 	free(dm);
 }
+#endif
 
 int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 		     const struct sym_inline **out)
@@ -705,19 +707,16 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	uint32_t idx;
 	if (!hashmap_get(&d->inline_cache, addr, &idx)) {
 		size_t first = s->nr_chain_items;
-		struct chain_build b = { s, f.name, s->opts.no_demangle };
-		const char *path = d->symsrc_path ? d->symsrc_path : d->name;
-		int n = 0;
 #ifdef HAVE_ELFUTILS
+		/* perf runs addr2line on the file it read symbols from */
+		const char *path = d->symsrc_path ? d->symsrc_path : d->name;
 		if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10)) {
+			struct chain_build b = { s, f.name, s->opts.no_demangle };
 			if (!s->inline_dw)
 				s->inline_dw = inline_resolver_new(false);
-			n = inline_chain(s->inline_dw, path, addr, chain_add, &b);
+			inline_chain(s->inline_dw, path, addr, chain_add, &b);
 		}
-#else
-		(void)path;
 #endif
-		(void)n;
 		VEC_GROW(s->chain_first, s->nr_chains + 1, s->chains_alloc);
 		VEC_GROW(s->chain_len, s->nr_chains + 1, s->chains_alloc2);
 		s->chain_first[s->nr_chains] = (uint32_t)first;
@@ -728,19 +727,6 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	}
 	*out = s->chain_items + s->chain_first[idx];
 	return (int)s->chain_len[idx];
-}
-
-int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
-		void (*fn)(const char *name, void *arg), void *arg)
-{
-	const struct sym_inline *chain;
-	int n = sym_inline_chain(s, pid, tid, ip, &chain), count = 0;
-	for (int i = 0; i < n; i++)
-		if (chain[i].inlined) {
-			fn(chain[i].name, arg);
-			count++;
-		}
-	return count;
 }
 
 #ifndef HAVE_ELFUTILS

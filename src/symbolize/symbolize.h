@@ -102,16 +102,11 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
  * cache results derived from lookups under it. */
 uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid);
 
-/* Inline frames at ip (innermost first, not including the function that
- * sym_lookup names): calls fn(name, arg) for each, returns how many. Uses
- * the same addr2line chain as sym_inline_chain; 0 without debug info. */
-int sym_inlines(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
-		void (*fn)(const char *name, void *arg), void *arg);
-
 /* perf script's inline expansion of a DWARF-unwound user frame (perf runs
- * it for those frames only): the addr2line records for the address,
- * innermost first, each either the frame's own symbol (inlined = false,
- * printed with its dso) or an inlined function (printed "(inlined)").
+ * it for those frames only): addr2line's records for the address, from
+ * the libdw engine of symbolize/inline.h, innermost first, each either the
+ * frame's own symbol (inlined = false, printed with its dso) or an inlined
+ * function (printed "(inlined)").
  * Returns the count (0: no debug info, print the plain frame) and points
  * *out at entries owned by the symbolizer. */
 struct sym_inline {
