@@ -77,6 +77,11 @@ ext_case report .gif "$unsupported; report writes .svg, .html, .*.speedscope.jso
 ext_case report .data "$unsupported" "$ut_perfdata"
 ext_case record .pdf "$unsupported; record writes .svg, .html, .*.speedscope.json, or folded stacks" -- true
 ext_case record .JPEG "$unsupported" -- true
+# Without a target record samples the whole system, and says so when stdin
+# is not a terminal; a usage error still comes first, alone on its line.
+ext_case record .gz "$unsupported; record writes"
+usage_case "-f with a graph output, whole system" record \
+	"-f asks for folded stacks, but the output is a graph (-o $ut/f.svg)" -f -o "$ut/f.svg"
 ext_case merge .webp "$unsupported" "$ut/in.folded"
 
 # Names that are not refused: the command's default, or the extension's.
