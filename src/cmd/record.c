@@ -56,6 +56,7 @@ static int write_graph(struct record_args *a, struct profile *p, const struct re
 	struct record_opts *o = &a->o;
 	struct graph_opts *g = &a->g;
 	char mode_title[300], subtitle[512];
+	const char *given_title = g->svg.title, *given_subtitle = g->svg.subtitle;
 	/* Each sample counts 1, whatever the event: say so. */
 	if (g->svg.countname == a->default_countname)
 		g->svg.countname = o->off_cpu ? "us" : o->event == RECORD_EVENT_COUNTED ? o->counted.countname : "samples";
@@ -81,7 +82,9 @@ static int write_graph(struct record_args *a, struct profile *p, const struct re
 		g->svg.subtitle = subtitle;
 	}
 	int rc = graph_exit_code(graph_render(p, g, a->graph, a->output));
-	g->svg.title = g->svg.subtitle = NULL; /* they pointed into this frame */
+	/* What was given again, rather than pointers into this frame. */
+	g->svg.title = given_title;
+	g->svg.subtitle = given_subtitle;
 	return rc;
 }
 
@@ -154,14 +157,7 @@ static int run(struct record_args *a)
 	double write_seconds = record_now() - t0, write_cpu = record_cpu_now() - c0;
 	if (!ret) {
 		print_summary(o, &st, write_seconds, write_cpu);
-		if (o->command && st.command_status > 0 && !o->quiet) {
-			if (WIFEXITED(st.command_status))
-				fprintf(stderr, "scorch: %s exited with status %d\n", o->command[0],
-					WEXITSTATUS(st.command_status));
-			else if (WIFSIGNALED(st.command_status))
-				fprintf(stderr, "scorch: %s was killed by signal %d\n", o->command[0],
-					WTERMSIG(st.command_status));
-		}
+		print_command_status(o, &st);
 		/* The command's own failure is the status, unless scorch failed
 		 * to write the profile. With no samples and a command that
 		 * succeeded, the status stays 1. */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Append printf output to buf (of cap bytes, holding *len), cut at cap. */
@@ -223,4 +224,14 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 			st->copy_full);
 	fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",
 		st->finish_seconds + write_seconds, st->finish_cpu_seconds + write_cpu);
+}
+
+void print_command_status(const struct record_opts *o, const struct record_stats *st)
+{
+	if (!o->command || st->command_status <= 0 || o->quiet)
+		return;
+	if (WIFEXITED(st->command_status))
+		fprintf(stderr, "scorch: %s exited with status %d\n", o->command[0], WEXITSTATUS(st->command_status));
+	else if (WIFSIGNALED(st->command_status))
+		fprintf(stderr, "scorch: %s was killed by signal %d\n", o->command[0], WTERMSIG(st->command_status));
 }

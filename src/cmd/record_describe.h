@@ -23,5 +23,8 @@ void explain_no_samples(const struct record_opts *o, const struct record_stats *
  * samples in 10.0 s, ..."); write_seconds/write_cpu: writing the output. */
 void print_summary(const struct record_opts *o, const struct record_stats *st, double write_seconds,
 		   double write_cpu);
+/* "scorch: make exited with status 2" (or "was killed by signal N") when
+ * the command failed. */
+void print_command_status(const struct record_opts *o, const struct record_stats *st);
 
 #endif
