@@ -12,6 +12,21 @@ void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xmemdup0(const void *p, size_t n);
 
+/* A process about to exit may leave what it allocated to the exit (the
+ * kernel takes the pages back at once; freeing a large heap block by block
+ * costs tenths of a second). Not under a leak checker, which would report
+ * it: sanitizer builds, or -DSCORCH_FREE_AT_EXIT for valgrind. */
+#if defined(__SANITIZE_ADDRESS__) || defined(SCORCH_FREE_AT_EXIT)
+#define FREE_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define FREE_AT_EXIT 1
+#endif
+#endif
+#ifndef FREE_AT_EXIT
+#define FREE_AT_EXIT 0
+#endif
+
 /* Make room for at least `need` elements in ptr[], growing `alloc` by 3/2. */
 #define VEC_GROW(ptr, need, alloc)                                                   \
 	do {                                                                         \

@@ -6,13 +6,16 @@
 #include "cmd/record_args.h"
 #include "cmd/record_describe.h"
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/out.h"
 #include "profile/folded.h"
 #include "record/record.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,6 +105,19 @@ static int command_exit_code(const struct record_stats *st)
 	return -1;
 }
 
+/* SCORCH_PHASES=1: where the time after sampling went (a bench aid). */
+static void print_phases(const struct record_phases *ph, const struct record_stats *st)
+{
+	fprintf(stderr, "scorch: phase %" PRIu64 " of %" PRIu64 " distinct stacks built after sampling\n",
+		st->built_late, st->unique);
+	fprintf(stderr, "scorch: phase sampling ended at %.6f s (CLOCK_MONOTONIC)\n", ph->stopped_wall);
+	for (int i = 0; i < ph->nr; i++)
+		fprintf(stderr, "scorch: phase %-22s %7.3f s wall %7.3f s CPU\n", ph->at[i].what, ph->at[i].wall,
+			ph->at[i].cpu);
+	fprintf(stderr, "scorch: phase %-22s %7.3f s wall %7.3f s CPU\n", "(total)",
+		ph->last_wall - ph->stopped_wall, ph->last_cpu - ph->stopped_cpu);
+}
+
 /* Record, write the output, say what was recorded. The exit code: see
  * record_usage's "Exit status". */
 static int run(struct record_args *a)
@@ -116,6 +132,7 @@ static int run(struct record_args *a)
 	 * that `scorch record -- cmd > out.folded` holds only stacks. */
 	o->command_stdout_to_stderr = !a->output || !strcmp(a->output, "-");
 	o->sites = a->graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
+	o->leave_memory = !FREE_AT_EXIT; /* we exit after the output */
 
 	/* Open the output first: a bad path fails before minutes of sampling
 	 * (for a graph this only checks that it can be created: it is written
@@ -137,7 +154,6 @@ static int run(struct record_args *a)
 		fprintf(stderr, "scorch: %s\n", st.unwind_note);
 
 	int rc;
-	double t0 = record_now(), c0 = record_cpu_now();
 	if (ret) {
 		if (out)
 			out_abort(out);
@@ -154,9 +170,11 @@ static int run(struct record_args *a)
 		folded_write(&p, out);
 		rc = out_commit(out) ? 1 : 0;
 	}
-	double write_seconds = record_now() - t0, write_cpu = record_cpu_now() - c0;
+	/* From the end of sampling to the output closed. */
+	record_phase(&st.phases, "output written");
+	const struct record_phases *ph = &st.phases;
 	if (!ret) {
-		print_summary(o, &st, write_seconds, write_cpu);
+		print_summary(o, &st, ph->last_wall - ph->stopped_wall, ph->last_cpu - ph->stopped_cpu);
 		print_command_status(o, &st);
 		/* The command's own failure is the status, unless scorch failed
 		 * to write the profile. With no samples and a command that
@@ -165,7 +183,11 @@ static int run(struct record_args *a)
 		if (command_rc > 0 && (rc == 0 || !st.samples))
 			rc = command_rc;
 	}
-	profile_release(&p);
+	if (FREE_AT_EXIT)
+		profile_release(&p);
+	record_phase(&st.phases, "profile released");
+	if (!ret && getenv("SCORCH_PHASES"))
+		print_phases(&st.phases, &st);
 	return rc;
 }
 

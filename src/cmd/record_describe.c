@@ -178,8 +178,8 @@ void describe_run(const struct record_opts *o, const struct record_stats *st, ti
 	}
 }
 
-void print_summary(const struct record_opts *o, const struct record_stats *st, double write_seconds,
-		   double write_cpu)
+void print_summary(const struct record_opts *o, const struct record_stats *st, double finish_seconds,
+		   double finish_cpu)
 {
 	if (o->quiet || !st->samples)
 		return;
@@ -222,8 +222,7 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 	if (st->copy_full)
 		fprintf(stderr, ", %" PRIu64 " stack copies refused by a full ring buffer (frame pointers used)",
 			st->copy_full);
-	fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n",
-		st->finish_seconds + write_seconds, st->finish_cpu_seconds + write_cpu);
+	fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n", finish_seconds, finish_cpu);
 }
 
 void print_command_status(const struct record_opts *o, const struct record_stats *st)

@@ -20,9 +20,10 @@ void describe_run(const struct record_opts *o, const struct record_stats *st, ti
 /* One error message: why a recording has no samples. */
 void explain_no_samples(const struct record_opts *o, const struct record_stats *st);
 /* The summary line on stderr ("scorch: bpf backend, cycles 99 Hz: 1,234
- * samples in 10.0 s, ..."); write_seconds/write_cpu: writing the output. */
-void print_summary(const struct record_opts *o, const struct record_stats *st, double write_seconds,
-		   double write_cpu);
+ * samples in 10.0 s, ..."); finish_seconds/finish_cpu: from the end of
+ * sampling to the output written (wall, and CPU of all threads). */
+void print_summary(const struct record_opts *o, const struct record_stats *st, double finish_seconds,
+		   double finish_cpu);
 /* "scorch: make exited with status 2" (or "was killed by signal N") when
  * the command failed. */
 void print_command_status(const struct record_opts *o, const struct record_stats *st);

@@ -524,7 +524,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		 * finds the stack-copy ring a quarter full (ustack_send). */
 		size_t npfd = target_pollfds(t, pfd);
 		pfd[npfd++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(ustack_ring), .events = POLLIN };
-		poll(pfd, (nfds_t)npfd, 50);
+		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, 50));
 		double now = record_now();
 		ring_buffer__consume(ustack_ring); /* copies in, before the side band's records go out */
 		perf_sideband_drain(sideband);
@@ -544,12 +544,14 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	free(pfd);
 	/* Detach before reading: nothing changes the maps while we walk them. */
 	detach(&b);
-	record_mark_stopped(stats);
 	if (offcpu)
 		bpf_offcpu_detach(offcpu);
+	record_phase(&stats->phases, "programs detached");
 	ring_buffer__consume(ustack_ring);
+	record_phase(&stats->phases, "stack copies read");
 	perf_sideband_close(sideband);
 	sideband = NULL;
+	record_phase(&stats->phases, "side band read");
 	stats->seconds = record_now() - start;
 	if (o->progress)
 		record_progress_end(o);
@@ -557,12 +559,15 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, true);
 	if (offcpu)
 		bpf_offcpu_scan_pids(offcpu, r, true);
+	record_phase(&stats->phases, "processes scanned");
 	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
 	perf_buffer__consume(spill_buf);
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
+	record_phase(&stats->phases, "spills read");
 	drain(&b, r, stats, spills.limit);
 	if (offcpu)
 		bpf_offcpu_drain(offcpu, r, stats, spills.limit, on_ustack_out, &ustacks);
+	record_phase(&stats->phases, "maps drained");
 	stats->lost += spills.lost;
 	stats->copy_full += stat_sum(&b, PROFILE_STAT_COPY_FULL); /* (+ bpf_offcpu_drain's) */
 	stats->bytes = ustacks.bytes;
@@ -578,5 +583,6 @@ out:
 	free(b.links);
 	profile_bpf__destroy(b.skel);
 	bpf_offcpu_close(offcpu);
+	record_phase(&stats->phases, "programs closed");
 	return ret;
 }

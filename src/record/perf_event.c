@@ -935,7 +935,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	double start = record_now(), last_progress = 0;
 	while (!record_should_stop(o, t, start, stats)) {
 		size_t n = nr_events + target_pollfds(t, pfd + nr_events);
-		poll(pfd, (nfds_t)n, recorder_unwinds(r) ? POLL_MS_STACKS : POLL_MS);
+		poll(pfd, (nfds_t)n, record_poll_ms(o, start, recorder_unwinds(r) ? POLL_MS_STACKS : POLL_MS));
 		for (size_t i = 0; i < nr_events; i++)
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1;
@@ -948,11 +948,12 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 	}
 	for (size_t i = 0; i < st.nr_fds; i++)
 		ioctl(st.fds[i], PERF_EVENT_IOC_DISABLE, 0);
-	record_mark_stopped(stats);
+	record_phase(&stats->phases, "events disabled");
 	stats->seconds = record_now() - start;
 	struct timespec stopped;
 	clock_gettime(CLOCK_MONOTONIC, &stopped);
 	drain_all(&st, true);
+	record_phase(&stats->phases, "rings drained");
 	if (st.parser.offcpu) {
 		struct offcpu_counts counts;
 		offcpu_finish(st.parser.offcpu, (uint64_t)stopped.tv_sec * 1000000000u + (uint64_t)stopped.tv_nsec,
@@ -970,6 +971,7 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 out:
 	offcpu_free(st.parser.offcpu);
 	close_all(&st);
+	record_phase(&stats->phases, "events closed");
 	return ret;
 }
 

@@ -1,7 +1,7 @@
 /* Backend-neutral part of scorch record: the collector the backends feed
  * (raw stacks, aggregated by content), the common stop condition, and the
- * final step that symbolizes each distinct stack once and builds the
- * profile. */
+ * step that symbolizes each distinct stack once into the profile (while
+ * sampling runs, or at the end), then counts. */
 #include "record/record.h"
 
 #include "base/alloc.h"
@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ struct rstack {
 	uint32_t waker_pid, waker_comm, nr_waker_user, nr_waker_kernel;
 	size_t frames;
 	uint32_t flags;
+	node_t leaf;                 /* its profile node once built, else 0 */
+	bool later;                  /* goes through code named at the end (JIT) */
+	bool has_user, reached;      /* set when built: a user part, reaching a thread's start */
 };
 
 static uint32_t rstack_frames(const struct rstack *s)
@@ -94,6 +98,13 @@ struct recorder {
 	size_t nr_unwound_alloc;
 	uint64_t nr_unwound;        /* samples unwound with DWARF */
 	uint64_t user_samples, reached; /* set by build_profile */
+	/* Stacks become profile nodes while sampling runs, as they come in
+	 * (recorder_build_early), once the kernel's symbols are loaded; those
+	 * through JIT code wait for the end, when its names are known. */
+	struct builder *builder;    /* NULL: everything is built at the end */
+	const atomic_bool *kernel_ready;
+	uint32_t nr_examined;       /* stacks built early or left for the end */
+	uint32_t nr_built_late;     /* stacks built after sampling ended */
 };
 
 /* Frames a DWARF unwind gives at most without --max-stack: the stack copy
@@ -108,10 +119,26 @@ double record_cpu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void record_mark_stopped(struct record_stats *stats)
+static void mark_stopped(struct record_phases *ph)
 {
-	stats->stopped_at = record_now();
-	stats->stopped_cpu = record_cpu_now();
+	ph->stopped_wall = ph->last_wall = record_now();
+	ph->stopped_cpu = ph->last_cpu = record_cpu_now();
+}
+
+void record_phase(struct record_phases *ph, const char *what)
+{
+	if (!ph->stopped_wall)
+		return; /* sampling has not ended */
+	double wall = record_now(), cpu = record_cpu_now();
+	struct record_phase *at = ph->nr ? &ph->at[ph->nr - 1] : NULL;
+	if (!at || (strcmp(at->what, what) && ph->nr < RECORD_MAX_PHASES)) {
+		at = &ph->at[ph->nr++];
+		*at = (struct record_phase){ what, 0, 0 };
+	}
+	at->wall += wall - ph->last_wall;
+	at->cpu += cpu - ph->last_cpu;
+	ph->last_wall = wall;
+	ph->last_cpu = cpu;
 }
 
 double record_now(void)
@@ -158,6 +185,7 @@ struct recorder *recorder_new(const struct record_opts *opts, const char *proc_r
 }
 
 static void recorder_release(struct recorder *r);
+static void builder_free(struct builder *b);
 
 void recorder_free(struct recorder *r)
 {
@@ -182,6 +210,7 @@ static void recorder_release(struct recorder *r)
 	symbols_free(r->user_syms);
 	hashmap_release(&r->named);
 	free(r->names);
+	builder_free(r->builder);
 }
 
 static uint32_t intern_comm(struct recorder *r, const char *comm)
@@ -200,6 +229,7 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 }
 
 static void build_profile(struct recorder *r, struct profile *p, struct symbols *kernel_syms);
+static void build_ready(struct recorder *r);
 static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid);
 
 /* The symbolizer's view of the mapping a user ref fell in. */
@@ -216,22 +246,23 @@ static const struct symbols_map *user_map(const struct recorder *r, const struct
  * sampling (JIT maps are read at the end: they grow as code is made). */
 enum { NAMED_LATER = UINT32_MAX - 1 };
 
-static void preload_user(struct recorder *r, uint32_t pid, uint64_t ref)
+static bool preload_user(struct recorder *r, uint32_t pid, uint64_t ref) /* false: named at the end */
 {
 	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
 	bool inserted;
 	if (!m)
-		return;
+		return true;
 	uint32_t *slot = hashmap_upsert(&r->named, ref, NAMED_LATER, &inserted);
 	if (!inserted)
-		return;
+		return *slot != NAMED_LATER;
 	struct symbols_map sm;
 	struct user_name un;
-	if (symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module)) {
-		VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
-		r->names[r->nr_names] = un;
-		*slot = (uint32_t)r->nr_names++;
-	}
+	if (!symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module))
+		return false;
+	VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
+	r->names[r->nr_names] = un;
+	*slot = (uint32_t)r->nr_names++;
+	return true;
 }
 
 uint64_t recorder_samples(const struct recorder *r)
@@ -448,9 +479,10 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 			r->nr_frames += n;
 			VEC_GROW(r->stacks, r->nr_stacks + 1, r->alloc_stacks);
 			idx = r->nr_stacks++;
-			r->stacks[idx] = k;
 			for (uint32_t i = 0; i < nr_user; i++)
-				preload_user(r, smp->pid, r->scratch[i]);
+				k.later |= !preload_user(r, smp->pid, r->scratch[i]);
+			r->stacks[idx] = k;
+			build_ready(r);
 			break;
 		}
 		if (same_stack(r, &r->stacks[*slot], &k, r->scratch)) {
@@ -621,7 +653,7 @@ static bool thread_start(const char *name)
 	return false;
 }
 
-static node_t build_stack(struct builder *b, const struct rstack *s)
+static node_t build_stack(struct builder *b, struct rstack *s)
 {
 	const struct record_opts *o = b->r->opts;
 	struct profile *p = b->p;
@@ -665,9 +697,9 @@ static node_t build_stack(struct builder *b, const struct rstack *s)
 		 * there: say so with an [unknown] caller. */
 		struct frame_seq outer = user_frame(b, s->pid, f[s->nr_user - 1]);
 		const char *name = outer.count ? strpool_str(&p->names, b->seq[outer.first]) : "";
-		b->r->user_samples += s->count;
+		s->has_user = true;
 		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
-			b->r->reached += s->count;
+			s->reached = true;
 		else if (strcmp(name, "[unknown]") && !(s->flags & STACK_USER_TRUNCATED))
 			node = profile_push_str(p, node, "[unknown]", 9);
 	}
@@ -716,51 +748,107 @@ static int cmp_event(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static struct builder *builder_new(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
+{
+	struct builder *b = xcalloc(1, sizeof(*b));
+	*b = (struct builder){ .r = r, .p = p, .kernel_syms = kernel_syms };
+	hashmap_init(&b->user_cache);
+	hashmap_init(&b->kernel_cache);
+	return b;
+}
+
+static void builder_free(struct builder *b)
+{
+	if (!b)
+		return;
+	hashmap_release(&b->user_cache);
+	hashmap_release(&b->kernel_cache);
+	free(b->seqs);
+	free(b->seq);
+	frame_parts_release(&b->parts);
+	free(b->line);
+	free(b);
+}
+
+void recorder_build_early(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
+			  const atomic_bool *kernel_ready)
+{
+	/* Off-CPU stacks get a node only if their time rounds to 1 us or
+	 * more, known at the end (see record.h). */
+	if (r->opts->off_cpu || r->opts->wakers)
+		return;
+	r->builder = builder_new(r, p, kernel_syms);
+	r->kernel_ready = kernel_ready;
+	build_ready(r);
+}
+
+/* The stacks that came in since the last call, unless they wait for the
+ * end (JIT code) or the kernel's symbols are still loading. */
+static void build_ready(struct recorder *r)
+{
+	if (!r->builder || (r->kernel_ready && !atomic_load_explicit(r->kernel_ready, memory_order_acquire)))
+		return;
+	for (; r->nr_examined < r->nr_stacks; r->nr_examined++) {
+		struct rstack *s = &r->stacks[r->nr_examined];
+		if (!s->later)
+			s->leaf = build_stack(r->builder, s);
+	}
+}
+
+/* Every stack not built yet, then the counts. */
 static void build_profile(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
 {
-	struct builder b = { .r = r, .p = p, .kernel_syms = kernel_syms };
-	hashmap_init(&b.user_cache);
-	hashmap_init(&b.kernel_cache);
-	node_t *leaf = xmalloc((r->nr_stacks + 1) * sizeof(node_t));
+	struct builder *b = r->builder ? r->builder : builder_new(r, p, kernel_syms);
+	r->builder = NULL;
 	for (uint32_t i = 0; i < r->nr_stacks; i++) {
+		struct rstack *s = &r->stacks[i];
 		/* A stack of under 0.5 us off-CPU gets no node (see record.h). */
-		if (r->opts->off_cpu && (r->stacks[i].ns + 500) / 1000 == 0)
+		if (s->leaf || (r->opts->off_cpu && (s->ns + 500) / 1000 == 0))
 			continue;
-		leaf[i] = build_stack(&b, &r->stacks[i]);
+		s->leaf = build_stack(b, s);
+		r->nr_built_late++;
 	}
 	if (r->opts->keep_order && r->nr_events) {
 		/* Rings are per CPU: merge them by time. */
 		qsort(r->events, r->nr_events, sizeof(r->events[0]), cmp_event);
 		p->keep_events = true;
 		for (size_t i = 0; i < r->nr_events; i++)
-			profile_count(p, leaf[r->events[i].stack], 1);
+			profile_count(p, r->stacks[r->events[i].stack].leaf, 1);
 	} else if (r->opts->off_cpu) {
 		/* Microseconds, rounded once per stack (see record.h). */
 		for (uint32_t i = 0; i < r->nr_stacks; i++) {
 			uint64_t us = (r->stacks[i].ns + 500) / 1000;
 			if (us)
-				profile_count(p, leaf[i], (double)us);
+				profile_count(p, r->stacks[i].leaf, (double)us);
 		}
 	} else {
 		for (uint32_t i = 0; i < r->nr_stacks; i++)
-			profile_count(p, leaf[i], (double)r->stacks[i].count);
+			profile_count(p, r->stacks[i].leaf, (double)r->stacks[i].count);
 	}
-	free(leaf);
-	hashmap_release(&b.user_cache);
-	hashmap_release(&b.kernel_cache);
-	free(b.seqs);
-	free(b.seq);
-	frame_parts_release(&b.parts);
-	free(b.line);
+	for (uint32_t i = 0; i < r->nr_stacks; i++) {
+		const struct rstack *s = &r->stacks[i];
+		if (s->leaf && s->has_user) {
+			r->user_samples += s->count;
+			r->reached += s->reached ? s->count : 0;
+		}
+	}
+	builder_free(b);
 }
 
 /* The kernel's symbol table is read while sampling runs, so that it is
  * ready when sampling ends (reading /proc/kallsyms is most of the
  * finishing time otherwise). */
+struct kernel_loader {
+	struct symbols *syms;
+	atomic_bool ready;
+};
+
 static void *preload_kernel(void *arg)
 {
+	struct kernel_loader *kl = arg;
 	const char *module;
-	symbols_kernel(arg, 0, &module);
+	symbols_kernel(kl->syms, 0, &module);
+	atomic_store_explicit(&kl->ready, true, memory_order_release);
 	return NULL;
 }
 
@@ -787,8 +875,12 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	target_watch(&t, opts);
 	recorder_init(&r, opts);
 	struct symbols *kernel_syms = symbols_new();
+	struct kernel_loader kl = { .syms = kernel_syms };
 	pthread_t loader;
-	bool loading = !opts->user_only && !pthread_create(&loader, NULL, preload_kernel, kernel_syms);
+	bool loading = !opts->user_only && !pthread_create(&loader, NULL, preload_kernel, &kl);
+	if (!loading)
+		atomic_init(&kl.ready, true); /* loaded on first use, in this thread */
+	recorder_build_early(&r, out, kernel_syms, &kl.ready);
 
 	stats->unwind_note = recorder_unwind_note(&r);
 	enum record_backend be = opts->backend;
@@ -804,26 +896,29 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		ret = record_perf_backend(opts, &r, &t, stats);
 	target_kill(&t);
 	target_release(&t);
-	double t0 = stats->stopped_at ? stats->stopped_at : record_now();
-	double c0 = stats->stopped_at ? stats->stopped_cpu : record_cpu_now();
+	record_phase(&stats->phases, "target released");
 	if (loading)
 		pthread_join(loader, NULL);
+	record_phase(&stats->phases, "kernel symbols loaded");
 	if (ret == 0) {
 		build_profile(&r, out, kernel_syms);
-		stats->finish_seconds = record_now() - t0;
-		stats->finish_cpu_seconds = record_cpu_now() - c0;
+		record_phase(&stats->phases, "profile built");
 		stats->samples = r.samples;
 		stats->offcpu_blocks = r.blocks;
 		stats->offcpu_seconds = (double)r.block_ns / 1e9;
 		stats->offcpu_waits = r.waits;
 		stats->offcpu_wait_seconds = (double)r.wait_ns / 1e9;
 		stats->unique = r.nr_stacks;
+		stats->built_late = r.nr_built_late;
 		stats->user_samples = r.user_samples;
 		stats->reached = r.reached;
 		stats->unwound = r.nr_unwound;
 	}
-	symbols_free(kernel_syms);
-	recorder_release(&r);
+	if (!opts->leave_memory) {
+		symbols_free(kernel_syms);
+		recorder_release(&r);
+		record_phase(&stats->phases, "recorder released");
+	}
 	return ret;
 }
 
@@ -853,8 +948,8 @@ int record_bpf_backend(const struct record_opts *opts, struct recorder *r, struc
 #endif
 
 /* Shared by the backends' loops: has sampling ended? */
-bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
-			struct record_stats *stats)
+static bool sampling_ended(const struct record_opts *opts, struct record_target *t, double start,
+			   struct record_stats *stats)
 {
 	int status;
 	if (opts->stop && *opts->stop) {
@@ -876,4 +971,23 @@ bool record_should_stop(const struct record_opts *opts, struct record_target *t,
 		return true;
 	}
 	return false;
+}
+
+int record_poll_ms(const struct record_opts *opts, double start, int ms)
+{
+	if (opts->duration > 0) {
+		double left = (start + opts->duration - record_now()) * 1e3;
+		if (left < ms)
+			return left > 0 ? (int)left + 1 : 0;
+	}
+	return ms;
+}
+
+bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
+			struct record_stats *stats)
+{
+	if (!sampling_ended(opts, t, start, stats))
+		return false;
+	mark_stopped(&stats->phases); /* what follows is finishing time */
+	return true;
 }

@@ -17,6 +17,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -136,6 +137,8 @@ struct record_opts {
 	unsigned stack_size;  /* bytes of user stack per sample, 0 = default */
 	bool progress;        /* elapsed/remaining/samples/lost on stderr */
 	bool quiet;           /* no notices */
+	bool leave_memory;    /* the caller exits after the output: what the run
+				 allocated is left to the exit, not freed */
 	/* --off-cpu / --wall (see the contract above). */
 	bool off_cpu;         /* time switched out, per stack (--wall sets it too) */
 	bool wall;            /* off-CPU time and on-CPU samples as time, marked */
@@ -146,6 +149,20 @@ struct record_opts {
 	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
 };
 
+/* Time after sampling ended: each record_phase() charges the wall and CPU
+ * time (all threads) since the previous mark to the phase it names. */
+enum { RECORD_MAX_PHASES = 24 };
+struct record_phases {
+	double stopped_wall, stopped_cpu; /* the end of sampling; 0: not yet */
+	double last_wall, last_cpu;       /* the previous mark */
+	int nr;
+	struct record_phase {
+		const char *what;
+		double wall, cpu;
+	} at[RECORD_MAX_PHASES];
+};
+void record_phase(struct record_phases *ph, const char *what);
+
 struct record_stats {
 	const char *backend;  /* "bpf" or "perf" */
 	const char *event;    /* "cpu-clock" or "cycles" */
@@ -155,6 +172,7 @@ struct record_stats {
 	uint64_t map_full;    /* stacks lost because the stack map was full */
 	uint64_t spilled;     /* bpf: collided samples sent whole (not lost) */
 	uint64_t unique;      /* distinct raw stacks */
+	uint64_t built_late;  /* ...turned into profile nodes after sampling ended */
 	uint64_t user_samples;/* samples with a user stack */
 	uint64_t reached;     /* ...whose stack reached a thread's start */
 	uint64_t unwound;     /* samples unwound with DWARF CFI */
@@ -180,10 +198,9 @@ struct record_stats {
 		RECORD_END_COMMAND,  /* the command exited */
 		RECORD_END_TARGETS,  /* every -p process or -t thread exited */
 	} ended;
-	double stopped_at, stopped_cpu; /* record_now() and record_cpu_now() when the
-				   backend stopped sampling (record_mark_stopped) */
-	double finish_seconds;/* end of sampling to profile built */
-	double finish_cpu_seconds; /* CPU time of that (all threads) */
+	/* From the end of sampling (the instant the stop condition was
+	 * seen) on, where the wall and CPU time went, phase by phase. */
+	struct record_phases phases;
 };
 
 /* Exit-code hints from record_run's failures. */
@@ -260,6 +277,15 @@ struct recorder *recorder_new(const struct record_opts *opts, const char *proc_r
 void recorder_free(struct recorder *r);
 /* Symbolize what was collected into p (record_run does this at the end). */
 void recorder_build(struct recorder *r, struct profile *p);
+/* Symbolize stacks into p as they come in, from now on, so that little is
+ * left for recorder_build (the same profile) when sampling ends. Kernel
+ * frames are named from kernel_syms once *kernel_ready (NULL: now). Stacks
+ * through JIT code still wait for the end (their names grow meanwhile),
+ * and so does everything with --off-cpu (a stack's node depends on its
+ * total time). Node ids then follow the order stacks were built in. */
+struct symbols;
+void recorder_build_early(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
+			  const atomic_bool *kernel_ready);
 
 /* perf_event.c: the records of a perf ring buffer -> the recorder. */
 struct offcpu;
@@ -359,10 +385,9 @@ void record_progress_end(const struct record_opts *opts);
 void record_read_line(const char *path, char *buf, size_t cap);
 
 double record_now(void);
-/* The backend stopped sampling: what is left (reading what the kernel
- * holds, unwinding, naming, writing) counts as finishing time. */
-void record_mark_stopped(struct record_stats *stats);
 double record_cpu_now(void); /* CPU time of the process */
+/* A backend's poll timeout: ms, or less so that -d ends on time. */
+int record_poll_ms(const struct record_opts *opts, double start, int ms);
 /* Has sampling ended (stop flag, duration, command exit)? */
 bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
 			struct record_stats *stats);

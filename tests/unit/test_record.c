@@ -9,6 +9,7 @@
 #include "base/out.h"
 #include "profile/folded.h"
 #include "record/record.h"
+#include "record/symbols.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -113,6 +114,52 @@ TEST(record_perf_records_to_folded)
 		     "other_thing;[unknown];[other] 1\n");
 	CHECK_EQ_U64(nlost, 3);
 	free(s);
+}
+
+/* record_run builds stacks as they come in: a stack counted again after
+ * its node was made, stacks through JIT code (left for the end) and
+ * kernel frames give the same profile as building everything at the end. */
+static void early_session(struct buf *b)
+{
+	const uint64_t jit[] = { USER, 0x7e0000000040, 0x400020 };
+	const uint64_t kern[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010, USER, 0x400010 };
+	session(b);
+	mmap2(b, 100, 0x7e0000000000, 0x10000, 0, "//anon");
+	sample(b, 100, 100, 0, jit, 3);
+	sample(b, 100, 100, 0, kern, 4);
+	sample(b, 100, 100, 1, jit, 3);
+	sample(b, 102, 102, 1, (const uint64_t[]){ USER, 0x400030 }, 2);
+}
+
+TEST(record_build_early_same_profile)
+{
+	struct buf b = { .n = 0 };
+	struct record_opts opts = { .freq = 99 };
+	uint64_t nlost;
+	early_session(&b);
+	char *late = run(&b, &opts, &nlost);
+
+	struct recorder *r = recorder_new(&opts, "/nonexistent-proc");
+	struct symbols *kernel = symbols_new();
+	struct profile p;
+	profile_init(&p);
+	recorder_build_early(r, &p, kernel, NULL);
+	struct perf_parser ps = { .r = r };
+	perf_parse_records(&ps, b.b, b.n);
+	perf_parser_release(&ps);
+	recorder_build(r, &p);
+	struct out *o = out_open_mem();
+	folded_write(&p, o);
+	size_t len;
+	char *early = out_mem_detach(o, &len);
+	CHECK_STR(early, late);
+	CHECK(strstr(early, "other_thing;[unknown];[other] 2\n") != NULL);
+	CHECK(strstr(early, "burn;[unknown];[burn];[perf-100.map] 2\n") != NULL);
+	free(early);
+	free(late);
+	profile_release(&p);
+	recorder_free(r);
+	symbols_free(kernel);
 }
 
 TEST(record_per_cpu_and_tid_roots)
