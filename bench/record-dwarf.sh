@@ -119,13 +119,15 @@ echo "# end of sampling -> SVG written: ${FINISH_SECONDS}s of -a at 999 Hz, load
 for be in perf bpf; do
 	load
 	sleep 2
-	/usr/bin/time -f '%M %U %S' -o "$TMP/rss" "$SCORCH" record --no-progress --backend $be -a -F 999 \
+	SCORCH_PHASES=1 /usr/bin/time -f '%M %U %S' -o "$TMP/rss" "$SCORCH" record --no-progress --backend $be -a -F 999 \
 		-d "$FINISH_SECONDS" -o "$TMP/all-$be.svg" 2>"$TMP/err"
 	unload
 	line=$(grep 'output written' "$TMP/err")
 	set -- $(cat "$TMP/rss")
 	printf '%-5s peak RSS %s KiB, scorch CPU %.2f s: %s\n' $be "$1" "$(awk -v u="$2" -v s="$3" 'BEGIN { print u + s }')" \
 		"$(echo "$line" | sed 's/^scorch: //')"
+	# Where the time after sampling went (phases of 1 ms or more).
+	awk '/^scorch: phase / && !/ 0\.000 s wall +0\.000 s CPU/ { sub(/^scorch: phase /, "      "); print }' "$TMP/err"
 done
 
 if [ -n "${PERF_DATA:-}" ]; then
