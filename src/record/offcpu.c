@@ -18,6 +18,7 @@
  * flag (TASK_REPORT_MAX, "R+"); 0 is a runnable task that yielded. Both
  * runnable kinds count (as [runnable]) with --wall only. */
 #define STATE_PREEMPTED 0x100u
+_Static_assert(RECORD_OFFCPU_STATES_ALL == 3, "OFFCPU_SWITCH_FILTER keeps S and D");
 
 /* One thread seen switching out. */
 struct blocked {

@@ -23,6 +23,13 @@ struct offcpu_counts {
 	uint64_t lost_end;        /* blocks whose switch-in was lost */
 };
 
+/* The sched_switch event's filter without --wall: the switch-outs to
+ * sleep (S, D: the report bits offcpu_switch_out reads), so the kernel
+ * neither copies nor sends the others' stacks (preempted, yielded: about
+ * half the switch-outs of a busy machine, dropped in user space anyway).
+ * --state is still applied in user space (its blocks counted as filtered). */
+#define OFFCPU_SWITCH_FILTER "prev_state & 3"
+
 /* Read the tracepoint's id and field offsets; 0, or -1 after a message. */
 int offcpu_format_read(struct offcpu_format *f);
 

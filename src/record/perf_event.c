@@ -28,6 +28,11 @@
  * (about 200 bytes each); stack copies are 8-64 KiB each, so they get 8 MiB
  * where locked memory allows it (root), and less otherwise. */
 enum { RING_PAGES = 128, RING_PAGES_STACKS = 2048, RING_PAGES_MIN = 16 };
+/* --off-cpu with stack copies: a 16 KiB sample per block, up to 100,000
+ * blocks a second on two threads passing a byte (bench/offcpu.sh), and a
+ * reader that waits tens of ms for a CPU on a busy machine: the rings
+ * share up to 64 MiB, 8 to 32 MiB each. */
+enum { RING_PAGES_OFFCPU_ALL = 16384, RING_PAGES_OFFCPU_MAX = 8192 };
 /* Samples are read every POLL_MS at least (more often when a ring fills
  * to its watermark); records newer than FLUSH_MARGIN_NS wait a round. */
 enum { POLL_MS = 100, POLL_MS_STACKS = 20 };
@@ -656,6 +661,14 @@ static int collect_targets(const struct record_opts *o, const struct record_targ
  * at each context switch (the switch-in ends a block). The sample layout
  * stays record_fill_attr's plus RAW, which --wall's cpu-clock event shares
  * (its raw data is 4 empty bytes). */
+/* --off-cpu without --wall: the sched_switch event fd sends only the
+ * switch-outs to sleep (where refused, user space filters alone). */
+static void filter_switches(const struct record_opts *o, int fd)
+{
+	if (o->off_cpu && !o->wall)
+		ioctl(fd, PERF_EVENT_IOC_SET_FILTER, OFFCPU_SWITCH_FILTER);
+}
+
 static void offcpu_attr(struct perf_event_attr *attr, const struct offcpu_format *fmt)
 {
 	attr->type = PERF_TYPE_TRACEPOINT;
@@ -722,6 +735,7 @@ static int open_new_threads(struct perf_state *st, const struct perf_event_attr 
 				if (fd < 0)
 					break; /* exited meanwhile */
 				add_fd(st, fd);
+				filter_switches(st->opts, fd);
 				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[k].fd)) {
 					int e = errno;
 					free(now);
@@ -757,6 +771,9 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 		return -1;
 	st->rings = xcalloc((size_t)ncpu, sizeof(st->rings[0]));
 	st->ring_pages = recorder_unwinds(st->r) ? RING_PAGES_STACKS : RING_PAGES;
+	if (o->off_cpu && recorder_unwinds(st->r))
+		while (st->ring_pages < RING_PAGES_OFFCPU_MAX && st->ring_pages * 2 * (size_t)ncpu <= RING_PAGES_OFFCPU_ALL)
+			st->ring_pages *= 2;
 	*cycles = o->event == RECORD_EVENT_CYCLES;
 	bool probing = o->event == RECORD_EVENT_AUTO;
 	if (probing)
@@ -835,6 +852,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				return record_perf_error(e, what);
 			}
 			add_fd(st, fd);
+			filter_switches(o, fd);
 			task_attr = attr;
 			opened = true;
 			if (leader) {
