@@ -341,7 +341,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	 * back it has been on the CPU (a switch-out in between would be seen
 	 * here), for the CPU time it has used since: its block ended that
 	 * long ago. Counted so rather than overwritten below (lost). */
-	struct offcpu_start *old = bpf_map_lookup_elem(&start, &tid);
+	struct offcpu_start *old = tid ? bpf_map_lookup_elem(&start, &tid) : NULL; /* (not the idle task) */
 	if (old) {
 		__u64 ran = runtime - old->runtime, away = now - old->time;
 		stat_add(OFFCPU_STAT_IN_UNSEEN, 1);
