@@ -31,7 +31,7 @@ const char flamegraph_usage[] =
 	"  --countname TEXT    count unit in tooltips (samples)\n"
 	"  --nametype TEXT     tooltip prefix (Function:)\n"
 	"  --colors PALETTE    hot mem io wakeup chain java js perl red green blue\n"
-	"                      aqua yellow purple orange (hot)\n"
+	"                      aqua yellow purple orange wall (hot; wall: record --wall's)\n"
 	"  --bgcolors COLOR    yellow blue green grey or #rrggbb\n"
 	"  --hash              colour by name hash (stable across graphs)\n"
 	"  --random            random colours\n"

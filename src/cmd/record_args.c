@@ -500,10 +500,10 @@ static int check_options(int argc, char **argv, struct record_args *a, const str
 	o->keep_order = g->layout.flamechart;
 
 	/* Graph options. Off-CPU time: microseconds, in the io palette
-	 * (--wall: hot; the [on-cpu]/[off-cpu] leaf frames tell the kinds
-	 * apart, not their colour), unless --colors says. */
+	 * (--wall: wall, hot with its [on-cpu]/[off-cpu]/[runnable] leaf
+	 * frames red, blue and purple), unless --colors says. */
 	if (o->off_cpu && !g->colors)
-		g->colors = o->wall ? "hot" : o->wakers ? "chain" : "io";
+		g->colors = o->wall ? "wall" : o->wakers ? "chain" : "io";
 	/* A page-fault graph in the memory palette, unless --colors says. */
 	if (o->event == RECORD_EVENT_COUNTED && !g->colors)
 		g->colors = o->counted.palette;

@@ -88,8 +88,9 @@ enum record_event {
  *   is its wall time (a thread's three kinds add up to the time it
  *   lived while sampled, less the lost records and the -F sampling's
  *   error) and its top says where the time went.
- * - The graph (cmd/record.c): unit "us", palette io for --off-cpu and hot
- *   for --wall (unless --colors), title "Off-CPU Time · <target>" or
+ * - The graph (cmd/record.c): unit "us", palette io for --off-cpu and
+ *   wall for --wall (hot, its three leaf frames red, blue, purple; unless
+ *   --colors), title "Off-CPU Time · <target>" or
  *   "Wall-Clock Time · <target>".
  * - Lost records are counted in record_stats.lost and said in the
  *   summary. A block whose switch-in was lost is dropped at the thread's

@@ -19,10 +19,11 @@ static const char *const names[] = {
 	[PAL_JS] = "js",	 [PAL_PERL] = "perl",	  [PAL_RED] = "red",
 	[PAL_GREEN] = "green",	 [PAL_BLUE] = "blue",	  [PAL_AQUA] = "aqua",
 	[PAL_YELLOW] = "yellow", [PAL_PURPLE] = "purple", [PAL_ORANGE] = "orange",
+	[PAL_WALL] = "wall",
 };
 
 const char palette_names[] =
-	"hot mem io wakeup chain java js perl red green blue aqua yellow purple orange";
+	"hot mem io wakeup chain java js perl red green blue aqua yellow purple orange wall";
 
 enum palette_id palette_find(const char *name)
 {
@@ -187,6 +188,16 @@ static enum palette_id pick_flat(enum palette_id pal, const char *s, size_t n)
 		return PAL_AQUA;
 	case PAL_CHAIN:
 		return contains(s, n, "_[w]") ? PAL_AQUA : PAL_BLUE;
+	case PAL_WALL:
+		/* record --wall's leaf frames, by the kind of time under them
+		 * (whole names only: the palettes a user knows for each). */
+		if (n == 8 && !memcmp(s, "[on-cpu]", 8))
+			return PAL_RED;
+		if (n == 9 && !memcmp(s, "[off-cpu]", 9))
+			return PAL_IO;
+		if (n == 10 && !memcmp(s, "[runnable]", 10))
+			return PAL_PURPLE;
+		return PAL_HOT;
 	default:
 		return pal;
 	}

@@ -19,6 +19,8 @@ struct rgb {
 enum palette_id {
 	PAL_HOT, PAL_MEM, PAL_IO, PAL_WAKEUP, PAL_CHAIN, PAL_JAVA, PAL_JS, PAL_PERL,
 	PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA, PAL_YELLOW, PAL_PURPLE, PAL_ORANGE,
+	PAL_WALL, /* ours (record --wall): hot, but its leaf frames [on-cpu]
+		     red, [off-cpu] io's blue, [runnable] purple */
 	PAL_UNKNOWN, /* flamegraph.pl draws every frame black */
 };
 

@@ -34,7 +34,7 @@ measured() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 
 
 offcpu_tests() {
 	be=$1 okv=$2 why=$3
-	names="shares full-chains total-is-wall min-block max-block state-D state-S graph wall wall-contended pid-target all-cpus"
+	names="shares full-chains total-is-wall min-block max-block state-D state-S graph wall wall-colours wall-contended pid-target all-cpus"
 	if [ "$okv" != 1 ] || [ "$oc_ok" != 1 ]; then
 		[ "$oc_ok" = 1 ] || why="no C compiler for the workloads"
 		for n in $names; do skip "record $be --off-cpu: $n" "$why"; done
@@ -158,6 +158,26 @@ offcpu_tests() {
 	else
 		not_ok "record $be --off-cpu: wall" "on-CPU share $got (the workload measured $want: cpu $mc s, sleep $msl s);" \
 			"on $on us ($onc under compute), off $off us ($offs under sleep_half), all $t us" "$(cat "$out/w.err")"
+	fi
+	# --wall's graph tells the kinds apart by colour too: its leaf frames
+	# [on-cpu] in flamegraph.pl's red palette (r 200-255, g = b), [off-cpu]
+	# in its io palette (r = g 80-140, b 190-245), [runnable] in its purple
+	# (r = b); every other frame in the hot palette (r 205-255, b < 55).
+	"$SCORCH" record -q --backend $be --wall -F 997 -o "$out/w.svg" -- "$WL/halfsleep" 20 >/dev/null 2>"$out/wsvg.err"
+	kinds=$(grep -o '<title>[^<]*</title><rect [^>]*fill="rgb([0-9]*,[0-9]*,[0-9]*)"' "$out/w.svg" |
+		sed 's/<title>\([^<]*\) ([^<]*<\/title>.*fill="rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))"/\1 \2 \3 \4/' |
+		awk '{ b = $NF; g = $(NF - 1); r = $(NF - 2); k = $1 }
+			k == "[on-cpu]" { on++; if (!(r >= 200 && g == b)) bad++; next }
+			k == "[off-cpu]" { off++; if (!(r == g && r >= 80 && r <= 140 && b >= 190)) bad++; next }
+			k == "[runnable]" { if (!(r == b && r >= 190)) bad++; next }
+			{ other++; if (!(r >= 205 && b <= 55)) bad++ }
+			END { printf "%d %d %d %d", on, off, other, bad }')
+	set -- $kinds
+	if [ $# = 4 ] && [ "$1" -ge 1 ] && [ "$2" -ge 1 ] && [ "$3" -ge 5 ] && [ "$4" = 0 ]; then
+		ok "record $be --off-cpu: wall-colours"
+	else
+		not_ok "record $be --off-cpu: wall-colours" "[on-cpu] frames, [off-cpu] frames, others, wrong colours: $kinds" \
+			"$(grep -o '<title>\[[a-z-]*\][^<]*</title><rect [^>]*fill="[^"]*"' "$out/w.svg" | head -4)" "$(cat "$out/wsvg.err")"
 	fi
 	# --wall under contention: the workload and a busy loop share CPU 0
 	# (both pinned), so it waits for the CPU after each sleep and is

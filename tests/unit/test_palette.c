@@ -74,6 +74,23 @@ TEST(java_palette_families)
 	CHECK(c.r == c.g && c.b <= 70);              /* yellow */
 }
 
+TEST(wall_palette_kinds)
+{
+	/* record --wall: hot, but for its three leaf frames (whole names). */
+	struct rgb c = color(PAL_WALL, SEED_NAME, "[on-cpu]");
+	CHECK(c.r >= 200 && c.g == c.b);                            /* red */
+	c = color(PAL_WALL, SEED_NAME, "[off-cpu]");
+	CHECK(c.r == c.g && c.r >= 80 && c.r <= 140 && c.b >= 190); /* io */
+	c = color(PAL_WALL, SEED_NAME, "[runnable]");
+	CHECK(c.r == c.b && c.r >= 190 && c.g < c.r);               /* purple */
+	struct rgb a = color(PAL_WALL, SEED_NAME, "main"), b = color(PAL_HOT, SEED_NAME, "main");
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	a = color(PAL_WALL, SEED_NAME, "[off-cpu]x");
+	b = color(PAL_HOT, SEED_NAME, "[off-cpu]x");
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	CHECK(palette_find("wall") == PAL_WALL);
+}
+
 TEST(hash_palette_values)
 {
 	/* namehash weights the first 3 characters and skips a module` prefix */
