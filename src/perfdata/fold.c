@@ -318,14 +318,18 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 	if (!f->st->count_unit)
 		f->st->count_unit = count_unit(s->attr);
 
-	/* A callchain seen before for the same process name and the same
-	 * version of the thread's address space folds to the same leaf. Two
-	 * independent 64-bit hashes of the key make a false hit implausible. */
+	/* A callchain folds through the per-address cache (fold_callchain)
+	 * when it can. Otherwise, a callchain seen before for the same process
+	 * name and the same version of the thread's address space folds to the
+	 * same leaf (two independent 64-bit hashes of the key make a false hit
+	 * implausible); with the per-address cache that whole-chain cache costs
+	 * more than it saves (b-sys-gcc: 52k hits of 275k samples). */
 	bool dwarf = s->regs && s->stack && s->stack_size;
 	bool cacheable = !o->script && s->callchain && !dwarf && !f->inlines;
 	uint64_t h1 = 0, h2 = 0;
 	bool direct = cacheable && !o->sites && !java;
 	uint64_t version = cacheable ? sym_space_version(f->sym, s->pid, s->tid) : 0;
+	cacheable &= !direct;
 	if (cacheable) {
 		chain_key(f, s, version, pname, &h1, &h2);
 		uint32_t idx;
