@@ -281,8 +281,9 @@ static bool keep_event(struct folder *f, const struct pd_sample *s)
 static void chain_key(struct folder *f, const struct pd_sample *s, uint64_t version, uint32_t pname, uint64_t *h1,
 		      uint64_t *h2)
 {
-	if (f->o->per_cpu) /* the leaf is under the sample's CPU frame */
-		version ^= ((uint64_t)s->cpu + 1) << 40;
+	if (f->o->per_cpu) /* the leaf is under the sample's CPU frame (mixed in: a
+			      plain XOR let two address spaces' chains meet) */
+		version = hash_u64(version ^ hash_u64((uint64_t)s->cpu + 1));
 	uint64_t seed = hash_mix(version ^ 0x243f6a8885a308d3ull,
 				 ((uint64_t)pname << 32 | (uint32_t)s->nr_callchain) + 1) ^
 			(uint64_t)(uintptr_t)s->attr;

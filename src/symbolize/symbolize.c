@@ -569,7 +569,8 @@ uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid)
 {
 	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
 	uint32_t as = s->threads[t].as;
-	return hash_mix(((uint64_t)as << 32 | s->spaces[as].gen) + 1, (uint64_t)s->kgen * 2 + 1);
+	/* mixed, so that no two (space, generation, kernel generation) meet */
+	return hash_u64(hash_u64((uint64_t)as << 32 | s->spaces[as].gen) ^ s->kgen);
 }
 
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
