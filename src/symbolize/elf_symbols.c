@@ -274,12 +274,14 @@ static void release_elf(void *elf)
 	elf_end(elf);
 }
 
-/* perf 6.1 reads .dynsym after .symtab (same names: its fix-ups then
- * change nothing), but stops that second pass with an error at the first
- * kept symbol whose section index names no section (a file rewritten by
- * BOLT keeps stale indices in .dynsym): the entries read until then stay
- * in its tree without fix-ups, and it adds no PLT symbols. The index of
- * that entry, or SIZE_MAX when the pass completes. */
+/* perf 6.1 reads .dynsym after .symtab. When that second pass completes,
+ * its fix-ups keep the same survivors (the names are the same); only the
+ * tree's shape changes, which matters where symbols overlap, and that is
+ * not replayed here. But the pass stops with an error at the first kept
+ * symbol whose section index names no section (a file rewritten by BOLT
+ * keeps stale indices in .dynsym): the entries read until then stay in
+ * its tree without fix-ups, and it adds no PLT symbols. The index of that
+ * entry, or SIZE_MAX when the pass completes. */
 static size_t dynsym_stop(Elf *elf, Elf_Scn *scn)
 {
 	GElf_Shdr sh;
