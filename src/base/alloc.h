@@ -10,6 +10,15 @@ void *xrealloc(void *p, size_t n);
 /* realloc(p, nmemb * size), dying on multiplication overflow. */
 void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
+/* calloc that writes the zeros now, for arrays read before they are written
+ * (counters, sums, probed tables): calloc's fresh pages would cost two page
+ * faults each (the shared zero page mapped on the read, then copied on the
+ * write), written now they cost one. */
+void *xcalloc_dense(size_t nmemb, size_t size);
+/* n zeroed bytes (as xcalloc_dense) for a big table probed at random: from
+ * 2 MiB on, aligned on and asked for transparent huge pages, so the probes
+ * do not also miss the TLB. Freed with free(). */
+void *xcalloc_table(size_t n);
 char *xmemdup0(const void *p, size_t n);
 
 /* A process about to exit may leave what it allocated to the exit (the

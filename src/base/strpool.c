@@ -11,7 +11,7 @@ void strpool_init(struct strpool *sp)
 	memset(sp, 0, sizeof(*sp));
 	arena_init(&sp->arena);
 	sp->mask = 255;
-	sp->slots = xcalloc(sp->mask + 1, sizeof(*sp->slots));
+	sp->slots = xcalloc_dense(sp->mask + 1, sizeof(*sp->slots));
 }
 
 void strpool_release(struct strpool *sp)
@@ -25,7 +25,7 @@ void strpool_release(struct strpool *sp)
 static void grow_slots(struct strpool *sp)
 {
 	uint32_t mask = sp->mask * 2 + 1;
-	uint32_t *slots = xcalloc((size_t)mask + 1, sizeof(*slots));
+	uint32_t *slots = xcalloc_dense((size_t)mask + 1, sizeof(*slots));
 	for (uint32_t id = 0; id < sp->nr; id++) {
 		uint32_t i = sp->entries[id].hash32 & mask;
 		while (slots[i])

@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,12 +65,15 @@ struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)
 /* Zeroed slots, written page by page now: calloc's fresh zero pages would
  * be read first (the probe loop) and copied on the first store, and each
  * such copy flushes the TLB of every CPU running one of our threads
- * (measured: 0.5 s of IPIs on the 1.15 GB bench with two threads). */
+ * (measured: 0.5 s of IPIs on the 1.15 GB bench with two threads). On huge
+ * pages when big: one probe per sample at random in tens of MiB otherwise
+ * misses the TLB too, and two threads on the cores of a shared machine
+ * miss it twice as often. */
 static struct perf_block *alloc_slots(size_t n)
 {
-	struct perf_block *s = xreallocarray(NULL, n, sizeof(*s));
-	memset(s, 0, n * sizeof(*s));
-	return s;
+	if (n > SIZE_MAX / sizeof(struct perf_block))
+		return xreallocarray(NULL, n, sizeof(struct perf_block)); /* dies */
+	return xcalloc_table(n * sizeof(struct perf_block));
 }
 
 void perf_blocks_init(struct perf_blocks *t)

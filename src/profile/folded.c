@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static bool is_perl_space(char c)
 {
@@ -83,21 +86,53 @@ void folded_reader_init(struct folded_reader *r, struct profile *p, const char *
 		r->opts = *opts;
 	if (!r->opts.max_warnings)
 		r->opts.max_warnings = 10;
+	r->repeats = r->opts.reverse;
 	stackcache_init(&r->cache);
 }
 
-/* Split s[0..n) on ';' into r->frames from index `nf`; returns the new
- * count. */
-static size_t split_frames(struct folded_reader *r, size_t nf, const char *s, const char *end)
+/* The first ';' in s[0..end), or end, where the bytes from lo up to end
+ * may be read: inline, 16 bytes a step (the last step reads the 16 bytes
+ * before end when lo allows), as frame names are short and a call to
+ * memchr costs as much as the search. */
+static inline const char *next_semi(const char *s, const char *end, const char *lo)
 {
-	while (s <= end) {
-		const char *semi = memchr(s, ';', (size_t)(end - s));
-		const char *fe = semi ? semi : end;
+#ifdef __SSE2__
+	const __m128i semi = _mm_set1_epi8(';');
+	for (; end - s >= 16; s += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi));
+		if (m)
+			return s + __builtin_ctz(m);
+	}
+	if (s < end && end - lo >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(end - 16));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi));
+		m >>= 16 - (end - s); /* bits of s[0..end - s) */
+		return m ? s + __builtin_ctz(m) : end;
+	}
+#else
+	(void)lo;
+#endif
+	for (; s < end; s++)
+		if (*s == ';')
+			return s;
+	return end;
+}
+
+/* Split s[0..end) on ';' into r->frames from index `nf`; returns the new
+ * count. The line starts at lo. */
+static size_t split_frames(struct folded_reader *r, size_t nf, const char *lo, const char *s,
+			   const char *end)
+{
+	if (s > end)
+		return nf; /* after the last frame's end */
+	for (;;) {
+		const char *fe = next_semi(s, end, lo);
 		VEC_GROW(r->frames, nf + 1, r->frames_alloc);
 		r->frames[nf++] = (struct folded_frame){ s, (size_t)(fe - s) };
-		if (!semi)
+		if (fe == end)
 			break;
-		s = semi + 1;
+		s = fe + 1;
 	}
 	return nf;
 }
@@ -151,7 +186,7 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 	const char *stack_end = line + stack_len;
 	node_t node = PROFILE_ROOT;
 	if (r->opts.reverse) {
-		size_t nf = split_frames(r, 0, line, stack_end);
+		size_t nf = split_frames(r, 0, line, line, stack_end);
 		while (nf && r->frames[nf - 1].n == 0)
 			nf--;
 		for (size_t k = nf; k-- > 0;)
@@ -165,7 +200,7 @@ static node_t push_stack(struct folded_reader *r, const char *line, size_t stack
 	size_t k = shared_frames(r, line, stack_len, d);
 	/* frames[0..k) stay unset: they are prev[0..k) */
 	const char *rest = k ? line + r->prev[k - 1].off + r->prev[k - 1].n + 1 : line;
-	size_t nf = split_frames(r, k, rest, stack_end);
+	size_t nf = split_frames(r, k, line, rest, stack_end);
 	while (nf > k && r->frames[nf - 1].n == 0)
 		nf--;
 	if (nf == k) {
@@ -245,6 +280,13 @@ static size_t prefix_with_previous(const struct folded_reader *r, const char *li
 	return common_prefix(line, r->prev_line, n < r->prev_len ? n : r->prev_len);
 }
 
+/* Does a[0..na) sort after b[0..nb), given d, the length of their common
+ * prefix? */
+static bool sorts_after(const char *a, size_t na, const char *b, size_t nb, size_t d)
+{
+	return d < na && (d == nb || (unsigned char)a[d] > (unsigned char)b[d]);
+}
+
 /* Does line[0..n), whose first d bytes are those of an earlier stack,
  * share at least half its bytes with it and differ in at most
  * FOLDED_NEAR_FRAMES frames? Then walking the trie from their shared
@@ -257,7 +299,7 @@ static bool is_near(const char *line, size_t n, size_t d)
 	if ((n - d) * 2 > n)
 		return false;
 	const char *s = line + d, *end = line + n;
-	for (int frames = 1; (s = memchr(s, ';', (size_t)(end - s))); s++)
+	for (int frames = 1; (s = next_semi(s, end, line)) != end; s++)
 		if (++frames > FOLDED_NEAR_FRAMES)
 			return false;
 	return true;
@@ -279,13 +321,22 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 		uint64_t hash[FOLDED_BATCH];
 		bool hashed[FOLDED_BATCH];
 		size_t before[FOLDED_BATCH]; /* common prefix with the line before */
-		for (size_t i = 0; i < n && !r->opts.reverse; i++) {
-			before[i] = i ? common_prefix(q[i].line, q[i - 1].line,
+		for (size_t i = 0; i < n; i++) {
+			before[i] = r->opts.reverse ? 0
+				  : i ? common_prefix(q[i].line, q[i - 1].line,
 						      q[i].len < q[i - 1].len ? q[i].len : q[i - 1].len)
 				      : prefix_with_previous(r, q[i].line, q[i].len);
 		}
+		bool cached[FOLDED_BATCH], near_before[FOLDED_BATCH];
 		for (size_t i = 0; i < n; i++) {
-			hashed[i] = r->opts.reverse || !is_near(q[i].line, q[i].len, before[i]);
+			if (!r->repeats) {
+				bool after = i ? sorts_after(q[i].line, q[i].len, q[i - 1].line, q[i - 1].len, before[i])
+					       : sorts_after(q[i].line, q[i].len, r->prev_line, r->prev_len, before[i]);
+				r->repeats = !after;
+			}
+			cached[i] = r->repeats;
+			near_before[i] = !r->opts.reverse && is_near(q[i].line, q[i].len, before[i]);
+			hashed[i] = cached[i] && !near_before[i];
 			if (!hashed[i])
 				continue;
 			hash[i] = stackcache_hash(q[i].line, q[i].len);
@@ -306,7 +357,9 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 					    ? before[i]
 					    : prefix_with_previous(r, q[i].line, q[i].len);
 			node_t node;
-			if (!r->opts.reverse && is_near(q[i].line, q[i].len, d)) {
+			bool near = !r->opts.reverse &&
+				    (d == before[i] ? near_before[i] : is_near(q[i].line, q[i].len, d));
+			if (near || !cached[i]) {
 				node = push_stack(r, q[i].line, q[i].len, d);
 			} else {
 				if (!hashed[i])

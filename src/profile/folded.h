@@ -76,6 +76,11 @@ struct folded_reader {
 	char *prev_text;
 	size_t prev_text_alloc;
 	struct folded_lines scratch;
+	/* Some stack did not sort after the one before it. Until then the
+	 * input is sorted collapsed stacks, each once: the stack cache would
+	 * only cost (hashing every line, its table's pages), so it is not
+	 * used. With --reverse, from the start. */
+	bool repeats;
 };
 
 void folded_reader_init(struct folded_reader *r, struct profile *p, const char *name,

@@ -184,7 +184,7 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 {
 	uint32_t n = p->nr;
 	/* Children lists in CSR form. */
-	uint32_t *first = xcalloc((size_t)n + 1, sizeof(*first));
+	uint32_t *first = xcalloc_dense((size_t)n + 1, sizeof(*first));
 	for (node_t i = 1; i < n; i++)
 		first[p->nodes[i].parent + 1]++;
 	for (uint32_t i = 0; i < n; i++)
@@ -198,7 +198,7 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 
 	/* Does a node have any non-zero count below (or at) it? Children come
 	 * after parents, so one backward pass suffices. */
-	unsigned char *live = xcalloc(n ? n : 1, 1);
+	unsigned char *live = xcalloc_dense(n ? n : 1, 1);
 	for (node_t i = n; i-- > 0;) {
 		if (p->nodes[i].self[0] != 0 || p->nodes[i].self[1] != 0)
 			live[i] |= 1; /* own line */
@@ -362,8 +362,8 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 	/* Weight below each node (column 1), and which items it has: 1 own
 	 * line, 2 lines below (a count in any column). Children follow
 	 * their parents. */
-	double *below = xcalloc(n ? n : 1, sizeof(*below));
-	unsigned char *live = xcalloc(n ? n : 1, 1);
+	double *below = xcalloc_dense(n ? n : 1, sizeof(*below));
+	unsigned char *live = xcalloc_dense(n ? n : 1, 1);
 	for (node_t i = n; i-- > 1;) {
 		const struct node *nd = &p->nodes[i];
 		if (nd->self[0] != 0 || nd->self[1] != 0)
@@ -377,7 +377,7 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 	size_t out_nr = 0, out_alloc = 0;
 	if (n && (p->nodes[0].self[0] != 0 || p->nodes[0].self[1] != 0)) {
 		VEC_GROW(out, out_nr + 1, out_alloc);
-		out[out_nr++] = (struct flow_step){ PROFILE_ROOT, 0, true };
+		out[out_nr++] = (struct flow_step){ .node = PROFILE_ROOT, .line = true };
 	}
 	/* The sorted wide items of each parent on the path, one list after
 	 * the other, and for each list the weight of the narrow items that
@@ -457,7 +457,7 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 			struct gap *g = &gap[r->gaps + (r->next - r->start)];
 			if (g->any) {
 				VEC_GROW(out, out_nr + 1, out_alloc);
-				out[out_nr++] = (struct flow_step){ r->owner, g->weight, false };
+				out[out_nr++] = (struct flow_step){ .weight = g->weight, .node = r->owner };
 				g->any = false;
 			}
 			if (r->next == r->end) {
@@ -473,7 +473,7 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 				break;
 			}
 			VEC_GROW(out, out_nr + 1, out_alloc);
-			out[out_nr++] = (struct flow_step){ s->node, 0, true };
+			out[out_nr++] = (struct flow_step){ .node = s->node, .line = true };
 		}
 		if (!descend)
 			break;

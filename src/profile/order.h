@@ -28,9 +28,9 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
  * when that gives the sums of the sorted order (integer counts below 2^53).
  * Returns a malloc'd array and sets *nr. */
 struct flow_step {
-	node_t node;
 	double weight; /* lines below: their column-1 total */
-	bool line;     /* node's own line */
+	node_t node;
+	bool line; /* node's own line */
 };
 struct flow_step *profile_flow_steps(const struct profile *p, int self_terminator, double narrow,
 				     size_t *nr);

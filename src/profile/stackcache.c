@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static void clear(struct stackcache_entry *slots, size_t n)
 {
@@ -44,26 +43,10 @@ node_t stackcache_get(const struct stackcache *c, uint64_t hash, const char *s, 
 	}
 }
 
-/* Big tables are probed at random: ask for transparent huge pages so the
- * probes do not also miss the TLB (measured: see bench/flamegraph.sh). */
-static void *table_alloc(size_t n)
-{
-	enum { HUGE = 2 << 20 };
-	if (n < HUGE)
-		return xcalloc(1, n);
-	size_t len = (n + HUGE - 1) & ~(size_t)(HUGE - 1);
-	void *p = aligned_alloc(HUGE, len);
-	if (!p)
-		return xcalloc(1, n);
-	madvise(p, len, MADV_HUGEPAGE);
-	memset(p, 0, len);
-	return p;
-}
-
 static void grow(struct stackcache *c)
 {
 	size_t mask = c->mask * 2 + 1;
-	struct stackcache_entry *slots = table_alloc((mask + 1) * sizeof(*slots));
+	struct stackcache_entry *slots = xcalloc_table((mask + 1) * sizeof(*slots));
 	clear(slots, mask + 1);
 	for (size_t i = 0; i <= c->mask; i++) {
 		struct stackcache_entry *e = &c->slots[i];
