@@ -19,7 +19,8 @@
 #
 #   bench/collapse.sh                     3 sizes, 3 runs
 #   SIZES="15 256" RUNS=5 bench/collapse.sh
-#   BASE_REV=none bench/collapse.sh       without the previous version
+#   BASE_REV=none bench/collapse.sh       without the previous version (BASE= works too;
+#                                         default: main before the 2026-11-24 speed work)
 #   EXTRA=1 bench/collapse.sh             also perf script and reference collapsers
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out}/collapse
 SIZES=${SIZES:-15 256 1150}
 RUNS=${RUNS:-3}
-BASE_REV=${BASE_REV:-c213ccd}
+BASE_REV=${BASE_REV:-${BASE:-af93b8f}}
 mkdir -p "$OUT"
 . bench/lib.sh
 

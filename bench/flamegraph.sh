@@ -19,7 +19,8 @@
 #
 #   bench/flamegraph.sh                    3 sizes, 5 runs (3 at 1 GB)
 #   SIZES="15 256" RUNS=3 bench/flamegraph.sh
-#   BASE_REV=none bench/flamegraph.sh      without the previous version
+#   BASE_REV=none bench/flamegraph.sh      without the previous version (BASE= works too;
+#                                         default: main before the 2026-11-24 speed work)
 set -eu
 cd "$(dirname "$0")/.."
 SCORCH=${SCORCH:-./scorch}
@@ -27,7 +28,7 @@ CORPUS=${CORPUS:-tests/data/corpus}
 OUT=${BENCH_OUT:-bench/out}/flamegraph
 SIZES=${SIZES:-15 256 1024}
 RUNS=${RUNS:-5}
-BASE_REV=${BASE_REV:-c213ccd}
+BASE_REV=${BASE_REV:-${BASE:-af93b8f}}
 INFERNO_MBS=136
 FGPL_15MB_S=2.4
 mkdir -p "$OUT"

@@ -141,6 +141,15 @@ static size_t split_frames(struct folded_reader *r, size_t nf, const char *lo, c
 static size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned same = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
+		if (same != 0xffff)
+			return i + (size_t)__builtin_ctz(~same);
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x, y;
 		memcpy(&x, a + i, 8);
