@@ -1,7 +1,8 @@
 /* Unit tests for profile/stackcache and the folded reader's use of it:
  * a cached leaf is only returned when the caller's check accepts it, and
  * repeated tricky stacks (empty frames, trailing ';', --reverse) land on
- * the same leaves as when first seen. */
+ * the same leaves as when first seen, also when the cache starts late
+ * (sorted distinct stacks first). */
 #include "harness.h"
 
 #include "profile/folded.h"
@@ -69,4 +70,75 @@ TEST(stackcache_same_text_different_files_and_order)
 	CHECK_STR(a, "x;w 4\nx;y 7\nx;y;z 4\n");
 	free(a);
 	free(b);
+}
+
+TEST(stackcache_sorted_input_then_repeats)
+{
+	/* Sorted distinct stacks are folded without the cache until one does
+	 * not sort after the one before it; from then on with it. The
+	 * profile is the same as in any other order. */
+	const char *sorted = "a 1\na b 2\na; 3\na;b 4\na;b;c 5\na;b;c; 6\nb 7\nb;a 8\n";
+	char *want = fold("b;a 8\na;b;c; 6\na 1\nb 7\na;b 4\na b 2\na;b;c 5\na; 3\n", false);
+	char *s = fold(sorted, false);
+	CHECK_STR(s, want);
+	CHECK_STR(s, "a 4\na b 2\na;b 4\na;b;c 11\nb 7\nb;a 8\n");
+	free(s);
+	/* the same stacks again after the sorted run, and a repeat in it */
+	char *twice = malloc(2 * strlen(sorted) + 1);
+	strcpy(twice, sorted);
+	strcat(twice, sorted);
+	s = fold(twice, false);
+	CHECK_STR(s, "a 8\na b 4\na;b 8\na;b;c 22\nb 14\nb;a 16\n");
+	free(s);
+	s = fold("a;b 1\na;b 2\na;b;c 3\na;b 4\n", false);
+	CHECK_STR(s, "a;b 7\na;b;c 3\n");
+	free(s);
+	free(twice);
+	free(want);
+	/* Random profiles: sorted distinct lines, then some of them again,
+	 * fold as the same lines shuffled. */
+	const char *names[] = { "a", "b", "a b", "a;", "", "ab", "b;", "-", "z" };
+	uint64_t seed = 42;
+	for (int round = 0; round < 300; round++) {
+		char lines[40][64];
+		int n = 0;
+		for (int i = 0; i < 40; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			int depth = (int)(seed >> 60) % 5 + 1;
+			char *l = lines[n];
+			l[0] = '\0';
+			for (int d = 0; d < depth; d++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				if (d)
+					strcat(l, ";");
+				strcat(l, names[(seed >> 33) % 9]);
+			}
+			n++;
+		}
+		qsort(lines, (size_t)n, sizeof(lines[0]), (int (*)(const void *, const void *))strcmp);
+		char in[8192] = "", shuffled[8192] = "";
+		int kept = 0;
+		for (int i = 0; i < n; i++) {
+			if (i && !strcmp(lines[i], lines[kept - 1]))
+				continue; /* distinct, sorted */
+			memmove(lines[kept++], lines[i], sizeof(lines[0]));
+		}
+		char line[96];
+		for (int i = 0; i < kept; i++) {
+			snprintf(line, sizeof(line), "%.63s %d\n", lines[i], i + 1);
+			strcat(in, line);
+		}
+		for (int i = 0; i < kept; i += 3) { /* repeats after the sorted run */
+			snprintf(line, sizeof(line), "%.63s %d\n", lines[i], 100);
+			strcat(in, line);
+		}
+		for (int i = kept; i-- > 0;) {
+			snprintf(line, sizeof(line), "%.63s %d\n", lines[i], i + 1 + (i % 3 ? 0 : 100));
+			strcat(shuffled, line);
+		}
+		char *x = fold(in, false), *y = fold(shuffled, false);
+		CHECK_STR(x, y);
+		free(x);
+		free(y);
+	}
 }
