@@ -206,8 +206,11 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 	}
 	if (st->lost)
 		fprintf(stderr, ", %" PRIu64 " lost", st->lost);
-	if (st->spilled)
-		fprintf(stderr, ", %" PRIu64 " sent whole after stack-map collisions", st->spilled);
+	if (st->in_kernel + st->spilled + st->copied) /* bpf's on-CPU samples */
+		fprintf(stderr, ", %.1f%% counted in the kernel (%" PRIu64 " sent whole, %" PRIu64
+			" as user-stack copies)",
+			100.0 * (double)st->in_kernel / (double)(st->in_kernel + st->spilled + st->copied),
+			st->spilled, st->copied);
 	if (st->collisions)
 		fprintf(stderr, ", %" PRIu64 " with a stack lost to stack-map collisions (see --stack-map-size)",
 			st->collisions);

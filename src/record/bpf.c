@@ -105,6 +105,27 @@ void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
 	record_bpf_scan_key_pids(fd, sizeof(struct profile_key), &pid_at, 1, r, refresh);
 }
 
+/* Read the maps of processes counted since the last call, unless read
+ * already (the program notes their pids in new_pids: cheaper than walking
+ * the counts, which grow to one key per distinct stack). */
+static void scan_new_pids(struct bpf_state *b, struct recorder *r)
+{
+	int fd = bpf_map__fd(b->skel->maps.new_pids);
+	uint32_t pids[512], batch;
+	uint8_t seen[512];
+	bool first = true;
+	for (;;) {
+		uint32_t n = 512;
+		int e = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch, pids, seen, &n, NULL);
+		first = false;
+		for (uint32_t i = 0; i < n && (!e || errno == ENOENT); i++)
+			if (pids[i] && !recorder_knows(r, pids[i]))
+				recorder_seen(r, pids[i]);
+		if (e)
+			break;
+	}
+}
+
 static int open_events(struct bpf_state *b, const struct record_opts *o, const struct record_target *t,
 		       const char **event)
 {
@@ -156,20 +177,42 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 
 static uint32_t stack_depth(const uint64_t *ips);
 
-/* Default stack-map entries, from the samples the recording may take:
- * a stack whose hash bucket is taken by another is sent up whole, and the
- * share of taken buckets grows with distinct stacks over buckets, so the
- * map gets about as many entries as samples expected (rate x CPUs x
- * duration, 30 s when open-ended), a power of two (the kernel rounds the
- * buckets up to one), from PROFILE_STACK_ENTRIES up to what
- * PROFILE_STACK_BYTES of frames allow (65536 entries of 127 frames). */
-static uint32_t default_stack_map_entries(const struct record_opts *o, int ncpu, uint32_t depth)
+/* Samples the recording may take: rate x CPUs x duration (30 s when
+ * open-ended). */
+static double expected_samples(const struct record_opts *o, int ncpu)
 {
 	double cpus = o->nr_cpus ? (double)o->nr_cpus : (double)(ncpu > 0 ? ncpu : 1);
-	double expected = (double)o->freq * cpus * (o->duration > 0 ? o->duration : 30.0);
+	return (double)o->freq * cpus * (o->duration > 0 ? o->duration : 30.0);
+}
+
+/* Default entries of the off-CPU program's stack-trace map: a stack whose
+ * hash bucket is taken by another is lost, and the share of taken buckets
+ * grows with distinct stacks over buckets, so the map gets about as many
+ * entries as samples expected, a power of two (the kernel rounds the
+ * buckets up to one), from PROFILE_STACK_ENTRIES up to what
+ * PROFILE_STACK_BYTES of frames allow (65536 entries of 127 frames): it is
+ * allocated whole when loaded. */
+static uint32_t default_stack_map_entries(const struct record_opts *o, int ncpu, uint32_t depth)
+{
+	double expected = expected_samples(o, ncpu);
 	uint64_t frame_bytes = (uint64_t)depth * sizeof(uint64_t);
 	uint32_t entries = PROFILE_STACK_ENTRIES;
 	while (entries < expected && (uint64_t)entries * 2 * frame_bytes <= PROFILE_STACK_BYTES)
+		entries *= 2;
+	return entries;
+}
+
+/* Default most entries of each of profile.bpf.c's stack classes and of
+ * its counts: as many as samples expected (there cannot be more distinct
+ * stacks), from PROFILE_STACK_ENTRIES to 1 << 21. Their entries are
+ * allocated as stacks are first seen, so the limit costs only the bucket
+ * array (16 bytes per entry, a power of two); past it, samples are sent
+ * whole rather than counted. */
+static uint32_t default_class_entries(const struct record_opts *o, int ncpu)
+{
+	double expected = expected_samples(o, ncpu);
+	uint32_t entries = PROFILE_STACK_ENTRIES;
+	while (entries < expected && entries < 1u << 21)
 		entries *= 2;
 	return entries;
 }
@@ -187,8 +230,9 @@ struct spill_ctx {
 struct ustack_ctx {
 	struct recorder *r;
 	struct perf_sideband *sideband;
-	int stacks_fd;
-	struct hashmap kernel_at; /* stack id -> index in kernel_frames */
+	int class_fds[PROFILE_CLASSES]; /* profile.bpf.c's stacks */
+	int offcpu_fds[PROFILE_CLASSES]; /* offcpu.bpf.c's: the stack-trace map */
+	struct hashmap kernel_at; /* (off-CPU << 32 | stack id) -> index in kernel_frames */
 	uint64_t *kernel_frames;  /* per id: count, then the frames */
 	size_t nr_kernel_frames, alloc_kernel_frames;
 	uint64_t bytes, samples;
@@ -210,22 +254,32 @@ static int on_ustack_in(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The fd of the map holding stack id `id`: the class in its top bits
+ * (stack-trace map ids are below 1 << PROFILE_CLASS_SHIFT). */
+static int stack_fd(const int *fds, int32_t id)
+{
+	uint32_t class = (uint32_t)id >> PROFILE_CLASS_SHIFT;
+	return class < PROFILE_CLASSES ? fds[class] : -1;
+}
+
 /* The kernel frames of a stack id, read once per id (ids are stable while
- * the program runs: a full bucket is refused, never overwritten). */
-static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, uint32_t *nr)
+ * the programs run: a stored stack is never replaced). */
+static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, bool off_cpu, uint32_t *nr)
 {
 	uint32_t at;
-	if (!hashmap_get(&uc->kernel_at, (uint32_t)id, &at)) {
+	uint64_t cache_key = (uint64_t)off_cpu << 32 | (uint32_t)id;
+	if (!hashmap_get(&uc->kernel_at, cache_key, &at)) {
 		uint64_t ips[PROFILE_MAX_DEPTH] = { 0 };
 		uint32_t key = (uint32_t)id;
-		uint32_t n = bpf_map_lookup_elem(uc->stacks_fd, &key, ips) ? 0 : stack_depth(ips);
+		int fd = stack_fd(off_cpu ? uc->offcpu_fds : uc->class_fds, id);
+		uint32_t n = bpf_map_lookup_elem(fd, &key, ips) ? 0 : stack_depth(ips);
 		VEC_GROW(uc->kernel_frames, uc->nr_kernel_frames + 1 + n, uc->alloc_kernel_frames);
 		at = (uint32_t)uc->nr_kernel_frames;
 		uc->kernel_frames[at] = n;
 		memcpy(uc->kernel_frames + at + 1, ips, n * sizeof(uint64_t));
 		uc->nr_kernel_frames += 1 + n;
 		bool inserted;
-		*hashmap_upsert(&uc->kernel_at, (uint32_t)id, at, &inserted) = at;
+		*hashmap_upsert(&uc->kernel_at, cache_key, at, &inserted) = at;
 	}
 	*nr = (uint32_t)uc->kernel_frames[at];
 	return uc->kernel_frames + at + 1;
@@ -256,12 +310,12 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.nr_user = u->nr_user < PROFILE_MAX_DEPTH ? u->nr_user : PROFILE_MAX_DEPTH;
 	s.user_truncated = s.nr_user >= uc->limit;
 	if (u->kernel_stack >= 0) {
-		s.kernel = kernel_frames(uc, u->kernel_stack, &s.nr_kernel);
+		s.kernel = kernel_frames(uc, u->kernel_stack, u->off_cpu != 0, &s.nr_kernel);
 	} else if (u->nr_kernel) {
 		s.kernel = (const uint64_t *)u->kernel;
 		s.nr_kernel = u->nr_kernel < PROFILE_MAX_DEPTH ? u->nr_kernel : PROFILE_MAX_DEPTH;
-	} else if (u->kernel_stack == -ENOMEM) {
-		s.kernel_missing = true;
+	} else if (u->kernel_stack == -ENOMEM || u->kernel_stack == -EEXIST) {
+		s.kernel_missing = true; /* (an off-CPU copy's: no inline frames) */
 	}
 	s.kernel_truncated = s.nr_kernel >= uc->limit;
 	s.regs_abi = 2; /* PERF_SAMPLE_REGS_ABI_64 */
@@ -322,7 +376,7 @@ static uint32_t stack_depth(const uint64_t *ips)
 /* The frames of stack id `id` into ips (PROFILE_MAX_DEPTH), or NULL when
  * there are none; *missing when the stack was lost (collision, full map,
  * or gone from the map). */
-static const uint64_t *read_stack(int stacks, int32_t id, uint64_t *ips, uint32_t *nr, bool *missing,
+static const uint64_t *read_stack(const int *fds, int32_t id, uint64_t *ips, uint32_t *nr, bool *missing,
 				  bool *truncated, uint32_t limit)
 {
 	if (id < 0) {
@@ -331,7 +385,7 @@ static const uint64_t *read_stack(int stacks, int32_t id, uint64_t *ips, uint32_
 	}
 	uint32_t key = (uint32_t)id;
 	memset(ips, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
-	if (bpf_map_lookup_elem(stacks, &key, ips)) {
+	if (bpf_map_lookup_elem(stack_fd(fds, id), &key, ips)) {
 		*missing = true;
 		return NULL;
 	}
@@ -340,10 +394,10 @@ static const uint64_t *read_stack(int stacks, int32_t id, uint64_t *ips, uint32_
 	return ips;
 }
 
-/* See bpf.h. */
-void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t count, struct record_sample *s,
-			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
-			   struct record_stats *stats, uint32_t limit)
+/* record_bpf_key_sample, the stacks in the maps fds[class]. */
+static void key_sample(const int *fds, const struct profile_key *key, uint64_t count, struct record_sample *s,
+		       char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel, struct record_stats *stats,
+		       uint32_t limit)
 {
 	memset(s, 0, sizeof(*s));
 	memcpy(comm, key->comm, PROFILE_COMM_LEN);
@@ -357,16 +411,34 @@ void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t c
 		stats->collisions += count;
 	if (key->user_stack == -ENOMEM || key->kernel_stack == -ENOMEM)
 		stats->map_full += count;
-	s->kernel = read_stack(stacks, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
+	s->kernel = read_stack(fds, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
 			       &s->kernel_truncated, limit);
-	s->user = read_stack(stacks, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated,
-			     limit);
+	s->user = read_stack(fds, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated, limit);
+}
+
+/* See bpf.h. */
+void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t count, struct record_sample *s,
+			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
+			   struct record_stats *stats, uint32_t limit)
+{
+	int fds[PROFILE_CLASSES];
+	for (int i = 0; i < PROFILE_CLASSES; i++)
+		fds[i] = stacks;
+	key_sample(fds, key, count, s, comm, user, kernel, stats, limit);
+}
+
+static void class_fds(struct bpf_state *b, int *fds)
+{
+	fds[0] = bpf_map__fd(b->skel->maps.stacks_0);
+	fds[1] = bpf_map__fd(b->skel->maps.stacks_1);
+	fds[2] = bpf_map__fd(b->skel->maps.stacks_2);
 }
 
 static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats, uint32_t limit)
 {
 	int counts = bpf_map__fd(b->skel->maps.counts);
-	int stacks = bpf_map__fd(b->skel->maps.stacks);
+	int stacks[PROFILE_CLASSES];
+	class_fds(b, stacks);
 	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
 	char comm[PROFILE_COMM_LEN + 1];
 	struct profile_key key, next;
@@ -379,7 +451,8 @@ static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *
 		if (bpf_map_lookup_elem(counts, &key, &count) || !count)
 			continue;
 		struct record_sample s;
-		record_bpf_key_sample(stacks, &key, count, &s, comm, user, kernel, stats, limit);
+		key_sample(stacks, &key, count, &s, comm, user, kernel, stats, limit);
+		stats->in_kernel += count;
 		recorder_sample(r, &s);
 	}
 }
@@ -425,6 +498,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	b.skel->rodata->filter_pid = t->child <= 0 && o->nr_pids > 0;
 	b.skel->rodata->filter_tid = t->child <= 0 && !o->nr_pids && o->nr_tids > 0;
 	b.skel->rodata->include_idle = 1;
+	b.skel->rodata->max_depth = spills.depth;
 	/* DWARF: user regs and stack copied out and unwound here. */
 	bool copy = recorder_unwinds(r);
 	b.skel->rodata->copy_stack = copy;
@@ -434,15 +508,19 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	bpf_map__set_max_entries(b.skel->maps.ustack_buf, copy ? (uint32_t)b.ncpu : 1);
 	if (!copy)
 		bpf_map__set_max_entries(b.skel->maps.ustacks, (uint32_t)sysconf(_SC_PAGESIZE));
-	uint32_t stack_entries = o->stack_map_size ? o->stack_map_size
-						   : default_stack_map_entries(o, b.ncpu, spills.depth);
+	/* The stack-trace map serves offcpu.bpf.c only (allocated whole). */
+	uint32_t stack_entries = !o->off_cpu	     ? 1
+				 : o->stack_map_size ? o->stack_map_size
+						     : default_stack_map_entries(o, b.ncpu, spills.depth);
 	bpf_map__set_max_entries(b.skel->maps.stacks, stack_entries);
-	/* A sample whose key finds the counts hash full is lost: room for a
-	 * key per stack-map entry, as many again for the samples sent whole. */
-	if (stack_entries > PROFILE_COUNT_ENTRIES)
-		bpf_map__set_max_entries(b.skel->maps.counts, stack_entries);
 	if (spills.depth != PROFILE_MAX_DEPTH)
 		bpf_map__set_value_size(b.skel->maps.stacks, spills.depth * sizeof(uint64_t));
+	/* profile.bpf.c's stacks and counts grow as they fill, up to this. */
+	uint32_t class_entries = o->stack_map_size ? o->stack_map_size : default_class_entries(o, b.ncpu);
+	bpf_map__set_max_entries(b.skel->maps.stacks_0, class_entries);
+	bpf_map__set_max_entries(b.skel->maps.stacks_1, class_entries);
+	bpf_map__set_max_entries(b.skel->maps.stacks_2, class_entries);
+	bpf_map__set_max_entries(b.skel->maps.counts, class_entries);
 	if (profile_bpf__load(b.skel)) {
 		int e = errno;
 		profile_bpf__destroy(b.skel);
@@ -493,7 +571,9 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	sideband = perf_sideband_open(o, r, t);
 	ustacks.sideband = sideband;
 	ustacks.limit = spills.limit;
-	ustacks.stacks_fd = bpf_map__fd(b.skel->maps.stacks);
+	class_fds(&b, ustacks.class_fds);
+	for (int i = 0; i < PROFILE_CLASSES; i++)
+		ustacks.offcpu_fds[i] = bpf_map__fd(b.skel->maps.stacks);
 	ustacks.offcpu = offcpu;
 	perf_sideband_on_push(sideband, on_ustack_out, &ustacks);
 	ustack_ring = ring_buffer__new(bpf_map__fd(b.skel->maps.ustacks), on_ustack_in, &ustacks, NULL);
@@ -530,14 +610,16 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		perf_sideband_drain(sideband);
 		perf_buffer__consume(spill_buf);
 		if (now - last_scan >= 0.25) {
-			record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, false);
+			scan_new_pids(&b, r);
 			if (offcpu)
 				bpf_offcpu_scan_pids(offcpu, r, false);
 			last_scan = now;
 		}
 		if (o->progress && now - last_progress >= 0.25) {
-			uint64_t lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
-			record_progress(o, now - start, stat_sum(&b, PROFILE_STAT_SAMPLES), lost);
+			uint64_t lost = stat_sum(&b, PROFILE_STAT_LOST);
+			uint64_t taken = stat_sum(&b, PROFILE_STAT_SAMPLES) + stat_sum(&b, PROFILE_STAT_SPILLED) +
+					 stat_sum(&b, PROFILE_STAT_COPIED);
+			record_progress(o, now - start, taken, lost);
 			last_progress = now;
 		}
 	}
@@ -560,9 +642,10 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (offcpu)
 		bpf_offcpu_scan_pids(offcpu, r, true);
 	record_phase(&stats->phases, "processes scanned");
-	stats->lost = stat_sum(&b, PROFILE_STAT_COUNTS_FULL);
+	stats->lost = stat_sum(&b, PROFILE_STAT_LOST);
 	perf_buffer__consume(spill_buf);
 	stats->spilled = stat_sum(&b, PROFILE_STAT_SPILLED);
+	stats->copied = stat_sum(&b, PROFILE_STAT_COPIED);
 	record_phase(&stats->phases, "spills read");
 	drain(&b, r, stats, spills.limit);
 	if (offcpu)

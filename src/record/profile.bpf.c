@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Kernel side of the eBPF backend: on every cpu-clock (or cycles) overflow,
- * take the kernel and user stack ids and count the sample under
- * {pid, tid, cpu, user stack, kernel stack, comm}. Only the counts and the
- * stack map cross into user space, once, after detaching.
+ * store the kernel and user stacks (hash maps of their own, by a hash of
+ * the frames) and count the sample under {pid, tid, cpu, user stack,
+ * kernel stack, comm}. A sample that cannot be counted there is sent whole
+ * (spills); with --call-graph auto or dwarf the user stack is copied out
+ * instead (common.bpf.h). User space reads the counts and stacks once,
+ * after detaching.
  *
  * No vmlinux.h or CO-RE: a stack sampler needs nothing but uapi headers. */
 #include <linux/bpf.h>
@@ -25,19 +28,44 @@ const volatile int per_cpu = 0;
 const volatile int filter_pid = 0;  /* only tgids in `pids` */
 const volatile int filter_tid = 0;  /* only tids in `tids` */
 const volatile int include_idle = 0;
-const volatile int spill = 1;        /* send collided samples whole */
 const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
 const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
+const volatile __u32 max_depth = PROFILE_MAX_DEPTH; /* frames kept per stack */
 
+/* max_entries set by user space; entries allocated as keys are first seen. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, PROFILE_COUNT_ENTRIES);
 	__type(key, struct profile_key);
 	__type(value, __u64);
 } counts SEC(".maps");
 
-/* Collided samples, sent whole (see struct profile_spill). */
+/* The stacks by size class (see PROFILE_CLASS_SHIFT). User space sets
+ * max_entries; an entry is allocated when a stack is first seen. */
+#define STACK_CLASS(name, frames)                      \
+	struct {                                       \
+		__uint(type, BPF_MAP_TYPE_HASH);       \
+		__uint(map_flags, BPF_F_NO_PREALLOC);  \
+		__uint(max_entries, PROFILE_STACK_ENTRIES); \
+		__type(key, __u32);                    \
+		__type(value, __u64[frames]);          \
+	} name SEC(".maps")
+STACK_CLASS(stacks_0, PROFILE_CLASS_FRAMES_0);
+STACK_CLASS(stacks_1, PROFILE_CLASS_FRAMES_1);
+STACK_CLASS(stacks_2, PROFILE_CLASS_FRAMES_2);
+
+/* Pids counted since user space last took them (bpf.c's scan_new_pids):
+ * it reads a process's maps while the process lives. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_NEW_PIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} new_pids SEC(".maps");
+
+/* Samples that could not be counted, sent whole (see struct profile_spill). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -71,6 +99,73 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_inc(eexist);
 	else if (id == -ENOMEM)
 		stat_inc(enomem);
+}
+
+/* Store ips (frames of them, zero-filled) under id in one class's map;
+ * returns id, -EEXIST when another stack has it, -ENOMEM when the map is
+ * full. */
+static __always_inline __s32 class_store(void *map, __u32 id, const __u64 *ips, __u32 frames)
+{
+	const __u64 *have = bpf_map_lookup_elem(map, &id);
+	if (!have) {
+		if (!bpf_map_update_elem(map, &id, ips, BPF_NOEXIST))
+			return (__s32)id;
+		have = bpf_map_lookup_elem(map, &id); /* another CPU stored it first? */
+		if (!have)
+			return -ENOMEM;
+	}
+	for (__u32 i = 0; i < frames; i++)
+		if (have[i] != ips[i])
+			return -EEXIST;
+	return (__s32)id;
+}
+
+/* The stack (kernel, or user with BPF_F_USER_STACK) into ips
+ * (PROFILE_MAX_DEPTH frames, zero-filled), *nr its frames, and its id in
+ * the class maps: >= 0, -EFAULT when there is none, -EEXIST or -ENOMEM
+ * when it could not be stored (ips still holds it). */
+static __always_inline __s32 stack_id(void *ctx, __u64 *ips, __u64 flags, __u32 *nr)
+{
+	long n = bpf_get_stack(ctx, ips, PROFILE_MAX_DEPTH * sizeof(__u64), flags);
+	*nr = n > 0 ? (__u32)n / 8 : 0;
+	if (!*nr)
+		return -EFAULT;
+	if (*nr > max_depth) { /* --max-stack: the leaf end, zero-filled */
+		for (__u32 i = 0; i < PROFILE_MAX_DEPTH; i++)
+			if (i >= max_depth)
+				ips[i] = 0;
+		*nr = max_depth;
+	}
+	__u64 h = *nr;
+	for (__u32 i = 0; i < PROFILE_MAX_DEPTH && i < *nr; i++) {
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 31;
+	}
+	__u32 id = (__u32)(h ^ (h >> 32)) & ((1u << PROFILE_CLASS_SHIFT) - 1);
+	if (*nr <= PROFILE_CLASS_FRAMES_0)
+		return class_store(&stacks_0, id, ips, PROFILE_CLASS_FRAMES_0);
+	if (*nr <= PROFILE_CLASS_FRAMES_1)
+		return class_store(&stacks_1, id | 1u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_1);
+	return class_store(&stacks_2, id | 2u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_2);
+}
+
+static __always_inline int stack_lost(__s32 id)
+{
+	return id == -EEXIST || id == -ENOMEM;
+}
+
+/* Add one to key's count; 0 when counted, -1 when the hash is full. */
+static __always_inline int count(struct profile_key *key)
+{
+	__u64 one = 1, *n = bpf_map_lookup_elem(&counts, key);
+	if (!n && bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST) == 0)
+		return 0;
+	if (!n) /* another CPU inserted the same key first, or full */
+		n = bpf_map_lookup_elem(&counts, key);
+	if (!n)
+		return -1;
+	__sync_fetch_and_add(n, 1);
+	return 0;
 }
 
 /* The user registers of the interrupted task: the sample's own when it
@@ -107,12 +202,11 @@ static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u3
 	u->nr_user = u->nr_kernel = 0;
 	u->kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
-		u->kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+		__u32 nr;
+		u->kernel_stack = stack_id(ctx, u->kernel, 0, &nr);
 		stack_error(u->kernel_stack, PROFILE_STAT_KERNEL_EEXIST, PROFILE_STAT_KERNEL_ENOMEM);
-		if (u->kernel_stack == -EEXIST) {
-			long n = bpf_get_stack(ctx, u->kernel, sizeof(u->kernel), 0);
-			u->nr_kernel = n > 0 ? (__u32)n / 8 : 0;
-		}
+		if (stack_lost(u->kernel_stack))
+			u->nr_kernel = nr; /* its frames come inline */
 	}
 	u->off_cpu = 0;
 	u->off_cpu_ns = 0;
@@ -133,7 +227,6 @@ int sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct profile_key key = {};
-	__u64 one = 1, *count;
 
 	if (!include_idle && tid == 0)
 		return 0;
@@ -145,62 +238,51 @@ int sample(struct bpf_perf_event_data *ctx)
 	if (copy_stack && want_user && tgid && !send_user_stack(ctx, tgid, tid))
 		return 0;
 
+	__u32 zero = 0;
+	struct profile_spill *sp = bpf_map_lookup_elem(&spill_buf, &zero);
+	if (!sp)
+		return 0;
 	key.pid = tgid;
 	key.tid = per_tid ? tid : 0;
 	key.cpu = per_cpu ? bpf_get_smp_processor_id() : 0;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.user_stack = PROFILE_NO_STACK;
 	key.kernel_stack = PROFILE_NO_STACK;
+	sp->nr_user = sp->nr_kernel = 0;
 	if (want_kernel) {
-		key.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
+		key.kernel_stack = stack_id(ctx, sp->kernel, 0, &sp->nr_kernel);
 		stack_error(key.kernel_stack, PROFILE_STAT_KERNEL_EEXIST, PROFILE_STAT_KERNEL_ENOMEM);
 	}
 	if (want_user) {
-		key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		key.user_stack = stack_id(ctx, sp->user, BPF_F_USER_STACK, &sp->nr_user);
 		stack_error(key.user_stack, PROFILE_STAT_USER_EEXIST, PROFILE_STAT_USER_ENOMEM);
 	}
-
-	if (spill && (key.user_stack == -EEXIST || key.kernel_stack == -EEXIST)) {
-		/* The stack map's bucket is taken by another stack: send this
-		 * sample whole rather than lose its stack. */
-		__u32 zero = 0;
-		struct profile_spill *sp = bpf_map_lookup_elem(&spill_buf, &zero);
-		if (sp) {
-			long n;
-			sp->pid = key.pid;
-			sp->tid = key.tid;
-			sp->cpu = key.cpu;
-			__builtin_memcpy(sp->comm, key.comm, sizeof(sp->comm));
-			sp->nr_user = sp->nr_kernel = 0;
-			if (want_user) {
-				n = bpf_get_stack(ctx, sp->user, sizeof(sp->user), BPF_F_USER_STACK);
-				sp->nr_user = n > 0 ? (__u32)n / 8 : 0;
-			}
-			if (want_kernel) {
-				n = bpf_get_stack(ctx, sp->kernel, sizeof(sp->kernel), 0);
-				sp->nr_kernel = n > 0 ? (__u32)n / 8 : 0;
-			}
-			if (!bpf_perf_event_output(ctx, &spills, BPF_F_CURRENT_CPU, sp, sizeof(*sp))) {
-				stat_inc(PROFILE_STAT_SPILLED);
-				return 0;
-			}
+	int lost_stack = stack_lost(key.user_stack) || stack_lost(key.kernel_stack);
+	if (!lost_stack && !count(&key)) {
+		stat_inc(PROFILE_STAT_SAMPLES);
+		if (!bpf_map_lookup_elem(&new_pids, &tgid)) {
+			__u8 seen = 1;
+			bpf_map_update_elem(&new_pids, &tgid, &seen, BPF_NOEXIST);
 		}
-	}
-
-	count = bpf_map_lookup_elem(&counts, &key);
-	if (count) {
-		__sync_fetch_and_add(count, 1);
-	} else if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST)) {
-		/* Lost a race with another CPU inserting the same key: retry
-		 * the lookup; otherwise the hash is full. */
-		count = bpf_map_lookup_elem(&counts, &key);
-		if (count)
-			__sync_fetch_and_add(count, 1);
-		else
-			stat_inc(PROFILE_STAT_COUNTS_FULL);
 		return 0;
 	}
-	stat_inc(PROFILE_STAT_SAMPLES);
+	if (!lost_stack)
+		stat_inc(PROFILE_STAT_COUNTS_FULL);
+	/* Not counted here: send the sample whole (its frames are in sp). */
+	sp->pid = key.pid;
+	sp->tid = key.tid;
+	sp->cpu = key.cpu;
+	__builtin_memcpy(sp->comm, key.comm, sizeof(sp->comm));
+	if (!bpf_perf_event_output(ctx, &spills, BPF_F_CURRENT_CPU, sp, sizeof(*sp))) {
+		stat_inc(PROFILE_STAT_SPILLED);
+		return 0;
+	}
+	/* The perf buffer is full too: count it with its stack marked lost. */
+	if (lost_stack && !count(&key)) {
+		stat_inc(PROFILE_STAT_SAMPLES);
+		return 0;
+	}
+	stat_inc(PROFILE_STAT_LOST);
 	return 0;
 }
 

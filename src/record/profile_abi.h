@@ -11,10 +11,26 @@
 #define PROFILE_STACK_BYTES (64ull << 20) /* ...and at most this many bytes of frames */
 #define PROFILE_COUNT_ENTRIES 40960 /* distinct keys in the counts hash */
 #define PROFILE_FILTER_ENTRIES 1024 /* pids or tids to sample */
+#define PROFILE_NEW_PIDS 4096       /* pids counted since user space last looked */
 
-/* One aggregation key. A stack id is >= 0, or a negative errno from
- * bpf_get_stackid (-EFAULT: no such stack, -EEXIST: hash collision,
- * -ENOMEM: map full); PROFILE_NO_STACK when that side was not asked for. */
+/* profile.bpf.c keeps its stacks (kernel and user) in hash maps of its own,
+ * keyed by a hash of the frames it computes, one map per size class so
+ * that a short stack takes a small allocation (the maps allocate an entry
+ * when a stack is first seen: kernel memory grows with distinct stacks).
+ * A stack id is (class << PROFILE_CLASS_SHIFT) | 29 bits of hash: -EEXIST
+ * only when two different stacks share a class and 29 bits (chained
+ * buckets: no collision on a shared bucket). Class values hold up to
+ * PROFILE_CLASS_FRAMES_n frames, zero-filled. (offcpu.bpf.c still uses the
+ * shared stack-trace map `stacks`, whose ids are below 1 << 29.) */
+#define PROFILE_CLASS_SHIFT 29
+#define PROFILE_CLASSES 3
+#define PROFILE_CLASS_FRAMES_0 24  /* 192-byte value: a 256-byte slab object */
+#define PROFILE_CLASS_FRAMES_1 56  /* 448: 512 */
+#define PROFILE_CLASS_FRAMES_2 PROFILE_MAX_DEPTH /* 1016: 2048 */
+
+/* One aggregation key. A stack id is >= 0, or a negative errno
+ * (-EFAULT: no such stack, -EEXIST: hash collision, -ENOMEM: map full);
+ * PROFILE_NO_STACK when that side was not asked for. */
 struct profile_key {
 	__u32 pid;  /* tgid */
 	__u32 tid;  /* 0 unless per-thread keys were asked for */
@@ -26,9 +42,10 @@ struct profile_key {
 
 #define PROFILE_NO_STACK (-1000)
 
-/* A sample whose stack could not be stored in the stack map (hash bucket
- * taken by another stack): the program sends it whole, stacks included,
- * through a perf event array instead of counting it, so nothing is lost.
+/* A sample that could not be counted in the kernel (its stack's hash
+ * taken by another stack, a stack map or the counts hash full): the
+ * program sends it whole, stacks included, through a perf event array
+ * instead, so nothing is lost.
  * nr_* are frame counts (bpf_get_stack's byte counts / 8; 0 when absent). */
 struct profile_spill {
 	__u32 pid;
@@ -78,13 +95,14 @@ struct profile_ustack {
 
 /* Indices of the per-CPU statistics array. */
 enum profile_stat {
-	PROFILE_STAT_SAMPLES,       /* program runs that were counted */
+	PROFILE_STAT_SAMPLES,       /* samples counted in the kernel */
 	PROFILE_STAT_USER_EEXIST,   /* user stack collided (then spilled, or lost) */
-	PROFILE_STAT_USER_ENOMEM,   /* user stack lost: stack map full */
+	PROFILE_STAT_USER_ENOMEM,   /* user stack map full (then spilled, or lost) */
 	PROFILE_STAT_KERNEL_EEXIST, /* kernel stack collided (then spilled, or lost) */
-	PROFILE_STAT_KERNEL_ENOMEM, /* kernel stack lost: stack map full */
-	PROFILE_STAT_COUNTS_FULL,   /* sample dropped: counts hash full */
-	PROFILE_STAT_SPILLED,       /* sent whole after a collision */
+	PROFILE_STAT_KERNEL_ENOMEM, /* kernel stack map full (then spilled, or lost) */
+	PROFILE_STAT_COUNTS_FULL,   /* counts hash full (then spilled, or lost) */
+	PROFILE_STAT_SPILLED,       /* sent whole, not counted in the kernel */
+	PROFILE_STAT_LOST,          /* could be neither counted nor sent */
 	PROFILE_STAT_COPIED,        /* user stack copied out for unwinding */
 	PROFILE_STAT_COPY_FULL,     /* ring buffer full: counted with frame pointers */
 	PROFILE_STAT_NR

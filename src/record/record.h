@@ -171,7 +171,11 @@ struct record_stats {
 	uint64_t lost;        /* samples the kernel dropped (ring full, map full) */
 	uint64_t collisions;  /* samples whose stack was lost to a collision */
 	uint64_t map_full;    /* stacks lost because the stack map was full */
-	uint64_t spilled;     /* bpf: collided samples sent whole (not lost) */
+	uint64_t spilled;     /* bpf: samples sent whole, not counted in the kernel
+				 (a stack-map collision, a map full; not lost) */
+	uint64_t in_kernel;   /* bpf: samples counted in the kernel */
+	uint64_t copied;      /* bpf: on-CPU samples whose user stack was copied
+				 out (DWARF), not counted in the kernel */
 	uint64_t unique;      /* distinct raw stacks */
 	uint64_t built_late;  /* ...turned into profile nodes after sampling ended */
 	uint64_t user_samples;/* samples with a user stack */
