@@ -69,34 +69,42 @@ static uint64_t stat_sum(struct bpf_state *b, uint32_t idx)
 	return sum;
 }
 
+struct pid_scan {
+	struct recorder *r;
+	const size_t *pid_at;
+	size_t nr_pid_at;
+	bool refresh;
+	struct hashmap done;
+};
+
+static void scan_key(void *arg, const void *key, const void *value)
+{
+	struct pid_scan *ps = arg;
+	(void)value;
+	for (size_t i = 0; i < ps->nr_pid_at; i++) {
+		uint32_t pid;
+		bool inserted;
+		memcpy(&pid, (const char *)key + ps->pid_at[i], sizeof(pid));
+		if (!pid)
+			continue;
+		hashmap_upsert(&ps->done, pid, 0, &inserted);
+		if (!inserted)
+			continue;
+		if (ps->refresh)
+			recorder_refresh(ps->r, pid);
+		else if (!recorder_knows(ps->r, pid))
+			recorder_seen(ps->r, pid);
+	}
+}
+
 void record_bpf_scan_key_pids(int fd, size_t key_size, const size_t *pid_at, size_t nr_pid_at,
 			      struct recorder *r, bool refresh)
 {
-	_Alignas(8) char key[256], next[256];
-	const void *prev = NULL;
-	struct hashmap done;
-	if (key_size > sizeof(key))
-		return;
-	hashmap_init(&done);
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		memcpy(key, next, key_size);
-		prev = key;
-		for (size_t i = 0; i < nr_pid_at; i++) {
-			uint32_t pid;
-			bool inserted;
-			memcpy(&pid, key + pid_at[i], sizeof(pid));
-			if (!pid)
-				continue;
-			hashmap_upsert(&done, pid, 0, &inserted);
-			if (!inserted)
-				continue;
-			if (refresh)
-				recorder_refresh(r, pid);
-			else if (!recorder_knows(r, pid))
-				recorder_seen(r, pid);
-		}
-	}
-	hashmap_release(&done);
+	(void)key_size; /* (bpf_map_each asks the map) */
+	struct pid_scan ps = { r, pid_at, nr_pid_at, refresh, { 0 } };
+	hashmap_init(&ps.done);
+	bpf_map_each(fd, false, scan_key, &ps);
+	hashmap_release(&ps.done);
 }
 
 void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
@@ -110,20 +118,11 @@ void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
  * the counts, which grow to one key per distinct stack). */
 static void scan_new_pids(struct bpf_state *b, struct recorder *r)
 {
-	int fd = bpf_map__fd(b->skel->maps.new_pids);
-	uint32_t pids[512], batch;
-	uint8_t seen[512];
-	bool first = true;
-	for (;;) {
-		uint32_t n = 512;
-		int e = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch, pids, seen, &n, NULL);
-		first = false;
-		for (uint32_t i = 0; i < n && (!e || errno == ENOENT); i++)
-			if (pids[i] && !recorder_knows(r, pids[i]))
-				recorder_seen(r, pids[i]);
-		if (e)
-			break;
-	}
+	static const size_t pid_at = 0;
+	struct pid_scan ps = { r, &pid_at, 1, false, { 0 } };
+	hashmap_init(&ps.done);
+	bpf_map_each(bpf_map__fd(b->skel->maps.new_pids), true, scan_key, &ps);
+	hashmap_release(&ps.done);
 }
 
 static int open_events(struct bpf_state *b, const struct record_opts *o, const struct record_target *t,
@@ -174,8 +173,6 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 	*event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";
 	return 0;
 }
-
-static uint32_t stack_depth(const uint64_t *ips);
 
 /* Samples the recording may take: rate x CPUs x duration (30 s when
  * open-ended). */
@@ -230,11 +227,8 @@ struct spill_ctx {
 struct ustack_ctx {
 	struct recorder *r;
 	struct perf_sideband *sideband;
-	int class_fds[PROFILE_CLASSES]; /* profile.bpf.c's stacks */
-	int offcpu_fds[PROFILE_CLASSES]; /* offcpu.bpf.c's: the stack-trace map */
-	struct hashmap kernel_at; /* (off-CPU << 32 | stack id) -> index in kernel_frames */
-	uint64_t *kernel_frames;  /* per id: count, then the frames */
-	size_t nr_kernel_frames, alloc_kernel_frames;
+	struct bpf_stacks from[2]; /* profile.bpf.c's stacks, offcpu.bpf.c's */
+	struct bpf_stack_cache kernel; /* by off-CPU << 32 | stack id */
 	uint64_t bytes, samples;
 	uint32_t limit; /* frame-pointer chains this deep lost their root end */
 	struct bpf_offcpu *offcpu; /* --off-cpu: its copies and block ends too */
@@ -254,35 +248,21 @@ static int on_ustack_in(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The fd of the map holding stack id `id`: the class in its top bits
- * (stack-trace map ids are below 1 << PROFILE_CLASS_SHIFT). */
-static int stack_fd(const int *fds, int32_t id)
-{
-	uint32_t class = (uint32_t)id >> PROFILE_CLASS_SHIFT;
-	return class < PROFILE_CLASSES ? fds[class] : -1;
-}
-
 /* The kernel frames of a stack id, read once per id (ids are stable while
  * the programs run: a stored stack is never replaced). */
 static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, bool off_cpu, uint32_t *nr)
 {
-	uint32_t at;
-	uint64_t cache_key = (uint64_t)off_cpu << 32 | (uint32_t)id;
-	if (!hashmap_get(&uc->kernel_at, cache_key, &at)) {
-		uint64_t ips[PROFILE_MAX_DEPTH] = { 0 };
-		uint32_t key = (uint32_t)id;
-		int fd = stack_fd(off_cpu ? uc->offcpu_fds : uc->class_fds, id);
-		uint32_t n = bpf_map_lookup_elem(fd, &key, ips) ? 0 : stack_depth(ips);
-		VEC_GROW(uc->kernel_frames, uc->nr_kernel_frames + 1 + n, uc->alloc_kernel_frames);
-		at = (uint32_t)uc->nr_kernel_frames;
-		uc->kernel_frames[at] = n;
-		memcpy(uc->kernel_frames + at + 1, ips, n * sizeof(uint64_t));
-		uc->nr_kernel_frames += 1 + n;
-		bool inserted;
-		*hashmap_upsert(&uc->kernel_at, cache_key, at, &inserted) = at;
-	}
-	*nr = (uint32_t)uc->kernel_frames[at];
-	return uc->kernel_frames + at + 1;
+	uint64_t key = (uint64_t)off_cpu << 32 | (uint32_t)id;
+	const uint64_t *got = bpf_stack_cache_get(&uc->kernel, key, nr);
+	if (got)
+		return got;
+	uint64_t ips[PROFILE_MAX_DEPTH] = { 0 };
+	uint32_t id_key = (uint32_t)id, class = id_key >> PROFILE_CLASS_SHIFT;
+	const int *fds = uc->from[off_cpu].fds;
+	*nr = class < PROFILE_CLASSES && !bpf_map_lookup_elem(fds[class], &id_key, ips)
+		      ? bpf_stack_depth(ips, PROFILE_MAX_DEPTH)
+		      : 0;
+	return bpf_stack_cache_put(&uc->kernel, key, ips, *nr);
 }
 
 static void on_ustack_out(void *ctx, const void *data, size_t size)
@@ -314,8 +294,8 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	} else if (u->nr_kernel) {
 		s.kernel = (const uint64_t *)u->kernel;
 		s.nr_kernel = u->nr_kernel < PROFILE_MAX_DEPTH ? u->nr_kernel : PROFILE_MAX_DEPTH;
-	} else if (u->kernel_stack == -ENOMEM || u->kernel_stack == -EEXIST) {
-		s.kernel_missing = true; /* (an off-CPU copy's: no inline frames) */
+	} else if (u->kernel_stack == -ENOMEM) {
+		s.kernel_missing = true;
 	}
 	s.kernel_truncated = s.nr_kernel >= uc->limit;
 	s.regs_abi = 2; /* PERF_SAMPLE_REGS_ABI_64 */
@@ -365,68 +345,6 @@ static void on_spill_lost(void *ctx, int cpu, __u64 n)
 	sc->lost += n;
 }
 
-static uint32_t stack_depth(const uint64_t *ips)
-{
-	uint32_t n = 0;
-	while (n < PROFILE_MAX_DEPTH && ips[n])
-		n++;
-	return n;
-}
-
-/* The frames of stack id `id` into ips (PROFILE_MAX_DEPTH), or NULL when
- * there are none; *missing when the stack was lost (collision, full map,
- * or gone from the map). */
-static const uint64_t *read_stack(const int *fds, int32_t id, uint64_t *ips, uint32_t *nr, bool *missing,
-				  bool *truncated, uint32_t limit)
-{
-	if (id < 0) {
-		*missing = id == -EEXIST || id == -ENOMEM;
-		return NULL;
-	}
-	uint32_t key = (uint32_t)id;
-	memset(ips, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
-	if (bpf_map_lookup_elem(stack_fd(fds, id), &key, ips)) {
-		*missing = true;
-		return NULL;
-	}
-	*nr = stack_depth(ips);
-	*truncated = *nr >= limit;
-	return ips;
-}
-
-/* record_bpf_key_sample, the stacks in the maps fds[class]. */
-static void key_sample(const int *fds, const struct profile_key *key, uint64_t count, struct record_sample *s,
-		       char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel, struct record_stats *stats,
-		       uint32_t limit)
-{
-	memset(s, 0, sizeof(*s));
-	memcpy(comm, key->comm, PROFILE_COMM_LEN);
-	comm[PROFILE_COMM_LEN] = 0;
-	s->pid = key->pid;
-	s->tid = key->tid;
-	s->cpu = key->cpu;
-	s->weight = count;
-	s->comm = key->pid || key->tid ? comm : "swapper";
-	if (key->user_stack == -EEXIST || key->kernel_stack == -EEXIST)
-		stats->collisions += count;
-	if (key->user_stack == -ENOMEM || key->kernel_stack == -ENOMEM)
-		stats->map_full += count;
-	s->kernel = read_stack(fds, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
-			       &s->kernel_truncated, limit);
-	s->user = read_stack(fds, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated, limit);
-}
-
-/* See bpf.h. */
-void record_bpf_key_sample(int stacks, const struct profile_key *key, uint64_t count, struct record_sample *s,
-			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
-			   struct record_stats *stats, uint32_t limit)
-{
-	int fds[PROFILE_CLASSES];
-	for (int i = 0; i < PROFILE_CLASSES; i++)
-		fds[i] = stacks;
-	key_sample(fds, key, count, s, comm, user, kernel, stats, limit);
-}
-
 static void class_fds(struct bpf_state *b, int *fds)
 {
 	fds[0] = bpf_map__fd(b->skel->maps.stacks_0);
@@ -434,27 +352,22 @@ static void class_fds(struct bpf_state *b, int *fds)
 	fds[2] = bpf_map__fd(b->skel->maps.stacks_2);
 }
 
+/* The counts to the recorder, once sampling is over: the stacks are read
+ * in batches first (a few system calls rather than two per key), then the
+ * counts. */
 static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *stats, uint32_t limit)
 {
-	int counts = bpf_map__fd(b->skel->maps.counts);
-	int stacks[PROFILE_CLASSES];
-	class_fds(b, stacks);
-	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
-	char comm[PROFILE_COMM_LEN + 1];
-	struct profile_key key, next;
-	const void *prev = NULL;
-
-	while (!bpf_map_get_next_key(counts, prev, &next)) {
-		uint64_t count;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts, &key, &count) || !count)
-			continue;
-		struct record_sample s;
-		key_sample(stacks, &key, count, &s, comm, user, kernel, stats, limit);
-		stats->in_kernel += count;
-		recorder_sample(r, &s);
-	}
+	static const uint32_t frames[PROFILE_CLASSES] = { PROFILE_CLASS_FRAMES_0, PROFILE_CLASS_FRAMES_1,
+							  PROFILE_CLASS_FRAMES_2 };
+	struct bpf_stack_cache cache;
+	struct bpf_stacks from = { .cache = &cache };
+	bpf_stack_cache_init(&cache);
+	class_fds(b, from.fds);
+	for (int i = 0; i < PROFILE_CLASSES; i++)
+		if (bpf_stack_cache_load(&cache, from.fds[i], frames[i]))
+			break; /* (then read one by one) */
+	bpf_stacks_drain(&from, bpf_map__fd(b->skel->maps.counts), r, stats, limit);
+	bpf_stack_cache_release(&cache);
 }
 
 int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct record_target *t,
@@ -538,7 +451,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		}
 	}
 	stats->backend = "bpf";
-	hashmap_init(&ustacks.kernel_at);
+	bpf_stack_cache_init(&ustacks.kernel);
 
 	/* Filters, checked against /proc so that a typo is an error. */
 	uint8_t one = 1;
@@ -571,9 +484,9 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	sideband = perf_sideband_open(o, r, t);
 	ustacks.sideband = sideband;
 	ustacks.limit = spills.limit;
-	class_fds(&b, ustacks.class_fds);
+	class_fds(&b, ustacks.from[0].fds);
 	for (int i = 0; i < PROFILE_CLASSES; i++)
-		ustacks.offcpu_fds[i] = bpf_map__fd(b.skel->maps.stacks);
+		ustacks.from[1].fds[i] = bpf_map__fd(b.skel->maps.stacks);
 	ustacks.offcpu = offcpu;
 	perf_sideband_on_push(sideband, on_ustack_out, &ustacks);
 	ustack_ring = ring_buffer__new(bpf_map__fd(b.skel->maps.ustacks), on_ustack_in, &ustacks, NULL);
@@ -657,8 +570,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	ret = 0;
 out:
 	ring_buffer__free(ustack_ring);
-	hashmap_release(&ustacks.kernel_at);
-	free(ustacks.kernel_frames);
+	bpf_stack_cache_release(&ustacks.kernel);
 	perf_buffer__free(spill_buf);
 	perf_sideband_close(sideband);
 	detach(&b);

@@ -3,6 +3,7 @@
 #ifndef SCORCH_RECORD_BPF_H
 #define SCORCH_RECORD_BPF_H
 
+#include "base/hashmap.h"
 #include "record/profile_abi.h"
 #include "record/record.h"
 
@@ -14,13 +15,55 @@ void record_bpf_scan_pids(int counts_fd, struct recorder *r, bool refresh);
  * offsets pid_at. */
 void record_bpf_scan_key_pids(int fd, size_t key_size, const size_t *pid_at, size_t nr_pid_at,
 			      struct recorder *r, bool refresh);
-/* The sample a counts key stands for, its frames read from the stack map
- * into user[] and kernel[] (PROFILE_MAX_DEPTH each), comm into comm[]; a
+/* bpf_stacks.c: maps read back. fn(arg, key, value) for every entry of
+ * a hash map, read in batches (a few system calls for thousands of
+ * entries), taken out of the map with `take`; 0, or -1 when the kernel
+ * refused (entries seen until then were passed). */
+int bpf_map_each(int fd, bool take, void (*fn)(void *arg, const void *key, const void *value), void *arg);
+
+/* Stacks read back from the maps. A cache of stacks by a
+ * 64-bit key (the caller's: a stack id, or a map and an id), each its
+ * frame count then its frames. */
+struct bpf_stack_cache {
+	struct hashmap at; /* key -> index of the count in frames */
+	uint64_t *frames;
+	size_t nr, alloc;
+};
+void bpf_stack_cache_init(struct bpf_stack_cache *c);
+void bpf_stack_cache_release(struct bpf_stack_cache *c);
+/* The frames under key (*nr of them), NULL when absent; valid until the
+ * next put. */
+const uint64_t *bpf_stack_cache_get(const struct bpf_stack_cache *c, uint64_t key, uint32_t *nr);
+const uint64_t *bpf_stack_cache_put(struct bpf_stack_cache *c, uint64_t key, const uint64_t *ips, uint32_t nr);
+/* Every stack of a hash map of u32 stack ids to `frames` zero-filled
+ * frames, read in batches, under its id; 0, or -1 when the kernel refused. */
+int bpf_stack_cache_load(struct bpf_stack_cache *c, int fd, uint32_t frames);
+/* Frames before the first zero, at most `frames`. */
+uint32_t bpf_stack_depth(const uint64_t *ips, uint32_t frames);
+
+/* Where stack ids are resolved: the cache first when there is one, else
+ * the map fds[id >> PROFILE_CLASS_SHIFT] (the same fd three times for a
+ * stack-trace map, whose ids are below 1 << PROFILE_CLASS_SHIFT). */
+struct bpf_stacks {
+	int fds[PROFILE_CLASSES];
+	const struct bpf_stack_cache *cache;
+};
+/* The sample a counts key stands for, its frames read into user[] and
+ * kernel[] (PROFILE_MAX_DEPTH each) unless cached, comm into comm[]; a
  * stack lost to a collision or a full map is marked and counted (count
  * samples) in stats. */
+void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_key *key, uint64_t count,
+			   struct record_sample *s, char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
+			   struct record_stats *stats, uint32_t limit);
+/* The same, the stacks in one stack-trace map. */
 void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_t count, struct record_sample *s,
 			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
 			   struct record_stats *stats, uint32_t limit);
+/* Every key of a counts hash (struct profile_key -> u64 samples), read in
+ * batches, to the recorder (stats->in_kernel adds them up); 0, or -1
+ * when the kernel refused a batch read. */
+int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct recorder *r, struct record_stats *stats,
+		     uint32_t limit);
 
 /* --off-cpu: offcpu.bpf.c on sched_switch, beside (--wall) or instead of
  * profile.bpf.c's sampling. Each returns 0, or -1 after an error;

@@ -1,0 +1,205 @@
+/* Reading the eBPF programs' stacks and counts back into samples: stack
+ * ids resolved through the maps that hold them (profile.bpf.c's size
+ * classes, or offcpu.bpf.c's stack-trace map), or through a cache read
+ * from the maps in batches. Built only with libbpf (HAVE_LIBBPF). */
+#include "record/bpf.h"
+
+#include "base/alloc.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bpf_stack_cache_init(struct bpf_stack_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	hashmap_init(&c->at);
+}
+
+void bpf_stack_cache_release(struct bpf_stack_cache *c)
+{
+	hashmap_release(&c->at);
+	free(c->frames);
+}
+
+const uint64_t *bpf_stack_cache_get(const struct bpf_stack_cache *c, uint64_t key, uint32_t *nr)
+{
+	uint32_t at;
+	if (!hashmap_get(&c->at, key, &at))
+		return NULL;
+	*nr = (uint32_t)c->frames[at];
+	return c->frames + at + 1;
+}
+
+const uint64_t *bpf_stack_cache_put(struct bpf_stack_cache *c, uint64_t key, const uint64_t *ips, uint32_t nr)
+{
+	VEC_GROW(c->frames, c->nr + 1 + nr, c->alloc);
+	uint32_t at = (uint32_t)c->nr;
+	c->frames[at] = nr;
+	memcpy(c->frames + at + 1, ips, nr * sizeof(uint64_t));
+	c->nr += 1 + nr;
+	bool inserted;
+	*hashmap_upsert(&c->at, key, at, &inserted) = at;
+	return c->frames + at + 1;
+}
+
+uint32_t bpf_stack_depth(const uint64_t *ips, uint32_t frames)
+{
+	uint32_t n = 0;
+	while (n < frames && ips[n])
+		n++;
+	return n;
+}
+
+int bpf_map_each(int fd, bool take, void (*fn)(void *arg, const void *key, const void *value), void *arg)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t info_len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) || !info.key_size || !info.value_size)
+		return -1;
+	/* The kernel refuses (ENOSPC) a batch smaller than one hash bucket's
+	 * entries: it grows then. */
+	uint32_t room = 1024, token = 0;
+	char *keys = xcalloc(room, info.key_size);
+	char *values = xcalloc(room, info.value_size);
+	bool started = false;
+	int ret = 0;
+	for (;;) {
+		uint32_t n = room;
+		const void *in = started ? &token : NULL;
+		int e = take ? bpf_map_lookup_and_delete_batch(fd, (void *)in, &token, keys, values, &n, NULL)
+			     : bpf_map_lookup_batch(fd, (void *)in, &token, keys, values, &n, NULL);
+		bool end = e && errno == ENOENT; /* the last batch comes with ENOENT */
+		if (e && errno == ENOSPC && room < (1u << 20)) {
+			room *= 4;
+			keys = xreallocarray(keys, room, info.key_size);
+			values = xreallocarray(values, room, info.value_size);
+			started = true; /* (the token says where it stopped) */
+			continue;
+		}
+		started = true;
+		for (uint32_t i = 0; i < n && (!e || end); i++)
+			fn(arg, keys + (size_t)i * info.key_size, values + (size_t)i * info.value_size);
+		if (e) {
+			ret = end ? 0 : -1;
+			break;
+		}
+	}
+	free(keys);
+	free(values);
+	return ret;
+}
+
+struct cache_load {
+	struct bpf_stack_cache *c;
+	uint32_t frames;
+};
+
+static void cache_load_one(void *arg, const void *key, const void *value)
+{
+	struct cache_load *l = arg;
+	uint32_t id;
+	memcpy(&id, key, sizeof(id));
+	const uint64_t *ips = value; /* (the batch buffer: 8-byte aligned values) */
+	bpf_stack_cache_put(l->c, id, ips, bpf_stack_depth(ips, l->frames));
+}
+
+int bpf_stack_cache_load(struct bpf_stack_cache *c, int fd, uint32_t frames)
+{
+	struct cache_load l = { c, frames };
+	return bpf_map_each(fd, false, cache_load_one, &l);
+}
+
+/* The frames of stack id `id` (from the cache, else from the map
+ * fds[class] into ips, PROFILE_MAX_DEPTH of room), or NULL when there
+ * are none; *missing when the stack was lost (collision, full map, or
+ * gone from the map). */
+static const uint64_t *read_stack(const struct bpf_stacks *from, int32_t id, uint64_t *ips, uint32_t *nr,
+				  bool *missing, bool *truncated, uint32_t limit)
+{
+	if (id < 0) {
+		*missing = id == -EEXIST || id == -ENOMEM;
+		return NULL;
+	}
+	const uint64_t *got = from->cache ? bpf_stack_cache_get(from->cache, (uint32_t)id, nr) : NULL;
+	if (!got) {
+		uint32_t key = (uint32_t)id, class = key >> PROFILE_CLASS_SHIFT;
+		memset(ips, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
+		if (class >= PROFILE_CLASSES || bpf_map_lookup_elem(from->fds[class], &key, ips)) {
+			*missing = true;
+			return NULL;
+		}
+		*nr = bpf_stack_depth(ips, PROFILE_MAX_DEPTH);
+		got = ips;
+	}
+	*truncated = *nr >= limit;
+	return got;
+}
+
+void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_key *key, uint64_t count,
+			   struct record_sample *s, char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
+			   struct record_stats *stats, uint32_t limit)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(comm, key->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = 0;
+	s->pid = key->pid;
+	s->tid = key->tid;
+	s->cpu = key->cpu;
+	s->weight = count;
+	s->comm = key->pid || key->tid ? comm : "swapper";
+	if (key->user_stack == -EEXIST || key->kernel_stack == -EEXIST)
+		stats->collisions += count;
+	if (key->user_stack == -ENOMEM || key->kernel_stack == -ENOMEM)
+		stats->map_full += count;
+	s->kernel = read_stack(from, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
+			       &s->kernel_truncated, limit);
+	s->user = read_stack(from, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated, limit);
+}
+
+/* See bpf.h. */
+void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_t count, struct record_sample *s,
+			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
+			   struct record_stats *stats, uint32_t limit)
+{
+	struct bpf_stacks from = { { stacks_fd, stacks_fd, stacks_fd }, NULL };
+	bpf_stacks_key_sample(&from, key, count, s, comm, user, kernel, stats, limit);
+}
+
+struct drain {
+	const struct bpf_stacks *from;
+	struct recorder *r;
+	struct record_stats *stats;
+	uint32_t limit;
+	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
+	char comm[PROFILE_COMM_LEN + 1];
+};
+
+static void drain_one(void *arg, const void *key_bytes, const void *value)
+{
+	struct drain *d = arg;
+	struct profile_key key;
+	uint64_t count;
+	memcpy(&key, key_bytes, sizeof(key));
+	memcpy(&count, value, sizeof(count));
+	if (!count)
+		return;
+	struct record_sample s;
+	bpf_stacks_key_sample(d->from, &key, count, &s, d->comm, d->user, d->kernel, d->stats, d->limit);
+	d->stats->in_kernel += count;
+	recorder_sample(d->r, &s);
+}
+
+int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct recorder *r, struct record_stats *stats,
+		     uint32_t limit)
+{
+	struct drain *d = xcalloc(1, sizeof(*d));
+	d->from = from;
+	d->r = r;
+	d->stats = stats;
+	d->limit = limit;
+	int ret = bpf_map_each(counts_fd, false, drain_one, d);
+	free(d);
+	return ret;
+}
