@@ -20,10 +20,14 @@
 # 4. With PERF_DATA=FILE (a `perf record -a --call-graph dwarf` capture),
 #    the CPU time record's collector takes per sample on it
 #    (build/bench/record_replay: unwinding included, no sampling).
+# 5. Bursts: `-e page-faults` (every fault sampled) with DWARF on the
+#    faults workload (FAULT_ROUNDS rounds of 1,536 faults each, default
+#    40 and 400), per backend: samples, lost and refused copies (bpf).
 #
 #   bench/record-dwarf.sh
 #   REPS=5 ROUNDS=4000 FINISH_SECONDS=10 bench/record-dwarf.sh
 #   OVERHEAD=0 FINISH_LOAD=build PERF_DATA=sys.data bench/record-dwarf.sh
+#   OVERHEAD=0 FINISH=0 bench/record-dwarf.sh      (page-fault bursts only)
 #
 # Needs root. The machine this was written on is shared by several
 # engineers: read CPU seconds rather than wall time, and repeat.
@@ -103,6 +107,7 @@ for hz in 99 999; do
 done
 
 fi
+if [ "${FINISH:-1}" != 0 ]; then
 echo
 FINISH_LOAD=${FINISH_LOAD:-demo}
 if [ "$FINISH_LOAD" = build ]; then
@@ -128,6 +133,22 @@ for be in perf bpf; do
 		"$(echo "$line" | sed 's/^scorch: //')"
 	# Where the time after sampling went (phases of 1 ms or more).
 	awk '/^scorch: phase / && !/ 0\.000 s wall +0\.000 s CPU/ { sub(/^scorch: phase /, "      "); print }' "$TMP/err"
+done
+fi
+
+echo
+echo "# -e page-faults --call-graph dwarf bursts (tests/workloads/faults.c), load $(cut -d' ' -f1-3 /proc/loadavg)"
+cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TMP/faults" tests/workloads/faults.c || exit 1
+for rounds in ${FAULT_ROUNDS:-40 400}; do
+	for be in perf bpf; do
+		/usr/bin/time -f '%U %S' -o "$TMP/ptime" "$SCORCH" record --no-progress --backend $be --call-graph dwarf \
+			-e page-faults -o "$TMP/pf.folded" -- "$TMP/faults" "$rounds" 2>"$TMP/err"
+		n=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/pf.folded")
+		lost=$(sed -n 's/.*, \([0-9,]*\) lost.*/\1/p' "$TMP/err" | tr -d ,)
+		refused=$(sed -n 's/.*, \([0-9,]*\) stack copies refused.*/\1/p' "$TMP/err" | tr -d ,)
+		printf '%-5s %4s rounds: %7s samples, %7s lost, %7s copies refused, scorch CPU %s s\n' $be "$rounds" "$n" \
+			"${lost:-0}" "${refused:-0}" "$(awk '{ print $1 + $2 }' "$TMP/ptime")"
+	done
 done
 
 if [ -n "${PERF_DATA:-}" ]; then
