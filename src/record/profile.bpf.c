@@ -120,12 +120,20 @@ static __always_inline __s32 class_store(void *map, __u32 id, const __u64 *ips, 
 	return (__s32)id;
 }
 
-/* The stack (kernel, or user with BPF_F_USER_STACK) into ips
- * (PROFILE_MAX_DEPTH frames, zero-filled), *nr its frames, and its id in
- * the class maps: >= 0, -EFAULT when there is none, -EEXIST or -ENOMEM
- * when it could not be stored (ips still holds it). */
-static __always_inline __s32 stack_id(void *ctx, __u64 *ips, __u64 flags, __u32 *nr)
+struct stack_frames {
+	__u64 ip[PROFILE_MAX_DEPTH];
+};
+
+/* The stack (kernel, or user with BPF_F_USER_STACK) into f (zero-filled),
+ * *nr its frames, and its id in the class maps: >= 0, -EFAULT when there
+ * is none, -EEXIST or -ENOMEM when it could not be stored (f still holds
+ * it). A global function: the verifier checks it once, not at each of
+ * its three callers (its loops made the program take 1.5 s to load). */
+__noinline int stack_id(struct bpf_perf_event_data *ctx, struct stack_frames *f, __u64 flags, __u32 *nr)
 {
+	if (!f || !nr)
+		return -EFAULT;
+	__u64 *ips = f->ip;
 	long n = bpf_get_stack(ctx, ips, PROFILE_MAX_DEPTH * sizeof(__u64), flags);
 	*nr = n > 0 ? (__u32)n / 8 : 0;
 	if (!*nr)
@@ -203,7 +211,7 @@ static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u3
 	u->kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
 		__u32 nr;
-		u->kernel_stack = stack_id(ctx, u->kernel, 0, &nr);
+		u->kernel_stack = stack_id(ctx, (struct stack_frames *)u->kernel, 0, &nr);
 		stack_error(u->kernel_stack, PROFILE_STAT_KERNEL_EEXIST, PROFILE_STAT_KERNEL_ENOMEM);
 		if (stack_lost(u->kernel_stack))
 			u->nr_kernel = nr; /* its frames come inline */
@@ -250,11 +258,11 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.kernel_stack = PROFILE_NO_STACK;
 	sp->nr_user = sp->nr_kernel = 0;
 	if (want_kernel) {
-		key.kernel_stack = stack_id(ctx, sp->kernel, 0, &sp->nr_kernel);
+		key.kernel_stack = stack_id(ctx, (struct stack_frames *)sp->kernel, 0, &sp->nr_kernel);
 		stack_error(key.kernel_stack, PROFILE_STAT_KERNEL_EEXIST, PROFILE_STAT_KERNEL_ENOMEM);
 	}
 	if (want_user) {
-		key.user_stack = stack_id(ctx, sp->user, BPF_F_USER_STACK, &sp->nr_user);
+		key.user_stack = stack_id(ctx, (struct stack_frames *)sp->user, BPF_F_USER_STACK, &sp->nr_user);
 		stack_error(key.user_stack, PROFILE_STAT_USER_EEXIST, PROFILE_STAT_USER_ENOMEM);
 	}
 	int lost_stack = stack_lost(key.user_stack) || stack_lost(key.kernel_stack);
