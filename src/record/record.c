@@ -11,9 +11,9 @@
 #include "base/strpool.h"
 #include "profile/frame_rules.h"
 #include "profile/frame_sites.h"
-#include "record/procmaps.h"
+#include "addrspace/procmaps.h"
 #include "record/symbols.h"
-#include "record/unwind.h"
+#include "addrspace/unwind.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -84,7 +84,7 @@ struct recorder {
 	uint64_t samples;
 	uint64_t blocks, block_ns;  /* the off-CPU part of samples, and its time */
 	uint64_t waits, wait_ns;    /* --wall: the runnable part of samples, and its time */
-	struct record_unwinder *unwinder; /* NULL: frame pointers only */
+	struct unwinder *unwinder; /* NULL: frame pointers only */
 	/* User frames are named from here; each file's symbols are read the
 	 * first time one of its addresses enters a new stack, while sampling
 	 * runs, so that little is left to do when it ends. */
@@ -157,7 +157,7 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	hashmap_init(&r->comm_by_tid);
 	hashmap_init(&r->by_hash);
 	if (opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only)
-		r->unwinder = record_unwinder_new();
+		r->unwinder = unwinder_new();
 	r->user_syms = symbols_new();
 	hashmap_init(&r->named);
 }
@@ -206,7 +206,7 @@ static void recorder_release(struct recorder *r)
 	free(r->scratch);
 	free(r->events);
 	free(r->unwound);
-	record_unwinder_free(r->unwinder);
+	unwinder_free(r->unwinder);
 	symbols_free(r->user_syms);
 	hashmap_release(&r->named);
 	free(r->names);
@@ -392,6 +392,15 @@ static uint32_t join_chains(uint64_t *d, uint32_t n, const uint64_t *f, uint32_t
 	return n;
 }
 
+/* The file a live process maps: the path itself (record reads the files
+ * where they are while the processes run). */
+static bool mapped_file(void *maps, const struct mapping *m, struct unwind_source *src)
+{
+	const struct procmaps *pm = maps;
+	*src = (struct unwind_source){ .key = m->path, .path = strpool_str(&pm->paths, m->path) };
+	return true;
+}
+
 uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 {
 	const struct record_opts *o = r->opts;
@@ -406,7 +415,10 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 		 * the stack copy is the real bound. */
 		uint32_t limit = o->max_stack ? o->max_stack : UNWIND_MAX_FRAMES;
 		VEC_GROW(r->unwound, limit, r->nr_unwound_alloc);
-		int n = record_unwind(r->unwinder, &r->maps, smp, r->unwound, (int)limit, &complete);
+		struct unwind_stack us = { smp->regs_abi, smp->regs_mask, smp->regs, smp->stack, smp->stack_len,
+					   smp->stack_holes };
+		int n = unwind_user_stack(r->unwinder, &r->maps, procmaps_space_of(&r->maps, smp->pid), &us,
+					  mapped_file, &r->maps, r->unwound, (int)limit, &complete);
 		if (n > 0) {
 			r->nr_unwound++;
 			nr_user = complete ? (uint32_t)n

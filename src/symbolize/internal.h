@@ -2,6 +2,7 @@
 #ifndef SCORCH_SYMBOLIZE_INTERNAL_H
 #define SCORCH_SYMBOLIZE_INTERNAL_H
 
+#include "addrspace/procmaps.h"
 #include "base/hashmap.h"
 #include "base/strpool.h"
 #include "symbolize/symbolize.h"
@@ -27,23 +28,23 @@ struct dso {
 	uint64_t ino, ino_generation;
 };
 
-struct map {
-	uint64_t start, end, pgoff;
-	uint32_t dso;
-	bool identity; /* dso address = ip (JIT and anonymous maps) */
-};
-
-struct addrspace {
-	struct map *v;
-	size_t nr, alloc;
-	uint32_t gen; /* bumped on every change (unwinder caches follow it) */
-};
+/* A mapping's tag (procmaps.h) in the symbolizer: its DSO, and whether
+ * the DSO's addresses are the process's own (JIT and anonymous maps). */
+enum { MAP_IDENTITY = 1u << 31 };
+static inline uint32_t map_dso(const struct mapping *m)
+{
+	return m->tag & ~MAP_IDENTITY;
+}
+static inline bool map_identity(const struct mapping *m)
+{
+	return m->tag & MAP_IDENTITY;
+}
 
 struct thread {
 	int32_t pid, tid;
 	const char *comm;
 	bool comm_set;
-	uint32_t as;
+	uint32_t as; /* its space in symbolizer.maps */
 };
 
 /* Direct-mapped cache of recent lookups: the same few thousand addresses
@@ -68,8 +69,7 @@ struct symbolizer {
 	struct hashmap tid_map; /* (uint32)tid -> thread index */
 	int32_t last_pid, last_tid; /* one-entry memo of findnew_thread */
 	uint32_t last_thread;       /* UINT32_MAX: empty */
-	struct addrspace *spaces;
-	size_t nr_spaces, spaces_alloc;
+	struct procmaps maps; /* one space per process, shared by its threads */
 	struct dso *dsos;
 	size_t nr_dsos, dsos_alloc;
 	struct hashmap dso_map;      /* interned name -> first dso of that name */
@@ -95,7 +95,7 @@ struct symbolizer {
 
 struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx);
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid);
-const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip);
+const struct mapping *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip);
 void sym_unwind_free(struct symbolizer *s);
 
 #endif

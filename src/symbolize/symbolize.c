@@ -35,6 +35,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *opts)
 	hashmap_init(&s->dso_map);
 	hashmap_init(&s->dso_id_map);
 	hashmap_init(&s->build_id_map);
+	procmaps_init(&s->maps);
 	if (s->opts.debug_home) {
 		s->debug_home = xstrdup(s->opts.debug_home);
 	} else {
@@ -67,9 +68,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(s->dsos[i].image);
 	}
 	free(s->dsos);
-	for (size_t i = 0; i < s->nr_spaces; i++)
-		free(s->spaces[i].v);
-	free(s->spaces);
+	procmaps_release(&s->maps);
 	free(s->threads);
 	free(s->bids);
 	free(s->cache);
@@ -138,13 +137,6 @@ size_t sym_dso_build_id(struct symbolizer *s, const char *dso, bool running_kern
 
 /* ---- threads ------------------------------------------------------------- */
 
-static uint32_t new_space(struct symbolizer *s)
-{
-	VEC_GROW(s->spaces, s->nr_spaces + 1, s->spaces_alloc);
-	memset(&s->spaces[s->nr_spaces], 0, sizeof(s->spaces[0]));
-	return (uint32_t)s->nr_spaces++;
-}
-
 static uint32_t find_thread(struct symbolizer *s, int32_t tid)
 {
 	uint32_t idx;
@@ -184,7 +176,7 @@ static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 	int n = snprintf(comm, sizeof(comm), ":%" PRId32, tid);
 	uint32_t as;
 	if (pid == -1 || pid == tid) {
-		as = new_space(s);
+		as = procmaps_space_new(&s->maps);
 	} else {
 		uint32_t leader = findnew_thread(s, pid, pid);
 		as = s->threads[leader].as;
@@ -212,17 +204,6 @@ void sym_comm(struct symbolizer *s, int32_t pid, int32_t tid, const char *comm, 
 	s->threads[t].comm_set = true;
 }
 
-static void clone_space(struct symbolizer *s, uint32_t dst, uint32_t src)
-{
-	struct addrspace *d = &s->spaces[dst];
-	const struct addrspace *from = &s->spaces[src];
-	VEC_GROW(d->v, from->nr, d->alloc);
-	if (from->nr)
-		memcpy(d->v, from->v, from->nr * sizeof(*d->v));
-	d->nr = from->nr;
-	d->gen++;
-}
-
 void sym_fork(struct symbolizer *s, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid)
 {
 	uint32_t parent = findnew_thread(s, ppid, ptid);
@@ -235,7 +216,7 @@ void sym_fork(struct symbolizer *s, int32_t pid, int32_t ppid, int32_t tid, int3
 	}
 	if (c->pid == p->pid || c->as == p->as)
 		return;
-	clone_space(s, c->as, p->as);
+	procmaps_space_copy(&s->maps, c->as, p->as); /* c->as is new: a copy */
 }
 
 void sym_exit(struct symbolizer *s, int32_t pid, int32_t tid)
@@ -410,64 +391,6 @@ struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
 
 /* ---- maps ------------------------------------------------------------------- */
 
-static int cmp_map(const void *a, const void *b)
-{
-	const struct map *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Insert m, cutting the parts of older maps it overlaps (perf's
- * maps__fixup_overlappings). */
-static void insert_map(struct addrspace *as, const struct map *m)
-{
-	size_t n = as->nr;
-	for (size_t i = 0; i < n; i++) {
-		struct map *o = &as->v[i];
-		if (o->end <= m->start || o->start >= m->end)
-			continue;
-		struct map old = *o;
-		o->end = o->start; /* mark removed */
-		if (old.start < m->start) {
-			struct map left = old;
-			left.end = m->start;
-			VEC_GROW(as->v, as->nr + 1, as->alloc);
-			as->v[as->nr++] = left;
-		}
-		if (old.end > m->end) {
-			struct map right = old;
-			right.pgoff += m->end - old.start;
-			right.start = m->end;
-			VEC_GROW(as->v, as->nr + 1, as->alloc);
-			as->v[as->nr++] = right;
-		}
-		o = &as->v[i];
-	}
-	size_t w = 0;
-	for (size_t i = 0; i < as->nr; i++)
-		if (as->v[i].end > as->v[i].start)
-			as->v[w++] = as->v[i];
-	as->nr = w;
-	VEC_GROW(as->v, as->nr + 1, as->alloc);
-	as->v[as->nr++] = *m;
-	qsort(as->v, as->nr, sizeof(*as->v), cmp_map);
-	as->gen++;
-}
-
-static const struct map *space_find(const struct addrspace *as, uint64_t ip)
-{
-	size_t lo = 0, hi = as->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (as->v[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && ip < as->v[lo - 1].end)
-		return &as->v[lo - 1];
-	return NULL;
-}
-
 static bool starts(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));
@@ -496,28 +419,31 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 		    (m->flags & 0x40000 /* MAP_HUGETLB */);
 	bool vdso = !strcmp(fn, "[vdso]");
 	bool no_dso = starts(fn, "[stack") || starts(fn, "/SYSV") || !strcmp(fn, "[heap]");
-	struct map map = { .start = m->start, .end = m->start + m->len, .pgoff = m->pgoff };
-	if (map.end <= map.start)
+	uint64_t pgoff = m->pgoff;
+	uint32_t dso;
+	if (m->start + m->len <= m->start)
 		return;
 	char jit[64];
 	if ((anon || no_dso) && (m->prot & PROT_EXEC)) {
 		snprintf(jit, sizeof(jit), "/tmp/perf-%" PRId32 ".map", m->pid);
-		map.dso = findnew_dso(s, jit, DSO_JIT);
+		dso = findnew_dso(s, jit, DSO_JIT);
 	} else if (vdso) {
-		map.pgoff = 0;
-		map.dso = findnew_dso(s, fn, DSO_VDSO);
+		pgoff = 0;
+		dso = findnew_dso(s, fn, DSO_VDSO);
 	} else if (anon || no_dso) {
-		map.dso = findnew_dso(s, fn, DSO_NOSYMS);
+		dso = findnew_dso(s, fn, DSO_NOSYMS);
 	} else {
-		map.dso = findnew_dso_id(s, fn, m);
-		if (m->build_id_len && !s->dsos[map.dso].build_id_len) {
+		dso = findnew_dso_id(s, fn, m);
+		if (m->build_id_len && !s->dsos[dso].build_id_len) {
 			size_t l = m->build_id_len > 20 ? 20 : m->build_id_len;
-			memcpy(s->dsos[map.dso].build_id, m->build_id, l);
-			s->dsos[map.dso].build_id_len = (uint8_t)l;
+			memcpy(s->dsos[dso].build_id, m->build_id, l);
+			s->dsos[dso].build_id_len = (uint8_t)l;
 		}
 	}
-	map.identity = anon || no_dso;
-	insert_map(&s->spaces[asi], &map);
+	/* A new map replaces the parts of older ones it overlaps, as perf's
+	 * maps__fixup_overlappings does (procmaps.h). */
+	procmaps_space_add(&s->maps, asi, (uint32_t)m->pid, m->start, m->start + m->len, pgoff, fn, strlen(fn),
+			   dso | (anon || no_dso ? MAP_IDENTITY : 0));
 }
 
 /* ---- kernel ------------------------------------------------------------------ */
@@ -570,7 +496,7 @@ uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid)
 	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
 	uint32_t as = s->threads[t].as;
 	/* mixed, so that no two (space, generation, kernel generation) meet */
-	return hash_u64(hash_u64((uint64_t)as << 32 | s->spaces[as].gen) ^ s->kgen);
+	return hash_u64(hash_u64((uint64_t)as << 32 | procmaps_space_gen(&s->maps, as)) ^ s->kgen);
 }
 
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
@@ -579,10 +505,10 @@ uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
 	return s->threads[t].as;
 }
 
-const struct map *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
+const struct mapping *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
 {
 	uint32_t t = findnew_thread(s, pid, tid);
-	return space_find(&s->spaces[s->threads[t].as], ip);
+	return procmaps_space_find(&s->maps, s->threads[t].as, ip);
 }
 
 /* The symbol of address a in d: its name and the offset into it; 1 when
@@ -624,11 +550,11 @@ static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool 
 		uint64_t a = ip + (uint64_t)s->kdelta;
 		return frame_symbol(f, d, a);
 	}
-	const struct map *m = space_find(&s->spaces[as], ip);
+	const struct mapping *m = procmaps_space_find(&s->maps, as, ip);
 	if (!m)
 		return 1;
-	uint64_t a = m->identity ? ip : ip - m->start + m->pgoff;
-	uint32_t di = m->dso;
+	uint64_t a = map_identity(m) ? ip : ip - m->start + m->pgoff;
+	uint32_t di = map_dso(m);
 	struct dso *d = sym_dso_loaded(s, di);
 	f->dso = d->name;
 	f->dso_addr = a;
@@ -643,7 +569,7 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 	if (!is_kernel) {
 		uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
 		as = s->threads[t].as;
-		gen = s->spaces[as].gen;
+		gen = procmaps_space_gen(&s->maps, as);
 	}
 	struct lookup_slot *c = &s->cache[(hash_u64(ip ^ ((uint64_t)as << 40)) >> 20) & (LOOKUP_SLOTS - 1)];
 	if (c->valid && c->ip == ip && c->as == as && c->gen == gen) {
@@ -658,7 +584,7 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 	if (is_kernel)
 		gen = s->kgen; /* loading kallsyms may have moved the map */
 	else
-		gen = s->spaces[as].gen;
+		gen = procmaps_space_gen(&s->maps, as);
 	*c = (struct lookup_slot){ .ip = ip, .as = as, .gen = gen, .name = f->name, .dso = f->dso,
 				   .offset = f->offset, .dso_addr = f->dso_addr, .valid = 1,
 				   .have_map = f->have_map, .ret = (uint8_t)ret };
@@ -698,10 +624,10 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	struct sym_frame f;
 	if (sym_lookup(s, pid, tid, ip, false, &f) || !f.name)
 		return 0;
-	const struct map *m = sym_find_map(s, pid, tid, ip);
+	const struct mapping *m = sym_find_map(s, pid, tid, ip);
 	if (!m)
 		return 0;
-	struct dso *d = sym_dso_loaded(s, m->dso);
+	struct dso *d = sym_dso_loaded(s, map_dso(m));
 	if (d->kind != DSO_FILE)
 		return 0;
 	uint64_t addr = f.dso_addr + d->text_offset;

@@ -68,8 +68,8 @@ static pid_t next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
 /* Report the module that holds pc (perf's report_module). */
 static void report_module(struct unwind_ctx *c, uint64_t pc)
 {
-	const struct map *m = sym_find_map(c->s, c->pid, c->tid, pc);
-	if (!m || m->identity)
+	const struct mapping *m = sym_find_map(c->s, c->pid, c->tid, pc);
+	if (!m || map_identity(m))
 		return;
 	uint64_t base = m->start - m->pgoff;
 	Dwfl_Module *mod = dwfl_addrmodule(c->dwfl, pc);
@@ -79,7 +79,7 @@ static void report_module(struct unwind_ctx *c, uint64_t pc)
 		if (start == base)
 			return;
 	}
-	struct dso *d = sym_dso_loaded(c->s, m->dso);
+	struct dso *d = sym_dso_loaded(c->s, map_dso(m));
 	const char *path = d->runtime_path ? d->runtime_path : d->name;
 	int fd = -1;
 	if (d->kind == DSO_VDSO && d->image) {
@@ -102,10 +102,10 @@ static void report_module(struct unwind_ctx *c, uint64_t pc)
 
 static bool read_file_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
 {
-	const struct map *m = sym_find_map(c->s, c->pid, c->tid, addr);
-	if (!m || m->identity)
+	const struct mapping *m = sym_find_map(c->s, c->pid, c->tid, addr);
+	if (!m || map_identity(m))
 		return false;
-	struct dso *d = sym_dso_loaded(c->s, m->dso);
+	struct dso *d = sym_dso_loaded(c->s, map_dso(m));
 	const char *path = d->runtime_path ? d->runtime_path : d->name;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -208,7 +208,7 @@ static struct unwind_ctx *get_ctx(struct symbolizer *s, uint32_t as)
 		u->nr = as + 1;
 	}
 	struct unwind_ctx *c = u->ctx[as];
-	if (c && c->gen != s->spaces[as].gen) {
+	if (c && c->gen != procmaps_space_gen(&s->maps, as)) {
 		ctx_free(c);
 		c = u->ctx[as] = NULL;
 	}
@@ -216,7 +216,7 @@ static struct unwind_ctx *get_ctx(struct symbolizer *s, uint32_t as)
 		c = u->ctx[as] = xcalloc(1, sizeof(*c));
 		c->s = s;
 		c->as = as;
-		c->gen = s->spaces[as].gen;
+		c->gen = procmaps_space_gen(&s->maps, as);
 		c->dwfl = dwfl_begin(&u->callbacks);
 	}
 	return c;

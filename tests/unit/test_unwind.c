@@ -4,10 +4,10 @@
 #include "harness.h"
 
 #ifdef HAVE_ELFUTILS
-#include "record/procmaps.h"
+#include "addrspace/procmaps.h"
 #include "record/record.h"
-#include "record/unwind.h"
-#include "record/unwind_expr.h"
+#include "addrspace/unwind.h"
+#include "addrspace/unwind_expr.h"
 
 #include <dwarf.h>
 #include <pthread.h>
@@ -167,6 +167,13 @@ __attribute__((noinline)) static void outer(struct captured *c)
 	__asm__ volatile("" ::: "memory");
 }
 
+static bool mapped_path(void *arg, const struct mapping *m, struct unwind_source *src)
+{
+	const struct procmaps *pm = arg;
+	*src = (struct unwind_source){ .key = m->path, .path = strpool_str(&pm->paths, m->path) };
+	return true;
+}
+
 TEST(unwind_own_stack)
 {
 	static struct captured c;
@@ -174,10 +181,9 @@ TEST(unwind_own_stack)
 	struct procmaps pm;
 	procmaps_init(&pm);
 	procmaps_read(&pm, (uint32_t)getpid());
-	struct record_unwinder *u = record_unwinder_new();
+	struct unwinder *u = unwinder_new();
 	REQUIRE(u);
-	struct record_sample s = { 0 };
-	s.pid = s.tid = (uint32_t)getpid();
+	struct unwind_stack s = { 0 };
 	s.regs_abi = 2;
 	s.regs_mask = record_user_regs_mask();
 	s.regs = c.regs;
@@ -185,7 +191,8 @@ TEST(unwind_own_stack)
 	s.stack_len = c.stack_len;
 	uint64_t ips[64];
 	bool complete;
-	int n = record_unwind(u, &pm, &s, ips, 64, &complete);
+	uint32_t space = procmaps_space_of(&pm, (uint32_t)getpid());
+	int n = unwind_user_stack(u, &pm, space, &s, mapped_path, &pm, ips, 64, &complete);
 	REQUIRE(n >= 4);
 	CHECK_EQ_U64(ips[0], c.regs[8]);
 	CHECK_EQ_U64(ips[1], c.ret[0]);
@@ -193,10 +200,10 @@ TEST(unwind_own_stack)
 	CHECK_EQ_U64(ips[3], c.ret[2]);
 	/* A copy cut short of the callers' frames stops the walk early. */
 	s.stack_len = 8;
-	n = record_unwind(u, &pm, &s, ips, 64, &complete);
+	n = unwind_user_stack(u, &pm, space, &s, mapped_path, &pm, ips, 64, &complete);
 	CHECK(n >= 1 && n < 4);
 	CHECK(!complete);
-	record_unwinder_free(u);
+	unwinder_free(u);
 	procmaps_release(&pm);
 }
 #endif

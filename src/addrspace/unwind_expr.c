@@ -2,7 +2,7 @@
  * compilers and libdw put in call-frame rules: registers plus offsets,
  * constants, arithmetic and comparisons (the PLT's CFA rule), memory reads
  * from the stack copy, branches. */
-#include "record/unwind_expr.h"
+#include "addrspace/unwind_expr.h"
 
 #include <dwarf.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* Per-file unwind tables for record (see unwind_tables.h). */
-#include "record/unwind_tables.h"
+/* Per-file unwind tables (see unwind_tables.h). */
+#include "addrspace/unwind_tables.h"
 
 #include "base/alloc.h"
 #include "base/hash.h"
@@ -114,10 +114,14 @@ static char *own_vdso(size_t *len)
 	return xmemdup0((const void *)base, *len);
 }
 
-static struct unwind_file *file_open(const char *path)
+static struct unwind_file *file_open(const struct unwind_source *src)
 {
 	struct unwind_file *f = xcalloc(1, sizeof(*f));
-	if (!strcmp(path, "[vdso]")) {
+	const char *path = src->path ? src->path : "";
+	if (src->image) {
+		f->image = xmemdup0(src->image, src->image_len);
+		f->elf = elf_memory(f->image, src->image_len);
+	} else if (!strcmp(path, "[vdso]")) {
 		size_t len = 0;
 		f->image = own_vdso(&len);
 		if (f->image)
@@ -155,11 +159,11 @@ none:
 	return NULL;
 }
 
-struct unwind_file *unwind_tables_file(struct unwind_tables *t, uint32_t key, const char *path)
+struct unwind_file *unwind_tables_file(struct unwind_tables *t, const struct unwind_source *src)
 {
-	uint32_t idx;
+	uint32_t idx, key = src->key;
 	if (!hashmap_get(&t->by_key, key, &idx)) {
-		struct unwind_file *f = file_open(path);
+		struct unwind_file *f = file_open(src);
 		idx = NO_FILE;
 		if (f) {
 			VEC_GROW(t->files, t->nr_files + 1, t->alloc_files);

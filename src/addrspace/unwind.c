@@ -1,29 +1,28 @@
-/* record's live DWARF unwinder (see unwind.h). */
-#include "record/unwind.h"
+/* The DWARF unwinder of user stacks (see unwind.h). */
+#include "addrspace/unwind.h"
 
+#include "addrspace/procmaps.h"
+#include "addrspace/unwind_expr.h"
+#include "addrspace/unwind_tables.h"
 #include "base/alloc.h"
-#include "record/procmaps.h"
-#include "record/record.h"
-#include "record/unwind_expr.h"
-#include "record/unwind_tables.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { PERF_REG_ABI_64 = 2, NR_PERF_REGS = 24, DWREG_RBP = 6, DWREG_RSP = 7, DWREG_RA = 16 };
 
-struct record_unwinder {
+struct unwinder {
 	struct unwind_tables *tables;
 };
 
-struct record_unwinder *record_unwinder_new(void)
+struct unwinder *unwinder_new(void)
 {
-	struct record_unwinder *u = xcalloc(1, sizeof(*u));
+	struct unwinder *u = xcalloc(1, sizeof(*u));
 	u->tables = unwind_tables_new();
 	return u;
 }
 
-void record_unwinder_free(struct record_unwinder *u)
+void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
@@ -35,7 +34,7 @@ void record_unwinder_free(struct record_unwinder *u)
  * rsp r8..r15, then the return-address column holding the pc), from
  * perf_regs order (ax bx cx dx si di bp sp ip .. r8..r15), keeping the
  * registers the sample's mask holds. */
-static bool initial_regs(const struct record_sample *s, struct unwind_regs *out)
+static bool initial_regs(const struct unwind_stack *s, struct unwind_regs *out)
 {
 	static const int from_perf[UNWIND_NR_REGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
 	uint64_t by_perf[NR_PERF_REGS];
@@ -127,12 +126,21 @@ static enum step fp_step(const struct unwind_regs *r, const struct unwind_memory
 	return ret ? STEP_OK : STEP_FAILED;
 }
 
-int record_unwind(struct record_unwinder *u, const struct procmaps *maps, const struct record_sample *s,
-		  uint64_t *ips, int max, bool *complete)
+/* The unwind tables of mapping m, or NULL. */
+static struct unwind_file *file_of(struct unwinder *u, const struct mapping *m, unwind_source_of source_of, void *arg)
+{
+	struct unwind_source src = { 0 };
+	if (!m || !source_of(arg, m, &src))
+		return NULL;
+	return unwind_tables_file(u->tables, &src);
+}
+
+int unwind_user_stack(struct unwinder *u, const struct procmaps *maps, uint32_t space, const struct unwind_stack *s,
+		      unwind_source_of source_of, void *arg, uint64_t *ips, int max, bool *complete)
 {
 	struct unwind_regs regs, next;
 	*complete = false;
-	if (!s->pid || s->regs_abi != PERF_REG_ABI_64 || !s->regs || max <= 0 || !initial_regs(s, &regs))
+	if (space == UINT32_MAX || s->regs_abi != PERF_REG_ABI_64 || !s->regs || max <= 0 || !initial_regs(s, &regs))
 		return 0;
 	struct unwind_memory mem = { s->stack, regs.reg[DWREG_RSP], s->stack_len, s->stack_holes };
 	bool exact = true; /* the sampled pc, or one a signal interrupted */
@@ -143,13 +151,11 @@ int record_unwind(struct record_unwinder *u, const struct procmaps *maps, const 
 		uint64_t at = exact ? pc : pc - 1;
 		ips[n] = n && exact ? pc + 1 : pc; /* the collector moves callers back by one */
 		n++;
-		uint64_t ref = procmaps_ref(maps, s->pid, at);
-		const struct mapping *m = procmaps_ref_mapping(maps, ref);
-		struct unwind_file *f = m ? unwind_tables_file(u->tables, m->path, strpool_str(&maps->paths, m->path))
-					  : NULL;
+		const struct mapping *m = procmaps_space_find(maps, space, at);
+		struct unwind_file *f = file_of(u, m, source_of, arg);
 		if (!f)
 			break; /* no file: no CFI, stop (as perf's unwinder does) */
-		Dwarf_Frame *fr = unwind_file_frame(u->tables, f, procmaps_ref_offset(ref) + m->pgoff);
+		Dwarf_Frame *fr = unwind_file_frame(u->tables, f, at - m->start + m->pgoff);
 		bool signal = false;
 		enum step st = fr ? cfi_step(fr, &regs, &mem, &next, &signal) : STEP_FAILED;
 		if (st == STEP_FAILED)

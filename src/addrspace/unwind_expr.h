@@ -1,8 +1,8 @@
 /* The DWARF expressions that call-frame information holds (libdw hands
  * them over as Dwarf_Op arrays: dwarf_frame_cfa, dwarf_frame_register),
  * evaluated against one frame's registers and a copy of the stack. */
-#ifndef SCORCH_RECORD_UNWIND_EXPR_H
-#define SCORCH_RECORD_UNWIND_EXPR_H
+#ifndef SCORCH_ADDRSPACE_UNWIND_EXPR_H
+#define SCORCH_ADDRSPACE_UNWIND_EXPR_H
 
 #include <elfutils/libdw.h>
 #include <stdbool.h>

@@ -1,0 +1,22 @@
+/* A build without elfutils: no DWARF unwinder (see unwind.h). record then
+ * walks user stacks with frame pointers only and says so once; report
+ * counts DWARF samples as not unwound. */
+#include "addrspace/unwind.h"
+
+struct unwinder *unwinder_new(void)
+{
+	return NULL;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	(void)u;
+}
+
+int unwind_user_stack(struct unwinder *u, const struct procmaps *maps, uint32_t space, const struct unwind_stack *s,
+		      unwind_source_of source_of, void *arg, uint64_t *ips, int max, bool *complete)
+{
+	(void)u, (void)maps, (void)space, (void)s, (void)source_of, (void)arg, (void)ips, (void)max;
+	*complete = false;
+	return 0;
+}

@@ -1,0 +1,231 @@
+/* The address spaces of sampled processes (see procmaps.h). */
+#include "addrspace/procmaps.h"
+
+#include "base/alloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void procmaps_init(struct procmaps *pm)
+{
+	memset(pm, 0, sizeof(*pm));
+	strpool_init(&pm->paths);
+	hashmap_init(&pm->by_pid);
+	pm->proc_root = "/proc";
+}
+
+void procmaps_release(struct procmaps *pm)
+{
+	for (uint32_t i = 0; i < pm->nr_spaces; i++)
+		free(pm->spaces[i].v);
+	free(pm->spaces);
+	free(pm->maps);
+	hashmap_release(&pm->by_pid);
+	strpool_release(&pm->paths);
+}
+
+uint32_t procmaps_space_new(struct procmaps *pm)
+{
+	VEC_GROW(pm->spaces, pm->nr_spaces + 1, pm->alloc_spaces);
+	memset(&pm->spaces[pm->nr_spaces], 0, sizeof(pm->spaces[0]));
+	return pm->nr_spaces++;
+}
+
+/* The first piece that ends after addr (nr when none). */
+static uint32_t first_after(const struct addr_space *as, uint64_t addr)
+{
+	uint32_t lo = 0, hi = as->nr;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (as->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Put piece p in, cutting what it overlaps: the pieces [i, j) it meets
+ * become the part of the first left of p, p, and the part of the last
+ * right of it. */
+static void insert_piece(struct addr_space *as, struct map_piece p)
+{
+	uint32_t i = first_after(as, p.start), j = i;
+	while (j < as->nr && as->v[j].start < p.end)
+		j++;
+	struct map_piece put[3];
+	uint32_t n = 0;
+	if (i < j && as->v[i].start < p.start)
+		put[n++] = (struct map_piece){ as->v[i].start, p.start, as->v[i].id };
+	put[n++] = p;
+	if (i < j && as->v[j - 1].end > p.end)
+		put[n++] = (struct map_piece){ p.end, as->v[j - 1].end, as->v[j - 1].id };
+	uint32_t nr = as->nr - (j - i) + n;
+	VEC_GROW(as->v, nr, as->alloc);
+	memmove(as->v + i + n, as->v + j, (as->nr - j) * sizeof(*as->v));
+	memcpy(as->v + i, put, n * sizeof(*put));
+	as->nr = nr;
+	as->gen++;
+}
+
+void procmaps_space_add(struct procmaps *pm, uint32_t space, uint32_t pid, uint64_t start, uint64_t end,
+			uint64_t pgoff, const char *path, size_t path_len, uint32_t tag)
+{
+	if (end <= start)
+		return;
+	uint32_t sym = strpool_intern(&pm->paths, path, path_len);
+	struct addr_space *as = &pm->spaces[space];
+	/* The same mapping again (maps file after MMAP2, or the reverse). */
+	uint32_t at = first_after(as, start);
+	if (at < as->nr && as->v[at].start == start && as->v[at].end == end) {
+		const struct mapping *m = &pm->maps[as->v[at].id];
+		if (m->start == start && m->end == end && m->pgoff == pgoff && m->path == sym && m->tag == tag)
+			return;
+	}
+	VEC_GROW(pm->maps, pm->nr + 1, pm->alloc);
+	pm->maps[pm->nr] = (struct mapping){ pid, sym, tag, start, end, pgoff };
+	insert_piece(as, (struct map_piece){ start, end, pm->nr++ });
+}
+
+void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src)
+{
+	struct addr_space *d = &pm->spaces[dst];
+	const struct addr_space *s = &pm->spaces[src];
+	if (dst == src)
+		return;
+	if (!d->nr) {
+		VEC_GROW(d->v, s->nr, d->alloc);
+		if (s->nr)
+			memcpy(d->v, s->v, s->nr * sizeof(*d->v));
+		d->nr = s->nr;
+		d->gen++;
+		return;
+	}
+	for (uint32_t i = 0; i < s->nr; i++)
+		insert_piece(d, s->v[i]);
+}
+
+const struct mapping *procmaps_space_find(const struct procmaps *pm, uint32_t space, uint64_t addr)
+{
+	const struct addr_space *as = &pm->spaces[space];
+	uint32_t i = first_after(as, addr);
+	if (i < as->nr && as->v[i].start <= addr)
+		return &pm->maps[as->v[i].id];
+	return NULL;
+}
+
+uint64_t procmaps_space_ref(const struct procmaps *pm, uint32_t space, uint64_t addr)
+{
+	const struct mapping *m = procmaps_space_find(pm, space, addr);
+	if (!m)
+		return 0;
+	uint64_t off = addr - m->start;
+	if (off >> PROCMAPS_REF_SHIFT)
+		return 0;
+	return ((uint64_t)(m - pm->maps) + 1) << PROCMAPS_REF_SHIFT | off;
+}
+
+/* ---- by pid ---- */
+
+static uint32_t space_get(struct procmaps *pm, uint32_t pid)
+{
+	bool inserted;
+	uint32_t *slot = hashmap_upsert(&pm->by_pid, pid, pm->nr_spaces, &inserted);
+	if (inserted)
+		return procmaps_space_new(pm);
+	return *slot;
+}
+
+uint32_t procmaps_space_of(const struct procmaps *pm, uint32_t pid)
+{
+	uint32_t idx;
+	return hashmap_get(&pm->by_pid, pid, &idx) ? idx : UINT32_MAX;
+}
+
+void procmaps_add(struct procmaps *pm, uint32_t pid, uint64_t start, uint64_t len,
+		  uint64_t pgoff, const char *path)
+{
+	procmaps_space_add(pm, space_get(pm, pid), pid, start, start + len, pgoff, path, strlen(path), 0);
+}
+
+bool procmaps_was_read(const struct procmaps *pm, uint32_t pid)
+{
+	uint32_t space = procmaps_space_of(pm, pid);
+	return space != UINT32_MAX && pm->spaces[space].read;
+}
+
+void procmaps_read(struct procmaps *pm, uint32_t pid)
+{
+	uint32_t space = space_get(pm, pid);
+	char path[4200], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (pm->spaces[space].read)
+		return;
+	pm->spaces[space].read = true;
+	snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", pm->proc_root, pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return; /* gone already (or a kernel thread): its frames stay unknown */
+	while ((n = getline(&line, &cap, f)) > 0) {
+		uint64_t start, end, pgoff;
+		char perms[8];
+		int name_at = 0;
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		/* start-end perms offset dev inode   name */
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end,
+			   perms, &pgoff, &name_at) < 4)
+			continue;
+		if (!strchr(perms, 'x'))
+			continue;
+		const char *name = name_at > 0 && name_at <= n ? line + name_at : "";
+		/* A deleted file keeps its name in maps with " (deleted)". */
+		size_t len = strlen(name);
+		static const char deleted[] = " (deleted)";
+		if (len > sizeof(deleted) - 1 && !strcmp(name + len - (sizeof(deleted) - 1), deleted))
+			len -= sizeof(deleted) - 1;
+		if (!len)
+			name = "//anon", len = 6;
+		procmaps_space_add(pm, space, pid, start, end, pgoff, name, len, 0);
+	}
+	free(line);
+	fclose(f);
+}
+
+void procmaps_reread(struct procmaps *pm, uint32_t pid)
+{
+	uint32_t space = space_get(pm, pid); /* may move pm->spaces */
+	pm->spaces[space].read = false;
+	procmaps_read(pm, pid);
+}
+
+void procmaps_exec(struct procmaps *pm, uint32_t pid)
+{
+	uint32_t space = space_get(pm, pid); /* may move pm->spaces */
+	struct addr_space *as = &pm->spaces[space];
+	as->nr = 0;
+	as->gen++;
+	as->read = true; /* the new image's mappings follow as MMAP2 records */
+}
+
+void procmaps_fork(struct procmaps *pm, uint32_t ppid, uint32_t pid)
+{
+	if (ppid == pid)
+		return;
+	uint32_t parent = procmaps_space_of(pm, ppid);
+	if (parent == UINT32_MAX || !pm->spaces[parent].nr)
+		return;
+	uint32_t child = space_get(pm, pid);
+	procmaps_space_copy(pm, child, parent);
+	pm->spaces[child].read = true;
+}
+
+uint64_t procmaps_ref(const struct procmaps *pm, uint32_t pid, uint64_t addr)
+{
+	uint32_t space = procmaps_space_of(pm, pid);
+	return space == UINT32_MAX ? 0 : procmaps_space_ref(pm, space, addr);
+}

@@ -1,0 +1,108 @@
+/* The address spaces of the sampled processes: which file (and offset into
+ * it) each address of a process holds. One model, fed by both commands:
+ *   - record, while processes live: /proc/PID/maps when a pid is first
+ *     seen, the perf backend's MMAP2/COMM(exec)/FORK records;
+ *   - report, from perf.data's MMAP/MMAP2/FORK records (its thread table,
+ *     symbolize/, says which space a thread uses, as perf's does).
+ *
+ * A space is a sorted list of disjoint pieces, each a part of one mapping:
+ * a new mapping cuts the parts of older ones it overlaps, as the kernel
+ * (and perf's maps__fixup_overlappings) does. A mapping, once added, is
+ * never changed or freed: its id stays valid to the end.
+ *
+ * A `ref` names an address for good: the mapping it fell in plus the
+ * offset into that mapping. record turns user addresses into refs at
+ * sampling time, so they stay valid whatever the process does afterwards
+ * (exec, munmap, exit); names are looked up from refs once, at the end. */
+#ifndef SCORCH_ADDRSPACE_PROCMAPS_H
+#define SCORCH_ADDRSPACE_PROCMAPS_H
+
+#include "base/hashmap.h"
+#include "base/strpool.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct mapping {
+	uint32_t pid;    /* the process that mapped it (0: unknown) */
+	uint32_t path;   /* strpool id: a file, "[vdso]", "//anon", "" ... */
+	uint32_t tag;    /* the feeder's own value (report: its DSO), else 0 */
+	uint64_t start, end, pgoff;
+};
+
+struct map_piece {
+	uint64_t start, end; /* a part of mapping id */
+	uint32_t id;
+};
+
+struct addr_space {
+	struct map_piece *v; /* sorted by start, disjoint */
+	uint32_t nr, alloc;
+	uint32_t gen;        /* bumped whenever a lookup could answer otherwise */
+	bool read;           /* /proc/PID/maps was read (or the pid is gone) */
+};
+
+struct procmaps {
+	struct strpool paths;
+	struct mapping *maps;
+	uint32_t nr, alloc;
+	struct addr_space *spaces;
+	uint32_t nr_spaces, alloc_spaces;
+	struct hashmap by_pid; /* pid -> space (record's binding) */
+	const char *proc_root; /* "/proc" */
+};
+
+void procmaps_init(struct procmaps *pm);
+void procmaps_release(struct procmaps *pm);
+
+/* ---- spaces by id (report: one per process of its thread table) ---- */
+
+/* A new, empty space; returns its id. */
+uint32_t procmaps_space_new(struct procmaps *pm);
+/* Add a mapping [start, end) to space, cutting what it overlaps (the same
+ * mapping again is not added twice). */
+void procmaps_space_add(struct procmaps *pm, uint32_t space, uint32_t pid, uint64_t start, uint64_t end,
+			uint64_t pgoff, const char *path, size_t path_len, uint32_t tag);
+/* fork: dst gets src's mappings (over its own, if it has any). */
+void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src);
+/* The mapping that holds addr in space, or NULL. */
+const struct mapping *procmaps_space_find(const struct procmaps *pm, uint32_t space, uint64_t addr);
+static inline uint32_t procmaps_space_gen(const struct procmaps *pm, uint32_t space)
+{
+	return pm->spaces[space].gen;
+}
+
+/* ---- spaces by pid (record: a pid's current space) ---- */
+
+/* Read /proc/PID/maps once per pid (no-op afterwards). */
+void procmaps_read(struct procmaps *pm, uint32_t pid);
+/* Read it again (mappings added since; known ones are not duplicated). */
+void procmaps_reread(struct procmaps *pm, uint32_t pid);
+bool procmaps_was_read(const struct procmaps *pm, uint32_t pid);
+/* An executable mapping reported by the kernel. */
+void procmaps_add(struct procmaps *pm, uint32_t pid, uint64_t start, uint64_t len,
+		  uint64_t pgoff, const char *path);
+/* exec: the old image is gone (later mappings come as MMAP2 records). */
+void procmaps_exec(struct procmaps *pm, uint32_t pid);
+/* fork: the child starts with the parent's mappings. */
+void procmaps_fork(struct procmaps *pm, uint32_t ppid, uint32_t pid);
+/* The space of pid (UINT32_MAX: none known). */
+uint32_t procmaps_space_of(const struct procmaps *pm, uint32_t pid);
+
+/* The ref for a user address of pid: (mapping id + 1) << 40 | offset into
+ * the mapping; 0 when no known mapping holds it. */
+uint64_t procmaps_ref(const struct procmaps *pm, uint32_t pid, uint64_t addr);
+uint64_t procmaps_space_ref(const struct procmaps *pm, uint32_t space, uint64_t addr);
+
+#define PROCMAPS_REF_SHIFT 40
+static inline const struct mapping *procmaps_ref_mapping(const struct procmaps *pm, uint64_t ref)
+{
+	uint64_t id = ref >> PROCMAPS_REF_SHIFT;
+	return id && id <= pm->nr ? &pm->maps[id - 1] : 0;
+}
+static inline uint64_t procmaps_ref_offset(uint64_t ref)
+{
+	return ref & ((1ull << PROCMAPS_REF_SHIFT) - 1);
+}
+
+#endif

@@ -1,0 +1,102 @@
+/* The address-space model record and report share: a new mapping cuts the
+ * parts of older ones it overlaps (perf's maps__fixup_overlappings, the
+ * kernel's mmap), refs stay on the mapping they were made from, fork
+ * copies a space, exec empties it. Checked against a brute-force model:
+ * the newest mapping that holds an address wins. */
+#include "harness.h"
+
+#include "addrspace/procmaps.h"
+
+#include <stdlib.h>
+
+struct naive {
+	uint64_t start, end, pgoff;
+	uint32_t tag;
+};
+
+/* The newest mapping holding addr (the kernel's answer), or NULL. */
+static const struct naive *naive_find(const struct naive *v, int n, uint64_t addr)
+{
+	for (int i = n; i-- > 0;)
+		if (addr >= v[i].start && addr < v[i].end)
+			return &v[i];
+	return NULL;
+}
+
+TEST(procmaps_overlaps_cut_older)
+{
+	struct procmaps pm;
+	procmaps_init(&pm);
+	uint32_t sp = procmaps_space_new(&pm);
+	procmaps_space_add(&pm, sp, 7, 0x1000, 0x5000, 0x100, "/a", 2, 1);
+	uint32_t gen = procmaps_space_gen(&pm, sp);
+	procmaps_space_add(&pm, sp, 7, 0x2000, 0x3000, 0, "/b", 2, 2);
+	CHECK(procmaps_space_gen(&pm, sp) != gen);
+	const struct mapping *m = procmaps_space_find(&pm, sp, 0x1fff);
+	REQUIRE(m);
+	CHECK_EQ_U64(m->tag, 1);
+	m = procmaps_space_find(&pm, sp, 0x2000);
+	REQUIRE(m);
+	CHECK_EQ_U64(m->tag, 2);
+	/* the right part of /a still maps from /a's own start and offset */
+	uint64_t ref = procmaps_space_ref(&pm, sp, 0x4000);
+	m = procmaps_ref_mapping(&pm, ref);
+	REQUIRE(m);
+	CHECK_EQ_U64(m->tag, 1);
+	CHECK_EQ_U64(m->start + procmaps_ref_offset(ref), 0x4000);
+	CHECK_EQ_U64(0x4000 - m->start + m->pgoff, 0x3100);
+	CHECK(!procmaps_space_find(&pm, sp, 0x5000));
+	CHECK(!procmaps_space_find(&pm, sp, 0xfff));
+	/* the same mapping again: nothing changes */
+	uint32_t nr = pm.nr;
+	gen = procmaps_space_gen(&pm, sp);
+	procmaps_space_add(&pm, sp, 7, 0x2000, 0x3000, 0, "/b", 2, 2);
+	CHECK_EQ_U64(pm.nr, nr);
+	CHECK_EQ_U64(procmaps_space_gen(&pm, sp), gen);
+	/* fork copies, exec (record's rule) empties */
+	procmaps_add(&pm, 10, 0x1000, 0x1000, 0, "/c");
+	procmaps_fork(&pm, 10, 11);
+	m = procmaps_ref_mapping(&pm, procmaps_ref(&pm, 11, 0x1800));
+	REQUIRE(m);
+	CHECK_EQ_U64(m->pid, 10);
+	procmaps_exec(&pm, 11);
+	CHECK(!procmaps_ref(&pm, 11, 0x1800));
+	CHECK(procmaps_ref(&pm, 10, 0x1800));
+	procmaps_release(&pm);
+}
+
+TEST(procmaps_random_against_newest_wins)
+{
+	srand(12345);
+	for (int round = 0; round < 200; round++) {
+		struct procmaps pm;
+		struct naive v[40];
+		procmaps_init(&pm);
+		uint32_t sp = procmaps_space_new(&pm), fork_at = (uint32_t)(rand() % 40), child = UINT32_MAX;
+		int n = 0;
+		for (int k = 0; k < 40; k++) {
+			uint64_t a = (uint64_t)(rand() % 64) * 0x1000, len = (uint64_t)(rand() % 16 + 1) * 0x1000;
+			v[n] = (struct naive){ a, a + len, (uint64_t)(rand() % 8) * 0x1000, (uint32_t)k };
+			procmaps_space_add(&pm, sp, 1, a, a + len, v[n].pgoff, "/f", 2, (uint32_t)k);
+			n++;
+			if ((uint32_t)k == fork_at) {
+				child = procmaps_space_new(&pm);
+				procmaps_space_copy(&pm, child, sp);
+			}
+		}
+		bool same = true;
+		for (uint64_t addr = 0; addr < 0x52000; addr += 0x800) {
+			const struct naive *want = naive_find(v, n, addr);
+			const struct mapping *got = procmaps_space_find(&pm, sp, addr);
+			if (!want != !got || (want && (got->tag != want->tag || got->start != want->start ||
+						      addr - got->start + got->pgoff != addr - want->start + want->pgoff)))
+				same = false;
+			want = naive_find(v, (int)fork_at + 1, addr);
+			got = procmaps_space_find(&pm, child, addr);
+			if (!want != !got || (want && got->tag != want->tag))
+				same = false;
+		}
+		CHECK(same);
+		procmaps_release(&pm);
+	}
+}
