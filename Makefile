@@ -44,7 +44,7 @@ HAVE_LIBBPF   ?= $(and $(call have,libbpf),$(BPFTOOL),$(shell command -v $(BPF_C
 
 # Sources: every .c under src/, minus the files that need an optional
 # library (added back below when it is present) and BPF kernel programs.
-ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/unwind*.c src/symbolize/inline*.c src/symbolize/srcline*.c \
+ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/inline*.c src/symbolize/srcline*.c \
                         src/addrspace/unwind*.c)
 NOELF_SRCS := src/addrspace/no_unwind.c
 BPF_SRCS   := $(wildcard src/record/bpf*.c)

@@ -157,9 +157,10 @@ int unwind_user_stack(struct unwinder *u, const struct procmaps *maps, uint32_t 
 			break; /* no file: no CFI, stop (as perf's unwinder does) */
 		Dwarf_Frame *fr = unwind_file_frame(u->tables, f, at - m->start + m->pgoff);
 		bool signal = false;
-		enum step st = fr ? cfi_step(fr, &regs, &mem, &next, &signal) : STEP_FAILED;
-		if (st == STEP_FAILED)
-			st = fp_step(&regs, &mem, &next);
+		/* Rules that fail (a saved register outside the copy) end the
+		 * walk, as in libdw's unwinder: only a pc without rules takes
+		 * the frame-pointer step, which would read garbage here. */
+		enum step st = fr ? cfi_step(fr, &regs, &mem, &next, &signal) : fp_step(&regs, &mem, &next);
 		if (st == STEP_END) {
 			*complete = true;
 			break;

@@ -32,7 +32,7 @@ const char report_usage[] =
 	"running perf. Symbols come from /proc/kallsyms (or a kallsyms in the\n"
 	"build-id cache), ELF .symtab/.dynsym, debug files by build-id and\n"
 	".gnu_debuglink, [vdso] and /tmp/perf-PID.map. --call-graph dwarf samples\n"
-	"are unwound with libdw.\n"
+	"are unwound with each file's CFI (read by libdw), as perf does.\n"
 	"\n"
 	"options:\n"
 	"  -i, --input FILE        perf.data to read (same as the FILE argument)\n"

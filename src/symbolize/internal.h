@@ -23,7 +23,6 @@ struct dso {
 	struct hashmap inline_cache; /* dso address -> index into symbolizer chains */
 	void *image;        /* in-memory copy (vdso), owned */
 	size_t image_len;
-	void *unwind;       /* per-dso unwinder state (unwind_dwarf.c) */
 	uint32_t maj, min;  /* the file's identity (MMAP2), all 0 when unknown */
 	uint64_t ino, ino_generation;
 };
@@ -84,7 +83,8 @@ struct symbolizer {
 	bool have_kmap;
 	uint32_t kernel_dso;
 	int64_t kdelta; /* kallsyms address - runtime address */
-	void *unwinder; /* unwind_dwarf.c state */
+	struct unwinder *unwinder; /* user_stack.c: DWARF unwinding, made on first use */
+	bool unwinder_tried;
 	struct inline_resolver *inline_dw; /* DWARF of inline chains, opened on demand */
 	/* inline chains: chain i = chain_items[chain_first[i] .. + chain_len[i]] */
 	struct sym_inline *chain_items;

@@ -655,21 +655,3 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	*out = s->chain_items + s->chain_first[idx];
 	return (int)s->chain_len[idx];
 }
-
-#ifndef HAVE_ELFUTILS
-
-int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct sym_user_regs *regs,
-		    const uint8_t *stack, size_t stack_len, uint64_t *ips, int max, bool *complete)
-{
-	(void)s, (void)pid, (void)tid, (void)regs, (void)stack, (void)stack_len, (void)ips, (void)max;
-	if (complete)
-		*complete = false;
-	return -1;
-}
-
-void sym_unwind_free(struct symbolizer *s)
-{
-	(void)s;
-}
-
-#endif
