@@ -95,7 +95,6 @@ struct symbolizer {
 
 struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx);
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid);
-const struct mapping *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip);
 void sym_unwind_free(struct symbolizer *s);
 
 #endif

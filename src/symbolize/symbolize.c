@@ -505,7 +505,7 @@ uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
 	return s->threads[t].as;
 }
 
-const struct mapping *sym_find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
+static const struct mapping *find_map(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip)
 {
 	uint32_t t = findnew_thread(s, pid, tid);
 	return procmaps_space_find(&s->maps, s->threads[t].as, ip);
@@ -624,7 +624,7 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	struct sym_frame f;
 	if (sym_lookup(s, pid, tid, ip, false, &f) || !f.name)
 		return 0;
-	const struct mapping *m = sym_find_map(s, pid, tid, ip);
+	const struct mapping *m = find_map(s, pid, tid, ip);
 	if (!m)
 		return 0;
 	struct dso *d = sym_dso_loaded(s, map_dso(m));

@@ -6,8 +6,9 @@
  *     the comm ":TID" as perf does, fed by COMM/FORK/EXIT events;
  *   - address spaces (one per process, shared by its threads) made of maps
  *     [start, end) -> dso + pgoff, fed by MMAP/MMAP2 events; a new map
- *     replaces the parts of older maps it overlaps, as perf does (record
- *     follows live processes in its own model, record/procmaps.h);
+ *     replaces the parts of older maps it overlaps, as perf does (held in
+ *     addrspace/procmaps.h, the model record feeds too; DWARF samples are
+ *     unwound with record's unwinder, addrspace/unwind.h);
  *   - the kernel's map: /proc/kallsyms, or a kallsyms found by build-id in
  *     ~/.debug/[kernel.kallsyms]/ID/kallsyms;
  *   - DSOs, shared by every address space and loaded lazily on the first
