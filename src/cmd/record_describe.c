@@ -127,13 +127,29 @@ void explain_no_samples(const struct record_opts *o, const struct record_stats *
 	}
 }
 
+/* Append " ARG" as a shell would need it typed: as is when every byte is
+ * one no shell treats specially, else in single quotes (a quote inside as
+ * '\''), so "sh -c 'sleep 1; ls'" reads back as the command it ran. */
+static void append_shell_word(char *buf, size_t cap, size_t *len, const char *arg)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+%@^-";
+	if (*arg && strspn(arg, plain) == strlen(arg)) {
+		append(buf, cap, len, " %s", arg);
+		return;
+	}
+	append(buf, cap, len, " '");
+	for (const char *q; (q = strchr(arg, '\'')); arg = q + 1)
+		append(buf, cap, len, "%.*s'\\''", (int)(q - arg), arg);
+	append(buf, cap, len, "%s'", arg);
+}
+
 void describe_target(const struct record_opts *o, char *buf, size_t cap)
 {
 	size_t len = 0;
 	append(buf, cap, &len, "scorch record:");
 	if (o->command) {
 		for (char **a = o->command; *a && len < 100; a++)
-			append(buf, cap, &len, " %s", *a);
+			append_shell_word(buf, cap, &len, *a);
 		if (len >= 100 && cap > 104)
 			strcpy(buf + 100, "...");
 	} else if (o->nr_pids || o->nr_tids) {

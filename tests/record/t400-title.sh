@@ -5,13 +5,14 @@ svg_text() { sed -n "s/.*<text id=\"$2\"[^>]*>\\([^<]*\\)<.*/\\1/p" "$1"; }
 
 if [ "$perf_ok" = 1 ] || [ "$bpf_ok" = 1 ]; then
 	# run as ./burn: a long TMPDIR would make the title reach its 100-byte cut
-	(cd "$WL" && "$SCORCH" record -q -F 499 -o "$TMPDIR/title.svg" -- ./burn 0.2 '<&>' 2>"$TMPDIR/title.err")
+	# arguments a shell would need quoted are quoted as it would type them
+	(cd "$WL" && "$SCORCH" record -q -F 499 -o "$TMPDIR/title.svg" -- ./burn 0.2 '<&>' "a b's" 2>"$TMPDIR/title.err")
 	title=$(svg_text "$TMPDIR/title.svg" title)
 	sub=$(svg_text "$TMPDIR/title.svg" subtitle)
 	# the sample count the subtitle states is the root frame's
 	all=$(sed -n 's/.*<title>all (\([0-9,]*\) samples, 100%)<\/title>.*/\1/p' "$TMPDIR/title.svg")
 	host=$(hostname)
-	if [ "$title" = "scorch record: ./burn 0.2 &lt;&amp;&gt;" ] && [ -n "$all" ] &&
+	if [ "$title" = "scorch record: ./burn 0.2 '&lt;&amp;&gt;' 'a b'\\''s'" ] && [ -n "$all" ] &&
 		echo "$sub" | grep -q -E "^host $host · 20[0-9]{2}-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9] UTC · (cpu-clock|cycles) 499 Hz · [0-9]+\.[0-9] s · $all samples$"; then
 		ok "record: a graph's title and subtitle say what, where, when and how"
 	else
