@@ -367,6 +367,8 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 				o->event = RECORD_EVENT_CPU_CLOCK;
 			else if (!strcmp(optarg, "cycles"))
 				o->event = RECORD_EVENT_CYCLES;
+			else if (!record_event_known(optarg))
+				usage_error("record", "-e %s: unknown event (%s)", optarg, record_event_choices);
 			else if (record_event_parse(optarg, &o->counted))
 				rc = usage_hint("record");
 			else

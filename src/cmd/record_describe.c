@@ -232,10 +232,15 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 			st->collisions);
 	if (st->map_full)
 		fprintf(stderr, ", %" PRIu64 " with a stack lost to a full stack map", st->map_full);
-	if (st->user_samples)
-		fprintf(stderr, "; %.1f%% of user stacks reached a thread's start (%s)",
-			100.0 * (double)st->reached / (double)st->user_samples,
-			st->unwound ? "DWARF" : "frame pointers");
+	if (st->user_samples) {
+		double reached = 100.0 * (double)st->reached / (double)st->user_samples;
+		/* Asked for frame pointers and they lost most callers: say what
+		 * would find them. */
+		bool hint = !st->unwound && o->unwind == RECORD_UNWIND_FP && reached < 50.0;
+		fprintf(stderr, "; %.1f%% of user stacks reached a thread's start (%s%s)", reached,
+			st->unwound ? "DWARF" : "frame pointers",
+			hint ? "; --call-graph dwarf unwinds code built without them" : "");
+	}
 	if (st->unwound && st->bytes)
 		fprintf(stderr, ", %.1f KiB copied per sample", (double)st->bytes / 1024.0 / (double)st->unwound);
 	if (st->copy_full)

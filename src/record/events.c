@@ -30,6 +30,22 @@ static const struct sw_event sw_events[] = {
 	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "emulation faults", "hot" },
 };
 
+const char record_event_choices[] = "cpu-clock, cycles, page-faults, minor-faults, major-faults, "
+				   "context-switches, cpu-migrations, or a tracepoint SYS:NAME";
+
+static const struct sw_event *sw_event_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++)
+		if (!strcmp(name, sw_events[i].name))
+			return &sw_events[i];
+	return NULL;
+}
+
+bool record_event_known(const char *name)
+{
+	return sw_event_named(name) || strchr(name, ':');
+}
+
 /* Where tracefs may be mounted. */
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
@@ -84,19 +100,16 @@ int record_event_parse(const char *name, struct record_event_spec *spec)
 	if (strlen(name) >= sizeof(spec->name))
 		return error("-e: event name too long: '%.40s...'", name);
 	strcpy(spec->name, name);
-	for (size_t i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++) {
-		if (!strcmp(name, sw_events[i].name)) {
-			spec->type = PERF_TYPE_SOFTWARE;
-			spec->config = sw_events[i].config;
-			spec->countname = sw_events[i].countname;
-			spec->palette = sw_events[i].palette;
-			return 0;
-		}
+	const struct sw_event *sw = sw_event_named(name);
+	if (sw) {
+		spec->type = PERF_TYPE_SOFTWARE;
+		spec->config = sw->config;
+		spec->countname = sw->countname;
+		spec->palette = sw->palette;
+		return 0;
 	}
 	if (!strchr(name, ':'))
-		return error("-e %s: unknown event (cpu-clock, cycles, page-faults, minor-faults, "
-			     "major-faults, context-switches, cpu-migrations, or a tracepoint SYS:NAME)",
-			     name);
+		return error("-e %s: unknown event (%s)", name, record_event_choices);
 	spec->type = PERF_TYPE_TRACEPOINT;
 	spec->countname = "events";
 	spec->palette = "hot";

@@ -17,6 +17,15 @@ struct record_event_spec {
 	const char *palette;    /* a graph's default palette: "mem", "hot"... */
 };
 
+/* The names -e accepts, for messages: "cpu-clock, cycles, ..., or a
+ * tracepoint SYS:NAME". */
+extern const char record_event_choices[];
+
+/* Is name one of perf's software event names, or shaped as a tracepoint
+ * (SYS:NAME, checked by record_event_parse)? Prints nothing: the caller
+ * reports an unknown name as a usage error, with record_event_choices. */
+bool record_event_known(const char *name);
+
 /* Fill *spec for a software event name (perf's spellings) or a tracepoint
  * SYS:NAME (its id read from tracefs). 0, or -1 after one message. */
 int record_event_parse(const char *name, struct record_event_spec *spec);

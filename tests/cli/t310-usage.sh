@@ -36,6 +36,8 @@ usage_case "flag given a value" flamegraph "option '--inverted' doesn't allow an
 usage_case "wrong argument count" diff "needs two folded profiles" "$ut/in.folded"
 usage_case "unexpected argument" report "unexpected argument 'b'" a b
 usage_case "bad value" record "-F: frequency must be 1..100000 Hz, not '0'" -F 0 -- true
+usage_case "unknown event, with the valid ones" record \
+	"-e nosuchevent: unknown event (cpu-clock, cycles, page-faults, .*tracepoint SYS:NAME)" -e nosuchevent -- true
 usage_case "bad value" collapse "bad thread count 'x'" --threads=x
 usage_case "--script with a graph output" report "--script writes text, not a graph" \
 	--script -o "$ut/script.svg" "$ut_perfdata"

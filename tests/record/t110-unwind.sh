@@ -63,7 +63,7 @@ unwind_checks() {
 # unwind_tests BACKEND OK WHY
 unwind_tests() {
 	be=$1
-	names="stacks reach main or the thread start|leaf shares under their callers|callers through libc (qsort comparator, memcmp leaf)|recursion deeper than 127 frames reaches main|threads from their start|agrees with perf --call-graph dwarf|a stock Debian binary (xz) reaches main|fp still loses callers of code without frame pointers"
+	names="stacks reach main or the thread start|leaf shares under their callers|callers through libc (qsort comparator, memcmp leaf)|recursion deeper than 127 frames reaches main|threads from their start|agrees with perf --call-graph dwarf|a stock Debian binary (xz) reaches main|fp still loses callers of code without frame pointers|the summary suggests --call-graph dwarf after fp, not after auto"
 	why=$3
 	[ "$uw_ok" = 1 ] || why="no C compiler for the workload"
 	[ "$have_libdw" = 1 ] || why="built without elfutils (no DWARF unwinder)"
@@ -74,7 +74,7 @@ unwind_tests() {
 	out=$TMPDIR/unwind-$be
 	mkdir -p "$out"
 	# No --call-graph flag: auto is the default.
-	"$SCORCH" record --backend $be -F 499 -o "$out/u.folded" -- "$UW/unwind" 0.5 2>"$out/err"
+	"$SCORCH" record --backend $be -F 499 -o "$out/u.folded" -- "$UW/unwind" 0.5 2>"$out/auto.err"
 	unwind_checks "record $be (no flag)" "$out/u.folded"
 
 	# The same workload under perf record --call-graph dwarf, through
@@ -127,10 +127,20 @@ unwind_tests() {
 	# Frame pointers alone cannot: the same workload loses main.
 	"$SCORCH" record --backend $be --call-graph fp -F 499 -o "$out/fp.folded" -- "$UW/unwind" 0.2 2>"$out/err"
 	fpr=$(share "$out/fp.folded" ';main;phase_')
-	if [ "$fpr" -le 30 ] && grep -q "reached a thread's start (frame pointers)" "$out/err"; then
+	if [ "$fpr" -le 30 ] && grep -q "reached a thread's start (frame pointers" "$out/err"; then
 		ok "record $be (no flag): fp still loses callers of code without frame pointers"
 	else
 		not_ok "record $be (no flag): fp still loses callers of code without frame pointers" "$fpr% under main" "$(cat "$out/err")"
+	fi
+	# ... and the summary says what would find them; auto, which found
+	# them, says nothing of the kind.
+	hint="reached a thread's start (frame pointers; --call-graph dwarf unwinds code built without them);"
+	if grep -q -F "$hint" "$out/err" && ! grep -q -e '--call-graph dwarf' "$out/auto.err" &&
+		grep -q "reached a thread's start (DWARF)" "$out/auto.err"; then
+		ok "record $be (no flag): the summary suggests --call-graph dwarf after fp, not after auto"
+	else
+		not_ok "record $be (no flag): the summary suggests --call-graph dwarf after fp, not after auto" \
+			"$(cat "$out/err" "$out/auto.err")"
 	fi
 }
 
