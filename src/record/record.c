@@ -13,6 +13,7 @@
 #include "profile/frame_sites.h"
 #include "addrspace/procmaps.h"
 #include "record/symbols.h"
+#include "symbolize/symbolize.h" /* struct sym_inline */
 #include "addrspace/unwind.h"
 
 #include <inttypes.h>
@@ -46,6 +47,7 @@ struct rstack {
 	uint64_t ns;                 /* --off-cpu/--wall: time this stack stands for */
 	uint32_t pid, tid, cpu, comm;
 	uint32_t nr_user, nr_kernel;
+	uint32_t nr_dwarf;           /* leading user frames unwound with DWARF */
 	/* --wakers: who woke the thread; its user part, then its kernel
 	 * part, follow the thread's frames (leaf first too). */
 	uint32_t waker_pid, waker_comm, nr_waker_user, nr_waker_kernel;
@@ -92,8 +94,11 @@ struct recorder {
 	struct hashmap named;       /* user ref -> index in names, or NAMED_LATER */
 	struct user_name {
 		const char *name, *module; /* owned by user_syms */
+		uint32_t inlines, nr_inlines; /* a DWARF frame's expansion, in inlines */
 	} *names;
 	size_t nr_names, alloc_names;
+	struct sym_inline *inlines; /* names owned by user_syms, innermost first */
+	size_t nr_inlines, alloc_inlines;
 	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
 	size_t nr_unwound_alloc;
 	uint64_t nr_unwound;        /* samples unwound with DWARF */
@@ -206,6 +211,7 @@ static void recorder_release(struct recorder *r)
 	free(r->scratch);
 	free(r->events);
 	free(r->unwound);
+	free(r->inlines);
 	unwinder_free(r->unwinder);
 	symbols_free(r->user_syms);
 	hashmap_release(&r->named);
@@ -246,19 +252,39 @@ static const struct symbols_map *user_map(const struct recorder *r, const struct
  * sampling (JIT maps are read at the end: they grow as code is made). */
 enum { NAMED_LATER = UINT32_MAX - 1 };
 
-static bool preload_user(struct recorder *r, uint32_t pid, uint64_t ref) /* false: named at the end */
+/* The key of a DWARF-unwound frame in the named and user_cache maps:
+ * perf expands the inlined functions of those frames only (refs use
+ * bits 0-62). */
+#define DWARF_FRAME_KEY (1ull << 63)
+
+/* A DWARF-unwound frame's inlined functions, as report expands them:
+ * copied into r->inlines (the symbolizer's array moves). */
+static void note_inlines(struct recorder *r, const struct symbols_map *sm, struct user_name *un)
+{
+	const struct sym_inline *chain;
+	int n = symbols_user_inlines(r->user_syms, sm, sm->addr, &chain);
+	un->inlines = (uint32_t)r->nr_inlines;
+	un->nr_inlines = n > 0 ? (uint32_t)n : 0;
+	VEC_GROW(r->inlines, r->nr_inlines + un->nr_inlines, r->alloc_inlines);
+	for (uint32_t i = 0; i < un->nr_inlines; i++)
+		r->inlines[r->nr_inlines++] = chain[i];
+}
+
+static bool preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dwarf) /* false: named at the end */
 {
 	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
 	bool inserted;
 	if (!m)
 		return true;
-	uint32_t *slot = hashmap_upsert(&r->named, ref, NAMED_LATER, &inserted);
+	uint32_t *slot = hashmap_upsert(&r->named, dwarf ? ref | DWARF_FRAME_KEY : ref, NAMED_LATER, &inserted);
 	if (!inserted)
 		return *slot != NAMED_LATER;
 	struct symbols_map sm;
-	struct user_name un;
+	struct user_name un = { 0 };
 	if (!symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module))
 		return false;
+	if (dwarf)
+		note_inlines(r, &sm, &un);
 	VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
 	r->names[r->nr_names] = un;
 	*slot = (uint32_t)r->nr_names++;
@@ -371,7 +397,8 @@ static bool same_stack(const struct recorder *r, const struct rstack *s, const s
 		       const uint64_t *frames)
 {
 	return s->pid == k->pid && s->tid == k->tid && s->cpu == k->cpu && s->comm == k->comm &&
-	       s->nr_user == k->nr_user && s->nr_kernel == k->nr_kernel && s->flags == k->flags &&
+	       s->nr_user == k->nr_user && s->nr_kernel == k->nr_kernel && s->nr_dwarf == k->nr_dwarf &&
+	       s->flags == k->flags &&
 	       s->waker_pid == k->waker_pid && s->waker_comm == k->waker_comm &&
 	       s->nr_waker_user == k->nr_waker_user && s->nr_waker_kernel == k->nr_waker_kernel &&
 	       (!rstack_frames(k) || !memcmp(r->frames + s->frames, frames, rstack_frames(k) * sizeof(uint64_t)));
@@ -408,6 +435,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	const uint64_t *user = smp->user;
 	uint32_t nr_user = o->kernel_only ? 0 : smp->nr_user;
 	bool complete = false, user_truncated = smp->user_truncated;
+	uint32_t nr_dwarf = 0;
 	if ((nr_user || smp->regs_abi) && smp->pid && !procmaps_was_read(&r->maps, smp->pid))
 		procmaps_read(&r->maps, smp->pid);
 	if (r->unwinder && smp->regs_abi && smp->pid && !o->kernel_only) {
@@ -424,6 +452,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 			nr_user = complete ? (uint32_t)n
 					   : join_chains(r->unwound, (uint32_t)n, smp->user, smp->nr_user, limit);
 			user = r->unwound;
+			nr_dwarf = (uint32_t)n;
 			user_truncated = !complete && (nr_user >= limit || (nr_user > (uint32_t)n && smp->user_truncated));
 		}
 	}
@@ -436,6 +465,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	k.comm = smp->comm ? intern_comm(r, smp->comm) : comm_of(r, smp->pid, smp->tid);
 	k.nr_user = nr_user;
 	k.nr_kernel = nr_kernel;
+	k.nr_dwarf = nr_dwarf < nr_user ? nr_dwarf : nr_user;
 	k.flags = (smp->user_missing && !o->kernel_only ? STACK_USER_MISSING : 0) |
 		  (smp->kernel_missing && !o->user_only ? STACK_KERNEL_MISSING : 0) |
 		  (user_truncated && !o->kernel_only ? STACK_USER_TRUNCATED : 0) |
@@ -474,7 +504,8 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	}
 
 	uint64_t h = n ? hash_bytes(r->scratch, n * sizeof(uint64_t)) : 0;
-	h = hash_mix(h ^ ((uint64_t)k.pid << 32 | k.tid), hash_u64((uint64_t)k.cpu << 32 | k.comm) ^ k.flags);
+	h = hash_mix(h ^ ((uint64_t)k.pid << 32 | k.tid),
+		     hash_u64((uint64_t)k.cpu << 32 | k.comm) ^ k.flags ^ (uint64_t)k.nr_dwarf << 32);
 	if (w)
 		h = hash_mix(h, (uint64_t)k.waker_pid << 32 | k.waker_comm);
 	k.hash = h;
@@ -492,7 +523,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 			VEC_GROW(r->stacks, r->nr_stacks + 1, r->alloc_stacks);
 			idx = r->nr_stacks++;
 			for (uint32_t i = 0; i < nr_user; i++)
-				k.later |= !preload_user(r, smp->pid, r->scratch[i]);
+				k.later |= !preload_user(r, smp->pid, r->scratch[i], i < k.nr_dwarf);
 			r->stacks[idx] = k;
 			build_ready(r);
 			break;
@@ -560,27 +591,28 @@ struct builder {
 	bool java;                   /* the stack's process name starts with "java" */
 };
 
-/* The names of the frame perf script prints as "SYMBOL (MODULE)", cached
- * under key in cache (not for Java processes, whose names differ). */
-static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, uint64_t key,
-				     const char *symbol, const char *module)
+/* Append the names of the frame perf script prints as "SYMBOL (MODULE)"
+ * to b->seq; returns how many. */
+static uint32_t append_names(struct builder *b, const char *symbol, const char *module)
 {
-	uint32_t idx;
-	if (!b->java && hashmap_get(cache, key, &idx))
-		return b->seqs[idx];
 	const struct record_opts *o = b->r->opts;
 	struct frame_opts fo = { .kernel = o->annotate_kernel, .jit = o->annotate_jit, .java = b->java };
 	struct frame_fields fr = { .symbol = symbol, .module = module };
-	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
 	b->parts.len = b->parts.nr = 0;
-	if (frame_names_of(&fr, &fo, &b->parts, &b->line, &b->line_alloc)) {
-		for (size_t i = 0; i < b->parts.nr; i++) {
-			struct frame_slice part = frame_part(&b->parts, i);
-			VEC_GROW(b->seq, b->nr_seq + 1, b->seq_alloc);
-			b->seq[b->nr_seq++] = profile_sym(b->p, part.s, part.n);
-		}
-		fs.count = (uint32_t)b->parts.nr;
+	if (!frame_names_of(&fr, &fo, &b->parts, &b->line, &b->line_alloc))
+		return 0;
+	for (size_t i = 0; i < b->parts.nr; i++) {
+		struct frame_slice part = frame_part(&b->parts, i);
+		VEC_GROW(b->seq, b->nr_seq + 1, b->seq_alloc);
+		b->seq[b->nr_seq++] = profile_sym(b->p, part.s, part.n);
 	}
+	return (uint32_t)b->parts.nr;
+}
+
+/* Remember fs under key in cache (not for Java processes, whose names
+ * differ). */
+static void cache_seq(struct builder *b, struct hashmap *cache, uint64_t key, struct frame_seq fs)
+{
 	if (!b->java) {
 		VEC_GROW(b->seqs, b->nr_seqs + 1, b->seqs_alloc);
 		b->seqs[b->nr_seqs] = fs;
@@ -588,29 +620,82 @@ static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, u
 		*hashmap_upsert(cache, key, (uint32_t)b->nr_seqs, &inserted) = (uint32_t)b->nr_seqs;
 		b->nr_seqs++;
 	}
+}
+
+/* The names of the frame perf script prints as "SYMBOL (MODULE)", cached
+ * under key in cache. */
+static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, uint64_t key,
+				     const char *symbol, const char *module)
+{
+	uint32_t idx;
+	if (!b->java && hashmap_get(cache, key, &idx))
+		return b->seqs[idx];
+	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
+	fs.count = append_names(b, symbol, module);
+	cache_seq(b, cache, key, fs);
 	return fs;
 }
 
-static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref)
+/* A DWARF-unwound frame whose inlined functions perf expands: one frame
+ * per function, outermost first, each named as perf script prints it
+ * ("FUNC (inlined)" for the inlined ones). The names of the frame's own
+ * symbol are *own. */
+static struct frame_seq inlined_seq_of(struct builder *b, uint64_t key, const struct user_name *un,
+				       struct frame_seq *own)
 {
-	const struct mapping *m = procmaps_ref_mapping(&b->r->maps, ref);
-	const char *name = NULL, *module = "[unknown]";
+	uint32_t idx;
+	if (!b->java && hashmap_get(&b->user_cache, key, &idx)) {
+		*own = b->seqs[idx + 1];
+		return b->seqs[idx];
+	}
+	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
+	*own = (struct frame_seq){ fs.first, 0 };
+	for (uint32_t i = un->nr_inlines; i-- > 0;) {
+		const struct sym_inline *it = &b->r->inlines[un->inlines + i];
+		uint32_t first = (uint32_t)b->nr_seq;
+		uint32_t n = append_names(b, it->name, it->inlined ? "inlined" : un->module);
+		if (!it->inlined)
+			*own = (struct frame_seq){ first, n };
+		fs.count += n;
+	}
+	if (!b->java) {
+		cache_seq(b, &b->user_cache, key, fs);
+		VEC_GROW(b->seqs, b->nr_seqs + 1, b->seqs_alloc);
+		b->seqs[b->nr_seqs++] = *own; /* right after fs's entry */
+	}
+	return fs;
+}
+
+
+/* dwarf: the frame was unwound with DWARF (its inlined functions are
+ * expanded, as perf and report do for such frames). */
+static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref, bool dwarf)
+{
+	struct recorder *r = b->r;
+	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
+	uint64_t key = dwarf ? ref | DWARF_FRAME_KEY : ref;
+	struct user_name un = { NULL, "[unknown]", 0, 0 };
 	uint32_t at;
-	if (m && hashmap_get(&b->r->named, ref, &at) && at != NAMED_LATER) {
-		name = b->r->names[at].name; /* named while sampling */
-		module = b->r->names[at].module;
+	if (m && hashmap_get(&r->named, key, &at) && at != NAMED_LATER) {
+		un = r->names[at]; /* named while sampling */
 	} else if (m) {
 		struct symbols_map sm;
-		user_map(b->r, m, pid, ref, &sm);
-		name = symbols_user(b->r->user_syms, &sm, sm.addr, &module);
+		user_map(r, m, pid, ref, &sm);
+		un.name = symbols_user(r->user_syms, &sm, sm.addr, &un.module);
+		if (dwarf)
+			note_inlines(r, &sm, &un);
 	}
-	struct frame_seq fs = frame_seq_of(b, &b->user_cache, ref, name ? name : "[unknown]", module);
-	if (b->r->opts->sites && m) {
+	struct frame_seq own, fs;
+	if (un.nr_inlines)
+		fs = inlined_seq_of(b, key, &un, &own);
+	else
+		own = fs = frame_seq_of(b, &b->user_cache, key, un.name ? un.name : "[unknown]", un.module);
+	if (r->opts->sites && m) {
 		/* file offset in the module, or the address for JIT code */
 		uint64_t off = procmaps_ref_offset(ref);
-		uint64_t addr = frame_sites_runtime_module(module) ? m->start + off : m->pgoff + off;
-		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id,
-				     b->r->user_syms);
+		uint64_t addr = frame_sites_runtime_module(un.module) ? m->start + off : m->pgoff + off;
+		frame_sites_note_dso(b->p, un.module, addr, b->seq + own.first, own.count, symbols_build_id,
+				     r->user_syms);
 	}
 	return fs;
 }
@@ -707,7 +792,7 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 	if (s->nr_user) {
 		/* A chain that ends anywhere but at a thread's start broke
 		 * there: say so with an [unknown] caller. */
-		struct frame_seq outer = user_frame(b, s->pid, f[s->nr_user - 1]);
+		struct frame_seq outer = user_frame(b, s->pid, f[s->nr_user - 1], s->nr_user <= s->nr_dwarf);
 		const char *name = outer.count ? strpool_str(&p->names, b->seq[outer.first]) : "";
 		s->has_user = true;
 		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
@@ -716,7 +801,7 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 			node = profile_push_str(p, node, "[unknown]", 9);
 	}
 	for (uint32_t i = s->nr_user; i-- > 0;)
-		node = push_seq(b, node, user_frame(b, s->pid, f[i]));
+		node = push_seq(b, node, user_frame(b, s->pid, f[i], i < s->nr_dwarf));
 	if (s->flags & STACK_KERNEL_TRUNCATED)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_KERNEL_MISSING)
@@ -745,7 +830,7 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 		}
 		/* From an interrupt, what it interrupted did not wake anyone. */
 		for (uint32_t i = 0; i < s->nr_waker_user && !irq; i++)
-			node = push_seq_reversed(b, node, user_frame(b, s->waker_pid, w[i]));
+			node = push_seq_reversed(b, node, user_frame(b, s->waker_pid, w[i], false));
 		const char *waker = irq ? "[interrupt]" : strpool_str(&b->r->comms, s->waker_comm);
 		node = profile_push_str(p, node, waker, strlen(waker));
 	}

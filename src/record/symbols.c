@@ -72,11 +72,11 @@ static bool anonymous(const char *path)
 	return perf_map_named(path) || !strncmp(path, "/memfd:", 7);
 }
 
-const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
-			 const char **module)
+/* The symbolizer's address space for m, given m's mapping at first use:
+ * JIT code is looked up in /tmp/perf-PID.map of its own process;
+ * everything else in an address space holding just this mapping. */
+static int32_t user_space(struct symbols *s, const struct symbols_map *m)
 {
-	/* JIT code is looked up in /tmp/perf-PID.map of its own process;
-	 * everything else in an address space holding just this mapping. */
 	int32_t as = anonymous(m->path) ? (int32_t)m->pid : (int32_t)(FAKE_PID_BASE + m->id);
 	bool inserted;
 	hashmap_upsert(&s->fed, m->id, 1, &inserted);
@@ -91,12 +91,26 @@ const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_
 		mm.filename = anonymous(m->path) ? "//anon" : m->path;
 		sym_mmap(s->sym, &mm);
 	}
+	return as;
+}
+
+const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
+			 const char **module)
+{
+	int32_t as = user_space(s, m);
 	struct sym_frame f;
 	int unknown = sym_lookup(s->sym, as, as, addr, false, &f);
 	/* An anonymous mapping is named as perf names it ("/tmp/perf-PID.map",
 	 * found or not); a file mapping keeps its path. */
 	*module = f.have_map && perf_map_named(m->path) ? f.dso : m->path;
 	return unknown ? NULL : f.name;
+}
+
+int symbols_user_inlines(struct symbols *s, const struct symbols_map *m, uint64_t addr,
+			 const struct sym_inline **chain)
+{
+	int32_t as = user_space(s, m);
+	return sym_inline_chain(s->sym, as, as, addr, chain);
 }
 
 size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20])

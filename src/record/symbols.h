@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 struct symbols;
+struct sym_inline;
 
 struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
@@ -41,6 +42,12 @@ size_t symbols_build_id(void *symbols, const char *module, uint8_t id[20]);
  * anonymous mapping (JIT code). */
 const char *symbols_user(struct symbols *s, const struct symbols_map *m, uint64_t addr,
 			 const char **module);
+/* perf's expansion of the inlined functions at addr in m, which it applies
+ * to DWARF-unwound frames only (report's: sym_inline_chain, through the
+ * libdw engine, cached per address): *chain gets the names innermost
+ * first, valid until the next call; returns how many (0: no expansion). */
+int symbols_user_inlines(struct symbols *s, const struct symbols_map *m, uint64_t addr,
+			 const struct sym_inline **chain);
 /* Name m->addr now, reading the symbols of m's file at its first use (as
  * symbols_user does); false for JIT code, which is left for the end, when
  * its perf map file is complete. */

@@ -1,0 +1,48 @@
+# DWARF-unwound user frames are named as perf names them: perf (6.1,
+# unwind_entry/append_inlines) expands the inlined functions of the frames
+# it unwound with DWARF, and scorch report does the same; record must too.
+# A stock Debian gzip (no frame pointers) runs through libc's start code,
+# where glibc 2.36's __libc_start_main is the symbol of code whose DWARF
+# says __libc_start_main_impl: perf script and report print the latter.
+# The expectation is perf record --call-graph dwarf + scorch report on the
+# same command.
+
+# root_chains FILE: the distinct chains from the process name down to
+# __libc_start_call_main (the thread start to main's caller).
+root_chains() {
+	sed -n 's/^\(gzip;.*;__libc_start_call_main\);.*/\1/p' "$1" | sort -u
+}
+
+for be in perf bpf; do
+	eval "be_ok=\$${be}_ok be_why=\$${be}_why"
+	name="record $be --call-graph dwarf: DWARF frames named as perf record --call-graph dwarf + report"
+	if [ "$be_ok" != 1 ]; then
+		skip "$name" "$be_why"
+		continue
+	fi
+	if ! command -v gzip >/dev/null 2>&1 || ! command -v perf >/dev/null 2>&1 ||
+		! grep -q 'elfutils=y' "$BUILD/features" 2>/dev/null; then
+		skip "$name" "needs gzip, perf and a build with elfutils"
+		continue
+	fi
+	out=$TMPDIR/inline-$be
+	mkdir -p "$out"
+	[ -f "$out/../inline.txt" ] ||
+		awk 'BEGIN { srand(11); for (i = 0; i < 150000; i++) printf "%d %x\n", rand() * 1e9, rand() * 1e12 }' \
+			>"$out/../inline.txt"
+	"$SCORCH" record --backend $be --call-graph dwarf -F 499 -o "$out/r.folded" -- \
+		gzip -9 -c "$out/../inline.txt" >/dev/null 2>"$out/err"
+	if ! perf record -q -F 499 --call-graph dwarf -o "$out/p.data" -- gzip -9 -c "$out/../inline.txt" \
+		>/dev/null 2>&1 || ! "$SCORCH" report -i "$out/p.data" >"$out/p.folded" 2>/dev/null; then
+		skip "$name" "perf record --call-graph dwarf did not run"
+		continue
+	fi
+	root_chains "$out/r.folded" >"$out/r.chains"
+	root_chains "$out/p.folded" >"$out/p.chains"
+	if [ -s "$out/p.chains" ] && cmp -s "$out/r.chains" "$out/p.chains"; then
+		ok "$name"
+	else
+		not_ok "$name" "chains from the thread start differ (record, then perf + report):" \
+			"$(cat "$out/r.chains")" "$(cat "$out/p.chains")" "$(cat "$out/err")"
+	fi
+done
