@@ -29,11 +29,31 @@ struct learnt_name {
 	const char *renamed; /* NULL: keeps its DWARF name */
 };
 
+/* One candidate of a symbol table for elf_find_function: a function or
+ * untyped symbol with a name, the STT_FILE before it in the table, and its
+ * place in the table (ties are decided in table order). */
+struct table_sym {
+	uint64_t value, size;
+	size_t shndx, order;
+	const char *name, *file;
+	bool func;
+};
+
+/* A symbol table's candidates sorted by (section, value, table order),
+ * built the first time the table is asked (a linear scan per address
+ * made report --inline take minutes on a system-wide capture). */
+struct sym_index {
+	bool built;
+	struct table_sym *syms;
+	size_t n;
+};
+
 struct a2l_module {
 	char *path;
 	int fd, debug_fd;
 	Elf *elf, *debug_elf; /* the file; its separate debug file, or NULL */
 	Dwarf *dw;
+	struct sym_index symtab, debug_symtab, dynsym; /* of elf, debug_elf, elf */
 	struct hashmap learnt; /* function DIE offset -> index into names */
 	struct learnt_name *names;
 	size_t nr_names, names_alloc;
@@ -90,6 +110,9 @@ void inline_resolver_free(struct inline_resolver *r)
 		if (r->mods[i].debug_fd >= 0)
 			close(r->mods[i].debug_fd);
 		hashmap_release(&r->mods[i].learnt);
+		free(r->mods[i].symtab.syms);
+		free(r->mods[i].debug_symtab.syms);
+		free(r->mods[i].dynsym.syms);
 		free(r->mods[i].names);
 		free(r->mods[i].path);
 	}
@@ -199,6 +222,7 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 	m->elf = m->debug_elf = NULL;
 	m->debug_fd = -1;
 	m->dw = NULL;
+	m->symtab = m->debug_symtab = m->dynsym = (struct sym_index){ 0 };
 	hashmap_init(&m->learnt);
 	m->names = NULL;
 	m->nr_names = m->names_alloc = 0;
@@ -382,12 +406,20 @@ static bool better_fit(bool have, uint64_t best_value, uint64_t best_size, bool 
 	return size < best_size;
 }
 
-/* The symbol binutils' elf_find_function names addr with, from the symbol
- * table of type `type` in elf (functions and untyped symbols of section
- * shndx), with the STT_FILE before it. */
-static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t addr, const char **name,
-			   const char **file, uint64_t *value)
+static int table_sym_cmp(const void *a, const void *b)
 {
+	const struct table_sym *x = a, *y = b;
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The first table of type `type` in elf with contents, as its candidates. */
+static void build_sym_index(Elf *elf, Elf64_Word type, struct sym_index *ix)
+{
+	ix->built = true;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -396,10 +428,8 @@ static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t add
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (!data || !sh.sh_entsize)
 			continue;
-		size_t n = sh.sh_size / sh.sh_entsize;
-		const char *best = NULL, *best_file = NULL, *cur_file = NULL;
-		uint64_t best_value = 0, best_size = 0;
-		bool best_func = false;
+		size_t n = sh.sh_size / sh.sh_entsize, alloc = 0;
+		const char *cur_file = NULL;
 		for (size_t i = 1; i < n; i++) {
 			GElf_Sym sym;
 			if (!gelf_getsym(data, (int)i, &sym))
@@ -410,28 +440,56 @@ static bool table_function(Elf *elf, Elf64_Word type, size_t shndx, uint64_t add
 				cur_file = nm;
 				continue;
 			}
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE) || sym.st_shndx != shndx ||
-			    !nm || !*nm)
+			if ((t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE) || !nm || !*nm)
 				continue;
-			bool func = t != STT_NOTYPE;
-			if (better_fit(best != NULL, best_value, best_size, best_func, sym.st_value, sym.st_size,
-				       func, addr)) {
-				best = nm;
-				best_value = sym.st_value;
-				best_size = sym.st_size;
-				best_func = func;
-				best_file = cur_file;
-			}
+			VEC_GROW(ix->syms, ix->n + 1, alloc);
+			ix->syms[ix->n++] = (struct table_sym){ sym.st_value, sym.st_size, sym.st_shndx, i,
+								nm, cur_file, t != STT_NOTYPE };
 		}
-		if (best) {
-			*name = best;
-			*file = best_file;
-			*value = best_value;
-			return true;
-		}
-		return false;
+		if (ix->n > 1)
+			qsort(ix->syms, ix->n, sizeof(*ix->syms), table_sym_cmp);
+		return;
 	}
-	return false;
+}
+
+/* The symbol binutils' elf_find_function names addr with, from the symbol
+ * table of type `type` in elf (functions and untyped symbols of section
+ * shndx), with the STT_FILE before it. binutils scans the whole table
+ * keeping the better_fit; only the symbols at the greatest value not above
+ * addr can win, and among them the scan's choice is the same when they are
+ * taken in table order, so the index is searched for them. */
+static bool table_function(Elf *elf, Elf64_Word type, struct sym_index *ix, size_t shndx, uint64_t addr,
+			   const char **name, const char **file, uint64_t *value)
+{
+	if (!ix->built)
+		build_sym_index(elf, type, ix);
+	/* the first symbol after (shndx, addr) */
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct table_sym *s = &ix->syms[mid];
+		if (s->shndx < shndx || (s->shndx == shndx && s->value <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || ix->syms[lo - 1].shndx != shndx)
+		return false;
+	uint64_t top = ix->syms[lo - 1].value;
+	size_t first = lo - 1;
+	while (first > 0 && ix->syms[first - 1].shndx == shndx && ix->syms[first - 1].value == top)
+		first--;
+	const struct table_sym *best = NULL;
+	for (size_t i = first; i < lo; i++) {
+		const struct table_sym *s = &ix->syms[i];
+		if (better_fit(best != NULL, best ? best->value : 0, best ? best->size : 0, best && best->func,
+			       s->value, s->size, s->func, addr))
+			best = s;
+	}
+	*name = best->name;
+	*file = best->file;
+	*value = best->value;
+	return true;
 }
 
 /* A function's address ranges as binutils keeps them (arange_add): empty
@@ -515,12 +573,13 @@ static bool last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fd, uint64_t addr, D
 
 /* The function binutils names for addr from the symbol tables: the
  * file's .symtab, else its separate debug file's, else its .dynsym. */
-static bool symbol_function(const struct a2l_module *m, size_t shndx, uint64_t addr, const char **name,
+static bool symbol_function(struct a2l_module *m, size_t shndx, uint64_t addr, const char **name,
 			    const char **file, uint64_t *value)
 {
-	return table_function(m->elf, SHT_SYMTAB, shndx, addr, name, file, value) ||
-	       (m->debug_elf && table_function(m->debug_elf, SHT_SYMTAB, shndx, addr, name, file, value)) ||
-	       table_function(m->elf, SHT_DYNSYM, shndx, addr, name, file, value);
+	return table_function(m->elf, SHT_SYMTAB, &m->symtab, shndx, addr, name, file, value) ||
+	       (m->debug_elf &&
+		table_function(m->debug_elf, SHT_SYMTAB, &m->debug_symtab, shndx, addr, name, file, value)) ||
+	       table_function(m->elf, SHT_DYNSYM, &m->dynsym, shndx, addr, name, file, value);
 }
 
 /* The name binutils gives the function that fits addr best: its DWARF
