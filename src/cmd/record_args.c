@@ -124,6 +124,9 @@ const char record_usage[] =
 	"      --kernel            annotate kernel frames with _[k] (collapse --kernel)\n"
 	"      --jit               annotate JIT frames (/tmp/perf-PID.map) with _[j]\n"
 	"                          (collapse --jit)\n"
+	"      --no-inline         no inlined-function frames in DWARF-unwound stacks\n"
+	"                          (by default they are expanded as perf script and\n"
+	"                          'scorch report' do; the expansion costs CPU)\n"
 	"      --per-cpu           a \"CPU N\" frame at the root of each stack\n"
 	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
 	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
@@ -160,6 +163,7 @@ enum {
 	OPT_ANNOTATE_TID,
 	OPT_KERNEL,
 	OPT_JIT,
+	OPT_NO_INLINE,
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
@@ -198,6 +202,7 @@ static const struct option own_opts[] = {
 	{ "annotate-tid", no_argument, NULL, OPT_ANNOTATE_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
@@ -420,6 +425,9 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 			break;
 		case OPT_JIT:
 			o->annotate_jit = true;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
 			break;
 		case OPT_PER_CPU:
 			o->per_cpu = true;

@@ -283,7 +283,7 @@ static bool preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dw
 	struct user_name un = { 0 };
 	if (!symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module))
 		return false;
-	if (dwarf)
+	if (dwarf && !r->opts->no_inline)
 		note_inlines(r, &sm, &un);
 	VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
 	r->names[r->nr_names] = un;

@@ -126,6 +126,7 @@ struct record_opts {
 	bool per_cpu;         /* a "CPU N" frame at the root */
 	bool keep_order;      /* keep sample order (flame charts; perf backend) */
 	bool annotate_pid, annotate_tid, annotate_kernel, annotate_jit;
+	bool no_inline;       /* no inlined-function frames for DWARF-unwound frames */
 	bool sites;           /* note frames' modules, build-ids and addresses
 				 (profile/frame_sites.h), for pprof output */
 	enum record_backend backend;

@@ -46,3 +46,27 @@ for be in perf bpf; do
 			"$(cat "$out/r.chains")" "$(cat "$out/p.chains")" "$(cat "$out/err")"
 	fi
 done
+
+# --no-inline (as report's): the same frames without their inlined
+# functions, so the same chains as report --no-inline of the perf capture.
+for be in perf bpf; do
+	eval "be_ok=\$${be}_ok be_why=\$${be}_why"
+	name="record $be --no-inline: DWARF frames named as report --no-inline names them"
+	out=$TMPDIR/inline-$be
+	if [ "$be_ok" != 1 ] || [ ! -f "$out/p.data" ]; then
+		skip "$name" "${be_why:-no perf capture from the test above}"
+		continue
+	fi
+	"$SCORCH" record --backend $be --call-graph dwarf --no-inline -F 499 -o "$out/rn.folded" -- \
+		gzip -9 -c "$out/../inline.txt" >/dev/null 2>"$out/errn"
+	"$SCORCH" report --no-inline -i "$out/p.data" >"$out/pn.folded" 2>/dev/null
+	root_chains "$out/rn.folded" >"$out/rn.chains"
+	root_chains "$out/pn.folded" >"$out/pn.chains"
+	if [ -s "$out/pn.chains" ] && cmp -s "$out/rn.chains" "$out/pn.chains" &&
+		! cmp -s "$out/rn.chains" "$out/r.chains"; then
+		ok "$name"
+	else
+		not_ok "$name" "chains (record --no-inline, report --no-inline, record):" \
+			"$(cat "$out/rn.chains")" "$(cat "$out/pn.chains")" "$(cat "$out/r.chains")" "$(cat "$out/errn")"
+	fi
+done
