@@ -31,7 +31,7 @@ for be in perf bpf; do
 	# bcc's -U (user stacks only) and -K (kernel stacks only).
 	"$SCORCH" record -q --backend $be --kernel -U -F 199 -o "$TMPDIR/U.folded" -- "$WL/syscalls" 0.3 2>/dev/null
 	"$SCORCH" record -q --backend $be --kernel -K -F 199 -o "$TMPDIR/K.folded" -- "$WL/syscalls" 0.3 2>/dev/null
-	if [ -s "$TMPDIR/U.folded" ] && ! grep -q '_\[k\]' "$TMPDIR/U.folded" && grep -q ';main' "$TMPDIR/U.folded" &&
+	if [ -s "$TMPDIR/U.folded" ] && ! has_kernel_frames "$TMPDIR/U.folded" && grep -q ';main' "$TMPDIR/U.folded" &&
 		[ -s "$TMPDIR/K.folded" ] && ! grep -q ';main' "$TMPDIR/K.folded" && grep -q '_\[k\]' "$TMPDIR/K.folded"; then
 		ok "record $be: -U and -K"
 	else
