@@ -28,6 +28,7 @@ void symtab_release(struct symtab *t)
 	free(t->erased);
 	free(t->dead);
 	free(t->sorted);
+	free(t->by_start);
 	free(t->starts);
 	free(t->memo);
 	free(t->contested);
@@ -120,6 +121,19 @@ static void insert_color(struct symtab *t, uint32_t node)
 	}
 }
 
+/* Insert n as a leaf under parent (NIL: as the root) on side d. */
+static void tree_link(struct symtab *t, uint32_t n, uint32_t parent, unsigned d)
+{
+	t->rb[n] = (struct rb_links){ t->v[n].start, t->v[n].end, parent, { NIL, NIL }, 0 };
+	if (parent == NIL)
+		t->root = n;
+	else
+		t->rb[parent].child[d] = n;
+	insert_color(t, n);
+	t->live++;
+}
+
+/* perf's insert: descend from the root, equal starts to the right. */
 static void tree_insert(struct symtab *t, uint32_t n)
 {
 	uint64_t key = t->v[n].start;
@@ -130,13 +144,46 @@ static void tree_insert(struct symtab *t, uint32_t n)
 		d = !(key < t->rb[cur].start);
 		cur = t->rb[cur].child[d];
 	}
-	t->rb[n] = (struct rb_links){ key, t->v[n].end, parent, { NIL, NIL }, 0 };
-	if (parent == NIL)
-		t->root = n;
-	else
-		t->rb[parent].child[d] = n;
-	insert_color(t, n);
-	t->live++;
+	tree_link(t, n, parent, d);
+}
+
+/* The same inserts of symbols 0 .. n-1 in order, without the descents.
+ * The descent puts a new node between its neighbours among the nodes
+ * already in the tree (by start, then insertion order): under the one
+ * before it when that one has no right child, else under the one after
+ * it (which then has no left child). Those neighbours at insertion time
+ * are, in the final order by_start, the nearest earlier and later
+ * entries inserted before it: found for all in one pass each way. */
+static void tree_insert_all(struct symtab *t, const uint32_t *by_start, size_t n)
+{
+	uint32_t *before = xmalloc((n ? n : 1) * sizeof(*before));
+	uint32_t *after = xmalloc((n ? n : 1) * sizeof(*after));
+	uint32_t *stack = xmalloc((n ? n : 1) * sizeof(*stack));
+	size_t depth = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = by_start[k];
+		while (depth && stack[depth - 1] > i)
+			depth--;
+		before[i] = depth ? stack[depth - 1] : NIL;
+		stack[depth++] = i;
+	}
+	depth = 0;
+	for (size_t k = n; k-- > 0;) {
+		uint32_t i = by_start[k];
+		while (depth && stack[depth - 1] > i)
+			depth--;
+		after[i] = depth ? stack[depth - 1] : NIL;
+		stack[depth++] = i;
+	}
+	free(stack);
+	for (uint32_t i = 0; i < n; i++) {
+		if (before[i] != NIL && t->rb[before[i]].child[1] == NIL)
+			tree_link(t, i, before[i], 1);
+		else
+			tree_link(t, i, after[i], 0);
+	}
+	free(before);
+	free(after);
 }
 
 static void erase_color(struct symtab *t, uint32_t parent)
@@ -588,14 +635,17 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 			add_group(t, ord + i, (uint32_t)(j - i));
 		i = j;
 	}
-	/* keep the survivors' order for lookups */
+	/* keep the survivors' order for lookups, and everyone's for the tree */
+	uint32_t *live = xmalloc(n * sizeof(*live));
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!t->dead[ord[i]])
-			ord[w++] = ord[i];
+			live[w++] = ord[i];
 	free(t->sorted);
-	t->sorted = ord;
+	t->sorted = live;
 	t->nr_sorted = w;
+	free(t->by_start);
+	t->by_start = ord;
 }
 
 /* Survivors of the fix-up plus symbols added after it, by start. */
@@ -686,8 +736,14 @@ static void build_tree(struct symtab *t)
 {
 	t->rb = xmalloc((t->nr ? t->nr : 1) * sizeof(*t->rb));
 	size_t upto = t->finished ? t->nr_at_finish : t->nr;
-	for (size_t i = 0; i < upto; i++)
-		tree_insert(t, (uint32_t)i);
+	if (t->finished) {
+		tree_insert_all(t, t->by_start, upto);
+	} else {
+		size_t n;
+		uint32_t *by_start = sorted_range(t, 0, upto, &n);
+		tree_insert_all(t, by_start, n);
+		free(by_start);
+	}
 	t->nr_erased = 0;
 	for (size_t i = 0; i < t->nr_groups; i++) {
 		uint32_t survivor = run_group(t, &t->groups[i], true);

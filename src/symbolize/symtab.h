@@ -68,6 +68,8 @@ struct symtab {
 	/* lookup structure, (re)built on the first lookup after a change */
 	bool prepared, tree_built;
 	uint32_t *sorted;         /* survivors by start */
+	uint32_t *by_start;       /* all symbols at the fix-up by start, ties in
+				     insertion order (the tree's first inserts) */
 	uint64_t *starts;         /* their starts (searched: contiguous) */
 	size_t nr_sorted;
 	uint64_t *contested;      /* [start, end) pairs where symbols overlap */

@@ -31,6 +31,21 @@ static size_t count_nodes(const struct symtab *t, uint32_t n)
 	return n == NIL ? 0 : 1 + count_nodes(t, t->rb[n].child[0]) + count_nodes(t, t->rb[n].child[1]);
 }
 
+/* In-order walk: starts ascending, equal starts in insertion order (where
+ * perf's descent puts them: to the right). False when out of order. */
+static bool in_order(const struct symtab *t, uint32_t n, uint32_t *last)
+{
+	if (n == NIL)
+		return true;
+	if (!in_order(t, t->rb[n].child[0], last))
+		return false;
+	if (*last != NIL && (t->v[*last].start > t->v[n].start ||
+			     (t->v[*last].start == t->v[n].start && *last > n)))
+		return false;
+	*last = n;
+	return in_order(t, t->rb[n].child[1], last);
+}
+
 TEST(symtab_tree_stays_a_red_black_tree)
 {
 	struct symtab t;
@@ -61,6 +76,8 @@ TEST(symtab_tree_stays_a_red_black_tree)
 	REQUIRE(t.tree_built);
 	CHECK(t.rb[t.root].black);
 	CHECK(check_node(&t, t.root, NIL, 0, UINT64_MAX) > 0);
+	uint32_t last = NIL;
+	CHECK(in_order(&t, t.root, &last));
 	CHECK_EQ_U64(count_nodes(&t, t.root), t.nr - t.nr_erased);
 	CHECK_EQ_U64(t.live, t.nr - t.nr_erased);
 	symtab_release(&t);
