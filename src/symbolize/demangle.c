@@ -8,7 +8,12 @@
  * perf runs. Without it, libstdc++'s __cxa_demangle (the same cp-demangle
  * code, always with parameters) is used and the outermost parameter list
  * is cut off by hand, which matches except for return types of template
- * functions. The lookup happens once (call_once). */
+ * functions. The lookup happens once (call_once).
+ *
+ * cplus_demangle builds its answer with realloc, one piece at a time; its
+ * callback forms (rust_demangle_callback, cplus_demangle_v3_callback, the
+ * two it tries in turn in its "auto" style) hand over the same pieces,
+ * which are gathered here in a buffer on the caller's stack instead. */
 #include "symbolize/demangle.h"
 
 #include "base/alloc.h"
@@ -22,10 +27,17 @@
 #include <threads.h>
 
 typedef char *(*cplus_demangle_fn)(const char *, int);
+typedef void (*demangle_piece_fn)(const char *, size_t, void *);
+typedef int (*demangle_callback_fn)(const char *, int, demangle_piece_fn, void *);
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* libiberty's DMGL_AUTO: the options cplus_demangle passes on when called
+ * without any (its default style). */
+enum { LIBIBERTY_DMGL_AUTO = 1 << 8 };
 
 struct demanglers {
 	cplus_demangle_fn cplus;
+	demangle_callback_fn rust_cb, v3_cb; /* both, or neither */
 	cxa_demangle_fn cxa;
 };
 
@@ -54,6 +66,12 @@ static void dm_init(void)
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], e->d_name);
 			void *f = sym_from(path, "cplus_demangle");
 			memcpy(&dm.cplus, &f, sizeof(f));
+			void *r = f ? sym_from(path, "rust_demangle_callback") : NULL;
+			void *v = f ? sym_from(path, "cplus_demangle_v3_callback") : NULL;
+			if (r && v) {
+				memcpy(&dm.rust_cb, &r, sizeof(r));
+				memcpy(&dm.v3_cb, &v, sizeof(v));
+			}
 		}
 		closedir(d);
 	}
@@ -192,27 +210,109 @@ static bool rust_is_mangled(const char *s)
 	return looks_like_rust(s, n - 19);
 }
 
+static void out_append(struct demangled *d, const char *s, size_t n)
+{
+	if (d->len + n + 1 > d->cap) {
+		size_t cap = d->cap * 2;
+		while (cap < d->len + n + 1)
+			cap *= 2;
+		if (d->s == d->inline_buf) {
+			d->s = xmalloc(cap);
+			memcpy(d->s, d->inline_buf, d->len);
+		} else {
+			d->s = xrealloc(d->s, cap);
+		}
+		d->cap = cap;
+	}
+	memcpy(d->s + d->len, s, n);
+	d->len += n;
+	d->s[d->len] = 0;
+}
+
+/* libiberty hands over pieces of a few bytes: copied inline */
+static void piece(const char *s, size_t n, void *opaque)
+{
+	struct demangled *d = opaque;
+	if (n > 16 || d->len + n + 1 > d->cap) {
+		out_append(d, s, n);
+		return;
+	}
+	char *o = d->s + d->len;
+	d->len += n;
+	while (n--)
+		*o++ = *s++;
+	*o = 0;
+}
+
+static void out_reset(struct demangled *d)
+{
+	if (d->s && d->s != d->inline_buf)
+		free(d->s);
+	d->s = d->inline_buf;
+	d->cap = sizeof(d->inline_buf);
+	d->len = 0;
+	d->s[0] = 0;
+}
+
+void demangled_release(struct demangled *d)
+{
+	out_reset(d);
+}
+
+/* libiberty's answer (as cplus_demangle(name, 0) gives it) into d. */
+static bool libiberty_demangle(const char *name, struct demangled *d)
+{
+	if (dm.rust_cb) {
+		if (dm.rust_cb(name, LIBIBERTY_DMGL_AUTO, piece, d))
+			return true;
+		out_reset(d);
+		if (dm.v3_cb(name, LIBIBERTY_DMGL_AUTO, piece, d))
+			return true;
+		out_reset(d);
+		return false;
+	}
+	char *s = dm.cplus(name, 0);
+	if (s)
+		out_append(d, s, strlen(s));
+	free(s);
+	return s != NULL;
+}
+
+bool demangle_into(const char *name, struct demangled *d)
+{
+	d->s = NULL;
+	out_reset(d);
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R' && name[1] != 'G'))
+		return false;
+	call_once(&dm_once, dm_init);
+	bool ok = false;
+	if (dm.cplus) {
+		ok = libiberty_demangle(name, d);
+	} else if (dm.cxa && name[1] == 'Z') {
+		int status = 0;
+		char *s = dm.cxa(name, NULL, NULL, &status);
+		if (s && !status) {
+			strip_params(s);
+			out_append(d, s, strlen(s));
+			ok = true;
+		}
+		free(s);
+	}
+	if (ok && rust_is_mangled(d->s)) {
+		rust_demangle_in_place(d->s);
+		d->len = strlen(d->s);
+	}
+	return ok;
+}
+
 char *demangle(const char *name, size_t n)
 {
 	if (n < 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R' && name[1] != 'G'))
 		return NULL;
-	call_once(&dm_once, dm_init);
 	char *tmp = xmemdup0(name, n);
-	char *d = NULL;
-	if (dm.cplus) {
-		d = dm.cplus(tmp, 0);
-	} else if (dm.cxa && name[1] == 'Z') {
-		int status = 0;
-		d = dm.cxa(tmp, NULL, NULL, &status);
-		if (d && status) {
-			free(d);
-			d = NULL;
-		}
-		if (d)
-			strip_params(d);
-	}
+	struct demangled d;
+	char *out = demangle_into(tmp, &d) ? xmemdup0(d.s, d.len) : NULL;
+	demangled_release(&d);
 	free(tmp);
-	if (d && rust_is_mangled(d))
-		rust_demangle_in_place(d);
-	return d;
+	return out;
 }

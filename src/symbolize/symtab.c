@@ -374,17 +374,15 @@ static void demangle_now(struct symtab *t, struct symbol *s)
 	if (!s->raw)
 		return;
 	s->raw = 0;
-	char *dm = demangle(s->name, strlen(s->name));
-	if (!dm)
-		return;
-	size_t len = strlen(dm);
-	s->name = arena_memdup0(&t->names, dm, len);
-	s->base_len = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
-	unsigned us = 0;
-	while (dm[us] == '_')
-		us++;
-	s->underscores = us > 255 ? 255 : (uint8_t)us;
-	free(dm);
+	struct demangled dm;
+	if (demangle_into(s->name, &dm)) {
+		size_t len = dm.len;
+		s->name = arena_memdup0(&t->names, dm.s, len);
+		s->base_len = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+		unsigned us = leading_underscores(dm.s, len);
+		s->underscores = us > 255 ? 255 : (uint8_t)us;
+	}
+	demangled_release(&dm);
 }
 
 const char *symtab_name(struct symtab *t, struct symbol *s)
