@@ -113,13 +113,14 @@ size_t elf_file_build_id(const char *path, uint8_t id[20])
 struct phdrs {
 	GElf_Phdr *v;
 	size_t nr;
+	size_t first_overlap; /* segments from here on overlap an earlier one */
 };
 
 static void read_phdrs(Elf *elf, struct phdrs *ph)
 {
 	size_t n = 0;
 	ph->v = NULL;
-	ph->nr = 0;
+	ph->nr = ph->first_overlap = 0;
 	if (elf_getphdrnum(elf, &n) || !n)
 		return;
 	ph->v = xcalloc(n, sizeof(*ph->v));
@@ -128,16 +129,35 @@ static void read_phdrs(Elf *elf, struct phdrs *ph)
 		if (gelf_getphdr(elf, (int)i, &p) && p.p_type == PT_LOAD)
 			ph->v[ph->nr++] = p;
 	}
+	ph->first_overlap = ph->nr;
+	for (size_t i = 0; i < ph->nr && ph->first_overlap == ph->nr; i++)
+		for (size_t j = 0; j < i; j++)
+			if (ph->v[i].p_vaddr < ph->v[j].p_vaddr + ph->v[j].p_memsz &&
+			    ph->v[j].p_vaddr < ph->v[i].p_vaddr + ph->v[i].p_memsz) {
+				ph->first_overlap = i;
+				break;
+			}
 }
 
 /* vaddr -> file offset through the PT_LOAD holding it (perf's
- * elf_read_program_header adjustment); false when none holds it. */
-static bool vaddr_to_offset(const struct phdrs *ph, uint64_t v, uint64_t *off)
+ * elf_read_program_header adjustment); false when none holds it. The
+ * first that holds it counts; *hint is where the last answer came from
+ * (neighbouring symbols are in the same segment), tried first when no
+ * earlier segment could also hold v. */
+static bool vaddr_to_offset(const struct phdrs *ph, uint64_t v, uint64_t *off, size_t *hint)
 {
+	if (*hint < ph->first_overlap) {
+		const GElf_Phdr *p = &ph->v[*hint];
+		if (v >= p->p_vaddr && v < p->p_vaddr + p->p_memsz) {
+			*off = v - (p->p_vaddr - p->p_offset);
+			return true;
+		}
+	}
 	for (size_t i = 0; i < ph->nr; i++) {
 		const GElf_Phdr *p = &ph->v[i];
 		if (v >= p->p_vaddr && v < p->p_vaddr + p->p_memsz) {
 			*off = v - (p->p_vaddr - p->p_offset);
+			*hint = i;
 			return true;
 		}
 	}
@@ -209,39 +229,35 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 	size_t nsec = 0;
 	if (elf_getshdrnum(elf, &nsec))
 		nsec = 0;
-	uint8_t *sec_kind = xcalloc(nsec ? nsec : 1, 1);
+	/* per section: where perf 6.1 keeps functions and data objects (for
+	 * perf mem; the section exists) and zero-sized untyped labels (a text
+	 * or data section) */
+	uint8_t *sec_keeps = xcalloc(nsec ? nsec : 1, 1);
+	enum { KEEPS_FUNC = 1, KEEPS_LABEL = 2 };
+	for (size_t i = 1; i < nsec && i < SHN_LORESERVE; i++) {
+		Elf_Scn *sec = elf_getscn(elf, i);
+		GElf_Shdr ssh;
+		if (!sec || !gelf_getshdr(sec, &ssh))
+			continue;
+		const char *secname = elf_strptr(elf, shstrndx, ssh.sh_name);
+		sec_keeps[i] = KEEPS_FUNC;
+		if (secname && (strstr(secname, "text") || strstr(secname, "data")))
+			sec_keeps[i] |= KEEPS_LABEL;
+	}
+	size_t hint = 0;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
 		if (direct)
 			s = direct[i];
 		else if (!gelf_getsym(d, (int)i, &s))
 			continue;
-		if (!s.st_name)
+		if (!s.st_name || s.st_shndx >= SHN_LORESERVE || s.st_shndx >= nsec)
 			continue;
 		int type = GELF_ST_TYPE(s.st_info);
-		/* perf 6.1 keeps functions and data objects (for perf mem), and
-		 * zero-sized untyped labels in text or data sections. */
-		bool func = (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT) &&
-			    s.st_shndx != SHN_UNDEF;
-		bool label = type == STT_NOTYPE && s.st_shndx != SHN_UNDEF && s.st_shndx != SHN_ABS &&
-			     s.st_size == 0;
-		if (!func && !label)
-			continue;
-		if (s.st_shndx >= SHN_LORESERVE || s.st_shndx >= nsec)
-			continue;
-		/* per section, once: 0 unknown, 1 missing, 2 exists, 3 exists and
-		 * is a text or data section (where labels count) */
-		if (!sec_kind[s.st_shndx]) {
-			Elf_Scn *sec = elf_getscn(elf, s.st_shndx);
-			GElf_Shdr ssh;
-			sec_kind[s.st_shndx] = 1;
-			if (sec && gelf_getshdr(sec, &ssh)) {
-				const char *secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-				sec_kind[s.st_shndx] =
-					secname && (strstr(secname, "text") || strstr(secname, "data")) ? 3 : 2;
-			}
-		}
-		if (sec_kind[s.st_shndx] == 1 || (label && sec_kind[s.st_shndx] != 3))
+		unsigned need = type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT ? KEEPS_FUNC
+				: type == STT_NOTYPE && s.st_size == 0				? KEEPS_LABEL
+													: 0;
+		if (!(sec_keeps[s.st_shndx] & need))
 			continue;
 		const char *raw;
 		if (direct)
@@ -251,7 +267,7 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 		if (!raw)
 			continue;
 		uint64_t start;
-		if (!vaddr_to_offset(ph, s.st_value, &start))
+		if (!vaddr_to_offset(ph, s.st_value, &start, &hint))
 			continue;
 		if (held) {
 			symtab_add_held(t, start, s.st_size, elf_bind(s.st_info), raw, demangle_names);
@@ -265,7 +281,7 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 		}
 		added++;
 	}
-	free(sec_kind);
+	free(sec_keeps);
 	return added;
 }
 

@@ -348,11 +348,6 @@ void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bin
 	     leading_underscores(name, len), demanglable(name, len), true);
 }
 
-void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
-		     bool mangled)
-{
-	push(t, start, size, bind, name, 0, 0, mangled, false);
-}
 
 /* A held name's length, leading '_' and whether a demangler could change
  * it: read when first needed. */

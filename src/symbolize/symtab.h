@@ -103,8 +103,8 @@ void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bin
  * length and '_' count, but name (NUL-terminated) is neither copied nor
  * read now: it must stay valid as long as the table, e.g. in a string
  * table that symtab_hold keeps. */
-void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind, const char *name,
-		     bool mangled);
+static inline void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind,
+				   const char *name, bool mangled);
 /* release(p) when the table is released. */
 void symtab_hold(struct symtab *t, void *p, void (*release)(void *));
 /* Room for n symbols in all (saves regrowing while loading). */
@@ -115,5 +115,16 @@ struct symbol *symtab_find(struct symtab *t, uint64_t addr);
 const char *symtab_name(struct symtab *t, struct symbol *s);
 /* Start of the first and end of the last symbol; false when empty. */
 bool symtab_bounds(struct symtab *t, uint64_t *lo, uint64_t *hi);
+
+/* Inline: a library's table adds hundreds of thousands. */
+static inline void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind,
+				   const char *name, bool mangled)
+{
+	if (t->nr == t->alloc)
+		symtab_reserve(t, t->nr + 1);
+	t->v[t->nr++] = (struct symbol){ .start = start, .end = start + size, .name = name,
+					 .bind = (uint8_t)bind, .raw = mangled };
+	t->prepared = false;
+}
 
 #endif
