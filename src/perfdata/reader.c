@@ -61,12 +61,27 @@ static char *derive_name(const struct pd_attr *a)
 	return xstrdup(buf);
 }
 
-/* Positions of the sample id, used to find a record's attribute. */
+/* Where an attribute's samples have their time (u64 index), or -1. */
+static int time_pos(uint64_t st)
+{
+	if (!(st & PD_SAMPLE_TIME))
+		return -1;
+	return !!(st & PD_SAMPLE_IDENTIFIER) + !!(st & PD_SAMPLE_IP) + !!(st & PD_SAMPLE_TID);
+}
+
+/* Positions of the sample id, used to find a record's attribute, and of
+ * the time when all attributes agree (a sample's time is then read
+ * without finding its attribute). */
 static void compute_id_pos(struct perf_data *pd)
 {
 	pd->id_pos_sample = pd->id_pos_trailer = -1;
+	pd->time_pos_sample = -1;
 	if (!pd->nr_attrs)
 		return;
+	pd->time_pos_sample = time_pos(pd->attrs[0].sample_type);
+	for (size_t i = 1; i < pd->nr_attrs; i++)
+		if (time_pos(pd->attrs[i].sample_type) != pd->time_pos_sample)
+			pd->time_pos_sample = -2;
 	uint64_t st = pd->attrs[0].sample_type;
 	if (st & PD_SAMPLE_IDENTIFIER) {
 		pd->id_pos_sample = 0;
@@ -336,6 +351,7 @@ static int parse_file_header(struct perf_data *pd)
 int perf_data_open(struct perf_data *pd, const char *path, const void *buf, size_t len)
 {
 	memset(pd, 0, sizeof(*pd));
+	pd->time_pos_sample = -2; /* not known: each sample's attribute says */
 	hashmap_init(&pd->id_map);
 	pd->path = path ? path : "<stdin>";
 	pd->buf = buf;

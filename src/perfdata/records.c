@@ -118,11 +118,17 @@ static uint64_t record_time(const struct perf_data *pd, const struct pd_record *
 	if (!pd->nr_attrs)
 		return UINT64_MAX;
 	if (r->type == PD_RECORD_SAMPLE) {
-		const struct pd_attr *a = pd_record_attr(pd, r);
-		uint64_t st = a->sample_type;
-		if (!(st & PD_SAMPLE_TIME))
+		size_t k;
+		if (pd->time_pos_sample >= 0) {
+			k = (size_t)pd->time_pos_sample;
+		} else if (pd->time_pos_sample == -1) {
 			return UINT64_MAX;
-		size_t k = !!(st & PD_SAMPLE_IDENTIFIER) + !!(st & PD_SAMPLE_IP) + !!(st & PD_SAMPLE_TID);
+		} else {
+			uint64_t st = pd_record_attr(pd, r)->sample_type;
+			if (!(st & PD_SAMPLE_TIME))
+				return UINT64_MAX;
+			k = !!(st & PD_SAMPLE_IDENTIFIER) + !!(st & PD_SAMPLE_IP) + !!(st & PD_SAMPLE_TID);
+		}
 		if ((size_t)r->size < 16 + 8 * k)
 			return UINT64_MAX;
 		return pd_u64(r->data + 8 + 8 * k);
