@@ -25,7 +25,6 @@ void symtab_release(struct symtab *t)
 {
 	free(t->v);
 	free(t->rb);
-	free(t->erased);
 	free(t->dead);
 	free(t->sorted);
 	free(t->by_start);
@@ -124,7 +123,7 @@ static void insert_color(struct symtab *t, uint32_t node)
 /* Insert n as a leaf under parent (NIL: as the root) on side d. */
 static void tree_link(struct symtab *t, uint32_t n, uint32_t parent, unsigned d)
 {
-	t->rb[n] = (struct rb_links){ t->v[n].start, t->v[n].end, parent, { NIL, NIL }, 0 };
+	t->rb[n] = (struct rb_links){ t->v[n].start, t->v[n].end, parent, { NIL, NIL }, 0, 0 };
 	if (parent == NIL)
 		t->root = n;
 	else
@@ -541,31 +540,21 @@ static unsigned best_rank(const struct symtab *t, const struct dup_group *g)
 	return best;
 }
 
-/* perf's pairwise pass over a group: the survivor, and with erased the
- * losers appended in perf's order. Without erased only the members of the
- * best rank take part (the survivor is the first of the best, so the
+/* perf's pairwise pass over a group: the survivor. Only the members of
+ * the best rank take part (the survivor is the first of the best, so the
  * others need not be compared by name). */
-static uint32_t run_group(struct symtab *t, const struct dup_group *g, bool erased)
+static uint32_t run_group(struct symtab *t, const struct dup_group *g)
 {
 	const uint32_t *m = t->members + g->first;
-	unsigned best = erased ? 0 : best_rank(t, g);
+	unsigned best = best_rank(t, g);
 	uint32_t curr = UINT32_MAX;
 	for (uint32_t i = 0; i < g->nr; i++) {
 		if (rank(&t->v[m[i]]) < best)
 			continue;
-		if (curr == UINT32_MAX) {
+		if (curr == UINT32_MAX)
 			curr = m[i];
-			continue;
-		}
-		uint32_t loser = m[i];
-		if (!keep_first(t, &t->v[curr], &t->v[m[i]])) {
-			loser = curr;
+		else if (!keep_first(t, &t->v[curr], &t->v[m[i]]))
 			curr = m[i];
-		}
-		if (erased) {
-			VEC_GROW(t->erased, t->nr_erased + 1, t->erased_alloc);
-			t->erased[t->nr_erased++] = loser;
-		}
 	}
 	return curr;
 }
@@ -598,7 +587,7 @@ static void add_group(struct symtab *t, const uint32_t *ord, uint32_t nr)
 	}
 	uint32_t keep = first;
 	if (count > 1 && !(raw && same_end))
-		keep = run_group(t, g, false);
+		keep = run_group(t, g);
 	else if (count > 1) {
 		g->decided = false;
 		t->v[first].pending = 1;
@@ -777,6 +766,98 @@ static void prepare(struct symtab *t)
 	t->prepared = true;
 }
 
+/* keep_first when it can be told without demangling (then true, with
+ * the answer in *keep). */
+static bool keep_first_known(struct symtab *t, struct symbol *a, struct symbol *b, bool *keep)
+{
+	if (rank(a) != rank(b)) {
+		*keep = rank(a) > rank(b);
+		return true;
+	}
+	measure(a);
+	measure(b);
+	if (a->raw && b->raw && !strcmp(a->name, b->name)) {
+		*keep = true;
+		return true;
+	}
+	if (a->raw || b->raw)
+		return false;
+	*keep = keep_first(t, a, b);
+	return true;
+}
+
+/* Node `to` (not in the tree) takes node `from`'s place. */
+static void tree_relabel(struct symtab *t, uint32_t from, uint32_t to)
+{
+	t->rb[to] = t->rb[from];
+	change_child(t, from, to, t->rb[from].parent);
+	for (int d = 0; d < 2; d++)
+		if (t->rb[to].child[d] != NIL)
+			t->rb[t->rb[to].child[d]].parent = to;
+}
+
+/* The group's survivor, deciding it now when it is not yet. */
+static uint32_t survivor_of(struct symtab *t, struct dup_group *g)
+{
+	if (!g->decided)
+		return decide(t, g, run_group(t, g));
+	const uint32_t *m = t->members + g->first;
+	for (uint32_t i = 0; i < g->nr; i++)
+		if (!t->dead[m[i]])
+			return m[i];
+	return m[0];
+}
+
+/* perf's pass over a group's nodes (adjacent in the tree, in insertion
+ * order): keep the current best, erase the other, one pair at a time.
+ * Which of the pair is erased changes the shape only when the first has
+ * no right child and the second has one; otherwise both erasures leave
+ * the same shape and colours with one node where the pair was, and only
+ * its name is open. So the second node is erased, and names are compared
+ * (and demangled) only for a shape-changing step, or at the end when the
+ * choice is already made or cheap. Otherwise the node left stands for the
+ * group (stand_in) until a lookup returns it; the candidates then all
+ * have the same extent (see add_group), so descents do not depend on it. */
+static void erase_group(struct symtab *t, struct dup_group *g)
+{
+	const uint32_t *m = t->members + g->first;
+	uint32_t node = m[0], best = m[0];
+	bool known = true;
+	for (uint32_t i = 1; i < g->nr; i++) {
+		uint32_t next = m[i];
+		bool keep;
+		t->nr_erased++;
+		if (!t->decide_every_erase && (t->rb[node].child[1] != NIL || t->rb[next].child[1] == NIL)) {
+			tree_erase(t, next);
+			if (known && keep_first_known(t, &t->v[best], &t->v[next], &keep))
+				best = keep ? best : next;
+			else
+				known = false;
+			continue;
+		}
+		if (!known) {
+			best = m[0];
+			for (uint32_t j = 1; j < i; j++)
+				if (!keep_first(t, &t->v[best], &t->v[m[j]]))
+					best = m[j];
+			known = true;
+		}
+		if (keep_first(t, &t->v[best], &t->v[next])) {
+			tree_erase(t, next);
+		} else {
+			tree_erase(t, node);
+			node = best = next;
+		}
+	}
+	if (known || g->decided) {
+		uint32_t survivor = known && !g->decided ? decide(t, g, best) : survivor_of(t, g);
+		if (survivor != node)
+			tree_relabel(t, node, survivor);
+		return;
+	}
+	t->rb[node].stand_in = 1;
+}
+
 /* Replay perf's tree: every insert in order, the duplicate erases at the
  * fix-up point, then the later (PLT) inserts. */
 static void build_tree(struct symtab *t)
@@ -792,17 +873,24 @@ static void build_tree(struct symtab *t)
 		free(by_start);
 	}
 	t->nr_erased = 0;
-	for (size_t i = 0; i < t->nr_groups; i++) {
-		uint32_t survivor = run_group(t, &t->groups[i], true);
-		if (!t->groups[i].decided)
-			decide(t, &t->groups[i], survivor);
-	}
-	for (size_t i = 0; i < t->nr_erased; i++)
-		tree_erase(t, t->erased[i]);
+	for (size_t i = 0; i < t->nr_groups; i++)
+		erase_group(t, &t->groups[i]);
 	for (size_t i = upto; i < t->nr; i++)
 		tree_insert(t, (uint32_t)i);
 	for (size_t i = 0; i < t->nr; i++)
 		t->rb[i].end = t->v[i].end;
+	/* a stand-in's extent is its candidates' (it may be of a lower rank) */
+	for (size_t i = 0; i < t->nr_groups; i++) {
+		const struct dup_group *g = &t->groups[i];
+		if (g->decided)
+			continue;
+		for (uint32_t k = 0; k < g->nr; k++) {
+			uint32_t n = t->members[g->first + k];
+			if (t->v[n].pending) /* the binary search's stand-in: a candidate */
+				for (uint32_t j = 0; j < g->nr; j++)
+					t->rb[t->members[g->first + j]].end = t->v[n].end;
+		}
+	}
 	t->tree_built = true;
 }
 
@@ -853,7 +941,7 @@ static struct symbol *find(struct symtab *t, uint64_t addr)
 			return NULL;
 		if (s->pending) {
 			struct dup_group *g = group_at(t, s->start);
-			s = &t->v[decide(t, g, run_group(t, g, false))];
+			s = &t->v[decide(t, g, run_group(t, g))];
 		}
 		return s;
 	}
@@ -866,10 +954,20 @@ static struct symbol *find(struct symtab *t, uint64_t addr)
 			n = l->child[0];
 		else if (addr > l->end || (addr == l->end && addr != l->start))
 			n = l->child[1];
-		else
+		else if (!l->stand_in)
 			return &t->v[n];
+		else
+			break;
 	}
-	return NULL;
+	if (n == NIL)
+		return NULL;
+	/* a group's stand-in: its survivor takes the node */
+	uint32_t survivor = survivor_of(t, group_at(t, t->v[n].start));
+	if (survivor != n)
+		tree_relabel(t, n, survivor);
+	t->rb[survivor].stand_in = 0;
+	t->rb[survivor].end = t->v[survivor].end;
+	return &t->v[survivor];
 }
 
 bool symtab_bounds(struct symtab *t, uint64_t *lo, uint64_t *hi)

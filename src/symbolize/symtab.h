@@ -49,6 +49,8 @@ struct rb_links {
 	uint64_t start, end;          /* copies of the symbol's, for locality */
 	uint32_t parent, child[2];    /* child[0] left, [1] right; UINT32_MAX = none */
 	uint8_t black;
+	uint8_t stand_in;             /* stands for a duplicate group whose survivor
+					 is not chosen yet (see erase_group) */
 };
 
 struct symtab {
@@ -57,9 +59,9 @@ struct symtab {
 	bool finished;
 	size_t nr_at_finish;      /* symbols added later (PLT) come after */
 	size_t merged_upto;       /* symbols already merged into `sorted` */
-	uint32_t *erased;         /* duplicates removed by the fix-up, in order
-				     (listed when the tree is built) */
-	size_t nr_erased, erased_alloc;
+	size_t nr_erased;         /* duplicates the fix-up erased from the tree */
+	bool decide_every_erase;  /* choose at every step of the fix-up, as perf
+				     does (no stand-ins): for tests */
 	uint8_t *dead;            /* not a lookup candidate (lost, or pending) */
 	struct dup_group *groups; /* by start */
 	size_t nr_groups, groups_alloc;

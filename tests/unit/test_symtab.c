@@ -163,6 +163,18 @@ static const char *const mangled_pool[] = {
 	"_ZN2ab2cdEv",	       "_ZN4abcd1eEv",	   "_ZN1x2__3fooEv",  "_Z1fv",
 };
 
+/* The same shape, colours and extents; the same symbol at each node except
+ * where the lazy table's node still stands for an undecided group. */
+static bool same_tree(const struct symtab *a, uint32_t na, const struct symtab *b, uint32_t nb)
+{
+	if (na == NIL || nb == NIL)
+		return na == nb;
+	const struct rb_links *x = &a->rb[na], *y = &b->rb[nb];
+	if (x->black != y->black || x->start != y->start || x->end != y->end || (!x->stand_in && na != nb))
+		return false;
+	return same_tree(a, x->child[0], b, y->child[0]) && same_tree(a, x->child[1], b, y->child[1]);
+}
+
 /* One symbol table filled with raw names (symtab_add_held or
  * symtab_add_mangled: perf's choice among duplicates is made when a lookup
  * needs it) and one with the
@@ -183,6 +195,7 @@ TEST(symtab_deferred_duplicates_match_eager_choice)
 		struct symtab lazy, eager;
 		symtab_init(&lazy);
 		symtab_init(&eager);
+		eager.decide_every_erase = true; /* perf's own steps */
 		int nsym = 5 + round % 40;
 		for (int i = 0; i < nsym; i++) {
 			seed = seed * 1103515245u + 12345u;
@@ -221,10 +234,8 @@ TEST(symtab_deferred_duplicates_match_eager_choice)
 		CHECK(lazy.tree_built == eager.tree_built);
 		if (lazy.tree_built) {
 			trees++;
-			REQUIRE(lazy.nr_erased == eager.nr_erased);
-			for (size_t i = 0; i < lazy.nr_erased; i++)
-				CHECK_EQ_U64(lazy.erased[i], eager.erased[i]);
-			CHECK_EQ_U64(lazy.root, eager.root);
+			CHECK_EQ_U64(lazy.nr_erased, eager.nr_erased);
+			CHECK(same_tree(&lazy, lazy.root, &eager, eager.root));
 		}
 		symtab_release(&lazy);
 		symtab_release(&eager);
