@@ -9,7 +9,7 @@
 #include <string.h>
 
 enum {
-	BLOCKS_MAX_SLOTS = 1 << 21, /* 96 MiB of slots: beyond, blocks are folded uncached */
+	BLOCKS_MAX_SLOTS = 1 << 21, /* 64 MiB of slots: beyond, blocks are folded uncached */
 };
 
 static uint64_t read64(const char *p)
@@ -89,17 +89,11 @@ void perf_blocks_release(struct perf_blocks *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static bool same_block(const struct perf_block *b, struct perf_fp fp, uint32_t len, bool java)
-{
-	return b->key == fp.key && b->check == fp.check && b->len == len && b->java == java;
-}
-
-struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp fp, uint32_t len,
-				    bool java)
+struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp fp)
 {
 	size_t i = fp.key & t->mask;
-	while (t->slots[i].used) {
-		if (same_block(&t->slots[i], fp, len, java))
+	while (perf_block_used(&t->slots[i])) {
+		if (t->slots[i].key == fp.key && t->slots[i].check == fp.check)
 			return &t->slots[i];
 		i = (i + 1) & t->mask;
 	}
@@ -111,10 +105,10 @@ static void blocks_grow(struct perf_blocks *t)
 	size_t mask = t->mask * 2 + 1;
 	struct perf_block *slots = alloc_slots(mask + 1);
 	for (size_t i = 0; i <= t->mask; i++) {
-		if (!t->slots[i].used)
+		if (!perf_block_used(&t->slots[i]))
 			continue;
 		size_t j = t->slots[i].key & mask;
-		while (slots[j].used)
+		while (perf_block_used(&slots[j]))
 			j = (j + 1) & mask;
 		slots[j] = t->slots[i];
 	}
@@ -123,34 +117,23 @@ static void blocks_grow(struct perf_blocks *t)
 	t->mask = mask;
 }
 
-struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp, uint32_t len, bool java)
+struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp)
 {
-	if ((t->nr + 1) * 10 > (t->mask + 1) * 7) {
+	if ((fp.key | fp.check) == 0)
+		return NULL;
+	if ((t->nr + 1) * 5 > (t->mask + 1) * 4) {
 		if (t->mask + 1 >= BLOCKS_MAX_SLOTS)
 			return NULL;
 		blocks_grow(t);
 	}
 	size_t i = fp.key & t->mask;
-	while (t->slots[i].used)
+	while (perf_block_used(&t->slots[i]))
 		i = (i + 1) & t->mask;
 	t->slots[i] = (struct perf_block){
-		.key = fp.key, .check = fp.check, .len = len, .seq = PERF_NONE,
-		.pnode = 0, .leaf = PERF_NONE, .acc = 0, .used = true, .java = java,
+		.key = fp.key, .check = fp.check, .acc = 0, .pnode = PERF_NONE, .seq = PERF_NONE,
 	};
 	t->nr++;
 	return &t->slots[i];
-}
-
-void perf_blocks_flush(struct perf_blocks *t, struct profile *p)
-{
-	for (size_t i = 0; i <= t->mask; i++) {
-		struct perf_block *b = &t->slots[i];
-		if (b->used && b->leaf != PERF_NONE && b->seq != PERF_FOREIGN) {
-			profile_count(p, b->leaf, b->acc);
-			b->leaf = PERF_NONE;
-			b->acc = 0;
-		}
-	}
 }
 
 /* ---- lines ---- */
@@ -214,6 +197,8 @@ void perf_seqs_release(struct perf_seqs *t)
 
 uint32_t perf_seqs_intern(struct perf_seqs *t, const sym_t *syms, uint32_t n)
 {
+	if (t->nents >= PERF_FOREIGN)
+		return PERF_NONE; /* ids must stay below PERF_FOREIGN: the general path */
 	uint64_t h = hash_bytes(syms, (size_t)n * sizeof(*syms));
 	for (;;) {
 		bool inserted;

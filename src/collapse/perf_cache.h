@@ -1,8 +1,8 @@
 /* The caches of the perf script fast path (see perf_script.c):
  *   blocks  a sample's frame-line block (by fingerprint) -> its frame
- *           sequence, plus the last (process node -> leaf) it was folded
- *           under and the periods not yet added to that leaf, all in one
- *           slot so that a repeated sample costs one cache miss;
+ *           sequence, plus the process node of its last samples and their
+ *           periods not yet counted, all in one slot so that a repeated
+ *           sample costs one cache miss;
  *   lines   a frame line (by fingerprint) -> the frame names it gives;
  *   seqs    a sequence of frame names (root first) -> a small id, exact.
  * One set per chunk; nothing is shared between threads (another chunk
@@ -20,7 +20,9 @@
 #include <string.h>
 
 #define PERF_NONE UINT32_MAX
-#define PERF_FOREIGN (UINT32_MAX - 1) /* block.seq: parsed by another chunk (perf_chunk.h) */
+/* block.seq: PERF_FOREIGN | outbox record, a block another chunk parses
+ * (perf_chunk.h); frame sequence ids stay below it. */
+#define PERF_FOREIGN 0x80000000u
 
 /* 128-bit fingerprint of a byte string (length and a flag mixed in). */
 struct perf_fp {
@@ -52,15 +54,30 @@ static inline void perf_fp_word(struct perf_fp_state *st, const char *p)
 
 struct perf_fp perf_fp_end(struct perf_fp_state *st, const char *tail, size_t n);
 
+/* 32 bytes, two to a cache line: the table is probed at random once per
+ * sample, and with one table per thread its size is what decides whether
+ * the threads' tables stay in the shared cache (and how many fresh pages
+ * each thread must fault in). The block's length and Java flag are mixed
+ * into its fingerprint; a zero fingerprint marks an empty slot (such a
+ * block is never cached). */
 struct perf_block {
-	uint64_t key, check;
-	uint32_t len;
-	uint32_t seq;   /* frame sequence, PERF_NONE when only seen filtered out */
-	node_t pnode;   /* process node of the pending count */
-	node_t leaf;    /* its leaf, PERF_NONE when nothing is pending */
-	double acc;     /* periods not yet added to leaf */
-	bool used, java;
+	uint64_t key, check; /* the block's fingerprint */
+	double acc;          /* periods not yet counted */
+	node_t pnode;        /* their process node (foreign block: their process
+			      * name's index in pnames_out); PERF_NONE: none */
+	uint32_t seq;        /* frame sequence; PERF_NONE while only seen filtered
+			      * out; PERF_FOREIGN | record: another chunk parses it */
 };
+
+static inline bool perf_block_used(const struct perf_block *b)
+{
+	return (b->key | b->check) != 0;
+}
+
+static inline bool perf_block_foreign(const struct perf_block *b)
+{
+	return b->seq != PERF_NONE && (b->seq & PERF_FOREIGN);
+}
 
 struct perf_blocks {
 	struct perf_block *slots;
@@ -69,18 +86,14 @@ struct perf_blocks {
 
 void perf_blocks_init(struct perf_blocks *t);
 void perf_blocks_release(struct perf_blocks *t);
-struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp fp, uint32_t len,
-				    bool java);
-/* NULL when the table reached its size limit. The pointer is valid until
- * the next add. */
-struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp, uint32_t len, bool java);
+struct perf_block *perf_blocks_find(const struct perf_blocks *t, struct perf_fp fp);
+/* NULL when the table reached its size limit (or fp is zero). The pointer
+ * is valid until the next add. */
+struct perf_block *perf_blocks_add(struct perf_blocks *t, struct perf_fp fp);
 static inline void perf_blocks_prefetch(const struct perf_blocks *t, struct perf_fp fp)
 {
 	__builtin_prefetch(&t->slots[fp.key & t->mask]);
 }
-
-/* Add every pending count to its leaf. */
-void perf_blocks_flush(struct perf_blocks *t, struct profile *p);
 
 /* Frame lines -> runs of syms in a pool. */
 struct perf_lines {
@@ -113,6 +126,7 @@ struct perf_seqs {
 
 void perf_seqs_init(struct perf_seqs *t);
 void perf_seqs_release(struct perf_seqs *t);
+/* The id (below PERF_FOREIGN), or PERF_NONE past 2^31 sequences. */
 uint32_t perf_seqs_intern(struct perf_seqs *t, const sym_t *syms, uint32_t n);
 
 static inline const sym_t *perf_seq(const struct perf_seqs *t, uint32_t id, uint32_t *n)

@@ -70,8 +70,8 @@ struct perf_buf {
  * whole numbers). A block that is not all frame lines would need the line
  * by line path at its place in the input (messages in input order): then
  * perf_take_foreign fails and the caller runs the chunks again unshared. */
-/* PERF_FOREIGN (perf_cache.h) in block.seq: another chunk parses it; then
- * block.leaf is its outbox record and block.pnode the pending count's
+/* block.seq = PERF_FOREIGN | record (perf_cache.h): another chunk parses
+ * it; record is its outbox record, and block.pnode the pending count's
  * process name (in pnames_out), PERF_NONE when none is pending. */
 
 struct perf_foreign_block {

@@ -69,18 +69,19 @@ static node_t leaf_for(struct perf_chunk *c, node_t pnode, uint32_t seq)
 	return node;
 }
 
-/* Count the sample (period c->period, process c->pname) on block b. */
+/* Count the sample (period c->period, process c->pname) on block b: the
+ * periods of consecutive samples of one process add up in the block, and
+ * go to their leaf when another process comes (or at the end). */
 static void count_on_block(struct perf_chunk *c, struct perf_block *b)
 {
 	node_t pnode = current_pnode(c);
-	if (b->leaf != PERF_NONE && b->pnode == pnode) {
+	if (b->pnode == pnode) {
 		b->acc += c->period;
 		return;
 	}
-	if (b->leaf != PERF_NONE)
-		profile_count(c->p, b->leaf, b->acc);
+	if (b->pnode != PERF_NONE)
+		profile_count(c->p, leaf_for(c, b->pnode, b->seq), b->acc);
 	b->pnode = pnode;
-	b->leaf = leaf_for(c, pnode, b->seq);
 	b->acc = c->period;
 }
 
@@ -125,21 +126,23 @@ static void send_pending(struct perf_chunk *c, struct perf_block *b, struct perf
 {
 	struct perf_outbox *o = &c->outbox[owner_of(c, fp)];
 	VEC_GROW(o->counts, o->ncounts + 1, o->counts_alloc);
-	o->counts[o->ncounts++] = (struct perf_foreign_count){ b->leaf, b->pnode, b->acc };
+	o->counts[o->ncounts++] = (struct perf_foreign_count){ b->seq & ~PERF_FOREIGN, b->pnode, b->acc };
 	b->pnode = PERF_NONE;
 	b->acc = 0;
 }
 
 /* Make b (just found or added, not parsed here) a block another chunk
- * parses: its outbox record names one copy of its bytes. */
+ * parses: its outbox record names one copy of its bytes. (Past 2^31
+ * records, b stays a block this chunk parses.) */
 static void make_foreign(struct perf_chunk *c, struct perf_block *b, struct perf_fp fp,
 			 const char *bs, uint32_t len, bool java)
 {
 	struct perf_outbox *o = &c->outbox[owner_of(c, fp)];
+	if (o->nblocks >= PERF_FOREIGN - 1)
+		return;
 	VEC_GROW(o->blocks, o->nblocks + 1, o->blocks_alloc);
 	o->blocks[o->nblocks] = (struct perf_foreign_block){ fp, len, java, bs };
-	b->seq = PERF_FOREIGN;
-	b->leaf = (node_t)o->nblocks++;
+	b->seq = PERF_FOREIGN | (uint32_t)o->nblocks++;
 	b->pnode = PERF_NONE;
 	b->acc = 0;
 }
@@ -158,14 +161,21 @@ static void count_foreign(struct perf_chunk *c, struct perf_block *b, struct per
 	b->acc = c->period;
 }
 
-/* At the chunk's end: send every pending count. */
-static void send_all_pending(struct perf_chunk *c)
+/* At the chunk's end: count or send every pending count. */
+static void flush_pending(struct perf_chunk *c)
 {
 	struct perf_blocks *t = &c->blocks;
 	for (size_t i = 0; i <= t->mask; i++) {
 		struct perf_block *b = &t->slots[i];
-		if (b->used && b->seq == PERF_FOREIGN && b->pnode != PERF_NONE)
+		if (!perf_block_used(b) || b->pnode == PERF_NONE)
+			continue;
+		if (perf_block_foreign(b)) {
 			send_pending(c, b, (struct perf_fp){ b->key, b->check });
+		} else {
+			profile_count(c->p, leaf_for(c, b->pnode, b->seq), b->acc);
+			b->pnode = PERF_NONE;
+			b->acc = 0;
+		}
 	}
 }
 
@@ -388,7 +398,7 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 		c->peek_at = next;
 		perf_blocks_prefetch(&c->blocks, c->peek.fp);
 	}
-	struct perf_block *b = perf_blocks_find(&c->blocks, fp, (uint32_t)bn, java);
+	struct perf_block *b = perf_blocks_find(&c->blocks, fp);
 	if (b && dropped) {
 		if (!c->dropped) {
 			c->dropped = ev.event.s;
@@ -401,11 +411,11 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 		c->have_pname = false;
 		if ((!b || b->seq == PERF_NONE) && owned_elsewhere(c, fp)) {
 			if (!b)
-				b = perf_blocks_add(&c->blocks, fp, (uint32_t)bn, java);
+				b = perf_blocks_add(&c->blocks, fp);
 			if (b)
 				make_foreign(c, b, fp, bs, (uint32_t)bn, java);
 		}
-		if (b && b->seq == PERF_FOREIGN) {
+		if (b && perf_block_foreign(b)) {
 			count_foreign(c, b, fp);
 			return next;
 		}
@@ -413,7 +423,7 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 			uint32_t seq = fold_block(c, bs, be);
 			if (seq != PERF_NONE) {
 				if (!b)
-					b = perf_blocks_add(&c->blocks, fp, (uint32_t)bn, java);
+					b = perf_blocks_add(&c->blocks, fp);
 				if (!b) {
 					/* Table full: count without caching the block. */
 					profile_count(c->p, leaf_for(c, current_pnode(c), seq), c->period);
@@ -436,7 +446,7 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 	c->rec_simple = true;
 	perf_process_range(c, bs, next);
 	if (dropped && !b && c->rec_simple && !c->failed)
-		perf_blocks_add(&c->blocks, fp, (uint32_t)bn, java);
+		perf_blocks_add(&c->blocks, fp);
 	return next;
 }
 
@@ -478,9 +488,7 @@ void *perf_run_chunk(void *arg)
 		p = cur.p;
 		drop_parsed(c, p);
 	}
-	if (c->cfg->owners > 1)
-		send_all_pending(c);
-	perf_blocks_flush(&c->blocks, c->p);
+	flush_pending(c);
 	return NULL;
 }
 
@@ -491,8 +499,8 @@ int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from)
 	int ret = 0;
 	for (size_t i = 0; i < o->nblocks && !ret; i++) {
 		const struct perf_foreign_block *r = &o->blocks[i];
-		struct perf_block *b = perf_blocks_find(&owner->blocks, r->fp, r->len, r->java);
-		if (b && b->seq != PERF_NONE) {
+		struct perf_block *b = perf_blocks_find(&owner->blocks, r->fp);
+		if (b && b->seq != PERF_NONE && !perf_block_foreign(b)) {
 			seqs[i] = b->seq;
 			continue;
 		}
@@ -504,8 +512,8 @@ int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from)
 			break;
 		}
 		if (!b)
-			b = perf_blocks_add(&owner->blocks, r->fp, r->len, r->java);
-		if (b)
+			b = perf_blocks_add(&owner->blocks, r->fp);
+		if (b && !perf_block_foreign(b))
 			b->seq = seqs[i];
 	}
 	/* The sender's process names, as nodes here (made when first used). */
