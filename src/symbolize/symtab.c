@@ -29,6 +29,7 @@ void symtab_release(struct symtab *t)
 	free(t->sorted);
 	free(t->by_start);
 	free(t->starts);
+	free(t->buckets);
 	free(t->memo);
 	free(t->contested);
 	free(t->groups);
@@ -713,7 +714,60 @@ static void merge_late(struct symtab *t)
 	t->nr_sorted = k;
 }
 
-enum { MEMO_BITS = 12 };
+enum { MEMO_BITS = 12, BUCKETS_FROM = 64 };
+
+/* A coarse index over starts: bucket b holds the symbols whose start is
+ * in [lowest + b << shift, lowest + (b + 1) << shift), about one per
+ * bucket, so that a lookup searches a few entries instead of the whole
+ * table. Small tables are searched whole. */
+static void index_starts(struct symtab *t)
+{
+	free(t->buckets);
+	t->buckets = NULL;
+	t->nr_buckets = 0;
+	size_t n = t->nr_sorted;
+	if (n < BUCKETS_FROM)
+		return;
+	uint64_t lowest = t->starts[0], span = t->starts[n - 1] - lowest;
+	unsigned shift = 0;
+	while (shift < 63 && (span >> shift) >= n)
+		shift++;
+	size_t nb = (size_t)(span >> shift) + 1;
+	t->buckets = xmalloc((nb + 1) * sizeof(*t->buckets));
+	size_t b = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t bi = (size_t)((t->starts[i] - lowest) >> shift);
+		while (b <= bi)
+			t->buckets[b++] = (uint32_t)i;
+	}
+	while (b <= nb)
+		t->buckets[b++] = (uint32_t)n;
+	t->nr_buckets = nb;
+	t->bucket_shift = shift;
+}
+
+/* How many starts are <= addr. */
+static size_t starts_upto(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr_sorted;
+	if (t->nr_buckets) {
+		if (addr < t->starts[0])
+			return 0;
+		uint64_t b = (addr - t->starts[0]) >> t->bucket_shift;
+		if (b >= t->nr_buckets)
+			return hi;
+		lo = t->buckets[b];
+		hi = t->buckets[b + 1];
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->starts[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /* Sort the survivors and find the regions where symbols overlap (runs of
  * symbols each starting before the run's furthest end; an empty symbol
@@ -730,30 +784,33 @@ static void prepare(struct symtab *t)
 	t->nr_contested = 0;
 	merge_late(t);
 	free(t->starts);
-	t->starts = xmalloc((t->nr_sorted ? t->nr_sorted : 1) * sizeof(*t->starts));
-	for (size_t i = 0; i < t->nr_sorted; i++)
-		t->starts[i] = t->v[t->sorted[i]].start;
-	size_t alloc = 0;
-	for (size_t i = 0; i < t->nr_sorted;) {
-		const struct symbol *a = &t->v[t->sorted[i]];
-		uint64_t start = a->start, end = a->end > a->start ? a->end : a->start + 1;
-		size_t j = i + 1;
-		for (; j < t->nr_sorted; j++) {
-			const struct symbol *b = &t->v[t->sorted[j]];
-			if (b->start >= end)
-				break;
-			uint64_t be = b->end > b->start ? b->end : b->start + 1;
-			if (be > end)
-				end = be;
+	size_t n = t->nr_sorted;
+	t->starts = xmalloc((n ? n : 1) * sizeof(*t->starts));
+	size_t alloc = 0, run = 0;
+	uint64_t run_start = 0, run_end = 0;
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t start = 0, end = 0;
+		if (i < n) {
+			const struct symbol *a = &t->v[t->sorted[i]];
+			start = t->starts[i] = a->start;
+			end = a->end > a->start ? a->end : a->start + 1;
+			if (run && start < run_end) { /* overlaps the run */
+				run++;
+				run_end = end > run_end ? end : run_end;
+				continue;
+			}
 		}
-		if (j - i > 1) {
+		if (run > 1) {
 			VEC_GROW(t->contested, 2 * t->nr_contested + 2, alloc);
-			t->contested[2 * t->nr_contested] = start;
-			t->contested[2 * t->nr_contested + 1] = end;
+			t->contested[2 * t->nr_contested] = run_start;
+			t->contested[2 * t->nr_contested + 1] = run_end;
 			t->nr_contested++;
 		}
-		i = j;
+		run = 1;
+		run_start = start;
+		run_end = end;
 	}
+	index_starts(t);
 	unsigned bits = 4; /* about two slots per symbol, at most 4096 */
 	while (bits < MEMO_BITS && ((size_t)1 << bits) < 2 * t->nr_sorted)
 		bits++;
@@ -926,14 +983,7 @@ struct symbol *symtab_find(struct symtab *t, uint64_t addr)
 static struct symbol *find(struct symtab *t, uint64_t addr)
 {
 	if (!in_contested(t, addr)) {
-		size_t lo = 0, hi = t->nr_sorted;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (t->starts[mid] <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = starts_upto(t, addr);
 		if (!lo)
 			return NULL;
 		struct symbol *s = &t->v[t->sorted[lo - 1]];

@@ -74,6 +74,9 @@ struct symtab {
 				     insertion order (the tree's first inserts) */
 	uint64_t *starts;         /* their starts (searched: contiguous) */
 	size_t nr_sorted;
+	uint32_t *buckets;        /* index into starts by address (see index_starts) */
+	size_t nr_buckets;
+	unsigned bucket_shift;
 	uint64_t *contested;      /* [start, end) pairs where symbols overlap */
 	size_t nr_contested;
 	struct symtab_memo { uint64_t addr; uint32_t idx; } *memo; /* recent lookups, direct-mapped

@@ -106,6 +106,25 @@ TEST(symtab_lookups_match_a_linear_scan)
 	CHECK_EQ_U64(t.v[1].end, t.v[1].start + 60);
 	CHECK(!t.tree_built); /* nothing overlaps: binary search only */
 	symtab_release(&t);
+	/* two clusters far apart (the index's buckets are mostly empty) */
+	symtab_init(&t);
+	for (int i = 0; i < 300; i++) {
+		uint64_t start = i < 150 ? 0x1000 + (uint64_t)i * 16 : 0x7f0000000000 + (uint64_t)i * i * 8;
+		symtab_add(&t, start, 8, SYM_BIND_GLOBAL, "g", 1, 1, 0);
+	}
+	symtab_finish(&t, false);
+	for (size_t k = 0; k < 6 * t.nr; k++) { /* around each start, and between */
+		static const int64_t around[] = { -1, 0, 7, 8, 9, 1000 };
+		uint64_t a = t.v[k / 6].start + (uint64_t)around[k % 6];
+		const struct symbol *want = NULL;
+		for (size_t i = 0; i < t.nr; i++)
+			if (t.v[i].start <= a && a < t.v[i].end)
+				want = &t.v[i];
+		CHECK(symtab_find(&t, a) == want);
+	}
+	CHECK(symtab_find(&t, 0xfff) == NULL);
+	CHECK(symtab_find(&t, UINT64_MAX - 1) == NULL);
+	symtab_release(&t);
 }
 
 TEST(symtab_duplicates_keep_perfs_choice)
