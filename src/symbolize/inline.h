@@ -19,6 +19,10 @@ struct inline_resolver;
 /* context: frames become "func:file:line" (--context). */
 struct inline_resolver *inline_resolver_new(bool context);
 void inline_resolver_free(struct inline_resolver *r);
+/* For tests, before the first question: find the scopes around each
+ * address with libdw's own walks of the unit (dwarf_getscopes), as the
+ * engine did before its per-unit index, whose answers must be the same. */
+void inline_resolver_use_libdw_walks(struct inline_resolver *r);
 
 /* The frames for pc (hex text, as perf printed it) in the file `mod`,
  * outermost first, joined with ';': the script's inline() result. "" when

@@ -3,6 +3,7 @@
  * fallback), plus the stackcollapse-perf.pl logic around it (nm lookup of
  * func+0xOFF when the address is unknown, frame order, --context). */
 #include "symbolize/inline.h"
+#include "symbolize/inline_scopes.h"
 
 #include "base/alloc.h"
 #include "base/hash.h"
@@ -53,6 +54,7 @@ struct a2l_module {
 	int fd, debug_fd;
 	Elf *elf, *debug_elf; /* the file; its separate debug file, or NULL */
 	Dwarf *dw;
+	struct scope_cache *scopes; /* of dw's units */
 	struct sym_index symtab, debug_symtab, dynsym; /* of elf, debug_elf, elf */
 	struct hashmap learnt; /* function DIE offset -> index into names */
 	struct learnt_name *names;
@@ -71,6 +73,7 @@ typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
 struct inline_resolver {
 	bool context;
+	bool libdw_walks; /* scopes by libdw's walks, not the units' index */
 	cxa_demangle_fn cxa;
 	void *libstdcxx;
 	struct a2l_module *mods;
@@ -94,11 +97,17 @@ struct inline_resolver *inline_resolver_new(bool context)
 	return r;
 }
 
+void inline_resolver_use_libdw_walks(struct inline_resolver *r)
+{
+	r->libdw_walks = true;
+}
+
 void inline_resolver_free(struct inline_resolver *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nmods; i++) {
+		scope_cache_free(r->mods[i].scopes);
 		if (r->mods[i].dw)
 			dwarf_end(r->mods[i].dw);
 		if (r->mods[i].elf)
@@ -222,6 +231,7 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 	m->elf = m->debug_elf = NULL;
 	m->debug_fd = -1;
 	m->dw = NULL;
+	m->scopes = NULL;
 	m->symtab = m->debug_symtab = m->dynsym = (struct sym_index){ 0 };
 	hashmap_init(&m->learnt);
 	m->names = NULL;
@@ -240,6 +250,8 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 			m->dw = NULL;
 			open_debug_file(m);
 		}
+		if (m->dw)
+			m->scopes = scope_cache_new(!r->libdw_walks);
 	}
 	return m;
 }
@@ -553,21 +565,23 @@ static bool first_low(Dwarf_Die *die, Dwarf_Addr *low)
  * smallest range around addr, the one read last names it (assemblers emit
  * one subprogram per alias of a routine). The CU's subprograms after fd
  * with a range as small as fd's: the last one in *out. */
-static bool last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fd, uint64_t addr, Dwarf_Die *out)
+static bool last_equal_subprogram(struct a2l_module *m, Dwarf_Die *cu, Dwarf_Die *fd, uint64_t addr,
+				  Dwarf_Die *out)
 {
 	Dwarf_Addr len = range_around(fd, addr);
-	Dwarf_Die child;
-	bool found = false;
-	if (!len || dwarf_child(cu, &child))
+	if (!len)
 		return false;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_subprogram || dwarf_dieoffset(&child) <= dwarf_dieoffset(fd))
-			continue;
-		if (range_around(&child, addr) == len) {
-			*out = child;
+	/* a range around addr of non-zero length holds addr */
+	Dwarf_Die *subs;
+	int n = scope_unit_subprograms(m->scopes, cu, addr, &subs);
+	bool found = false;
+	for (int i = 0; i < n; i++) {
+		if (dwarf_dieoffset(&subs[i]) > dwarf_dieoffset(fd) && range_around(&subs[i], addr) == len) {
+			*out = subs[i];
 			found = true;
 		}
-	} while (!dwarf_siblingof(&child, &child));
+	}
+	free(subs);
 	return found;
 }
 
@@ -614,9 +628,10 @@ static const char *best_fit_name(struct a2l_module *m, bool learn, size_t shndx,
 
 /* addr2line -i -f's records for addr in module m, innermost first: -C
  * when `demangle`, one long-running process when `learn` (see
- * best_fit_name). Nothing when the file cannot be read. */
+ * best_fit_name); without `lines`, the records' file and line are not
+ * looked up (NULL, 0). Nothing when the file cannot be read. */
 static void addr2line_records(const struct inline_resolver *r, struct a2l_module *m, uint64_t addr, bool demangle,
-			      bool learn, record_fn fn, void *arg)
+			      bool learn, bool lines, record_fn fn, void *arg)
 {
 	if (!m->elf)
 		return; /* addr2line prints an error and nothing on stdout */
@@ -631,14 +646,8 @@ static void addr2line_records(const struct inline_resolver *r, struct a2l_module
 	if (m->dw && dwarf_addrdie(m->dw, addr, &cu)) {
 		/* dwarf_getscopes follows an inline's abstract origin; the chain
 		 * of callers is the concrete nesting of the innermost scope. */
-		Dwarf_Die *scopes = NULL;
-		int ns = dwarf_getscopes(&cu, addr, &scopes);
-		if (ns > 0) {
-			Dwarf_Die inner = scopes[0];
-			free(scopes);
-			scopes = NULL;
-			ns = dwarf_getscopes_die(&inner, &scopes);
-		}
+		Dwarf_Die *scopes;
+		int ns = scope_nesting(m->scopes, &cu, addr, &scopes);
 		/* the functions around addr, innermost first, up to the
 		 * subprogram (binutils' funcinfo and its caller_func chain) */
 		int nf = 0;
@@ -650,7 +659,9 @@ static void addr2line_records(const struct inline_resolver *r, struct a2l_module
 			if (tag == DW_TAG_subprogram)
 				break;
 		}
-		Dwarf_Line *ln = dwarf_getsrc_die(&cu, addr);
+		/* the line table (parsed the first time a unit is asked) only
+		 * for file:line, or to know whether addr has a line */
+		Dwarf_Line *ln = lines ? dwarf_getsrc_die(&cu, addr) : NULL;
 		const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
 		int line = 0;
 		if (ln)
@@ -670,21 +681,22 @@ static void addr2line_records(const struct inline_resolver *r, struct a2l_module
 		}
 		if (best >= 0) {
 			Dwarf_Die *fd = &scopes[best], last;
-			if (dwarf_tag(fd) == DW_TAG_subprogram && last_equal_subprogram(&cu, fd, addr, &last))
+			if (dwarf_tag(fd) == DW_TAG_subprogram && last_equal_subprogram(m, &cu, fd, addr, &last))
 				fd = &last;
 			emit_named(r, demangle, fn, arg, best_fit_name(m, learn, shndx, addr, fd), file, line);
 			Dwarf_Files *files = NULL;
 			size_t nfiles = 0;
-			dwarf_getsrcfiles(&cu, &files, &nfiles);
+			if (lines)
+				dwarf_getsrcfiles(&cu, &files, &nfiles);
 			for (int i = best; i + 1 < nf; i++) {
 				Dwarf_Attribute at;
 				Dwarf_Word fidx = 0, cl = 0;
 				file = NULL;
 				line = 0;
-				if (dwarf_attr(&scopes[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &fidx) &&
+				if (lines && dwarf_attr(&scopes[i], DW_AT_call_file, &at) && !dwarf_formudata(&at, &fidx) &&
 				    files && fidx < nfiles)
 					file = dwarf_filesrc(files, fidx, NULL, NULL);
-				if (dwarf_attr(&scopes[i], DW_AT_call_line, &at) && !dwarf_formudata(&at, &cl))
+				if (lines && dwarf_attr(&scopes[i], DW_AT_call_line, &at) && !dwarf_formudata(&at, &cl))
 					line = (int)cl;
 				emit_named(r, demangle, fn, arg, chain_name(m, learn, &scopes[i + 1]), file, line);
 			}
@@ -692,6 +704,8 @@ static void addr2line_records(const struct inline_resolver *r, struct a2l_module
 			return;
 		}
 		free(scopes);
+		if (!lines)
+			ln = dwarf_getsrc_die(&cu, addr);
 		if (ln) {
 			/* line information without a function (assembly):
 			 * the name comes from the symbol tables */
@@ -730,7 +744,7 @@ char *inline_addr2line(struct inline_resolver *r, const char *path, unsigned lon
 {
 	struct strbuf b = { 0 };
 	sb_add(&b, "", 0);
-	addr2line_records(r, module(r, path), addr, true, false, add_record_text, &b);
+	addr2line_records(r, module(r, path), addr, true, false, true, add_record_text, &b);
 	return b.s;
 }
 
@@ -754,7 +768,7 @@ int inline_chain(struct inline_resolver *r, const char *path, uint64_t addr,
 		 void (*fn)(const char *func, void *arg), void *arg)
 {
 	struct chain_sink c = { fn, arg, 0 };
-	addr2line_records(r, module(r, path), addr, false, true, add_chain_name, &c);
+	addr2line_records(r, module(r, path), addr, false, true, false, add_chain_name, &c);
 	return c.count;
 }
 /* `nm MODULE` then /^([0-9a-f]+) . \Qfunc\E$/m: a defined .symtab symbol. */
