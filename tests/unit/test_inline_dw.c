@@ -13,6 +13,7 @@
 
 #ifdef HAVE_ELFUTILS
 #include "base/alloc.h"
+#include "name_lines.h"
 #include "symbolize/inline.h"
 
 #include <stdio.h>
@@ -105,22 +106,6 @@ TEST(inline_addr2line_as_a_fresh_addr2line_on_cxx)
 	CHECK(differ == 0);
 	inline_resolver_free(r);
 	free(addrs);
-}
-
-struct names {
-	char *s;
-	size_t len, alloc;
-};
-
-static void add_name(const char *func, void *arg)
-{
-	struct names *b = arg;
-	size_t l = strlen(func);
-	VEC_GROW(b->s, b->len + l + 2, b->alloc);
-	memcpy(b->s + b->len, func, l);
-	b->len += l;
-	b->s[b->len++] = '\n';
-	b->s[b->len] = '\0';
 }
 
 TEST(inline_chain_as_a_long_running_addr2line_on_cxx)

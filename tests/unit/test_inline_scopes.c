@@ -6,7 +6,8 @@
  * whose answers depend on what it was asked before):
  *   - this test binary (C, -O2: inlined static functions, lexical blocks);
  *   - the C++ workload of the corpus (tmpl: templates, lambdas, inlined
- *     functions without linkage names), when CORPUS is set;
+ *     functions without linkage names), when CORPUS is set, 600 of its
+ *     3,712 addresses (libdw's walks of its units are slow);
  *   - files named in INLINE_SCOPES_FILES (space-separated: Debian's libc
  *     with libc6-dbg, a Python built with DWARF, ...), every
  *     INLINE_SCOPES_MAX addresses at most (default 4000; 0: all of them).
@@ -16,6 +17,7 @@
 
 #ifdef HAVE_ELFUTILS
 #include "base/alloc.h"
+#include "name_lines.h"
 #include "symbolize/inline.h"
 
 #include <dwarf.h>
@@ -92,22 +94,6 @@ static size_t line_addresses(const char *path, uint64_t **out)
 	return k;
 }
 
-struct names {
-	char *s;
-	size_t len, alloc;
-};
-
-static void add_name(const char *func, void *arg)
-{
-	struct names *b = arg;
-	size_t l = strlen(func);
-	VEC_GROW(b->s, b->len + l + 2, b->alloc);
-	memcpy(b->s + b->len, func, l);
-	b->len += l;
-	b->s[b->len++] = ';';
-	b->s[b->len] = '\0';
-}
-
 /* Both engines on up to max of path's addresses (evenly spread; 0: all):
  * how many addresses differ (the first ones reported), -1 without any. */
 static long compare_file(struct unit_test *t_, const char *path, size_t max, size_t *asked)
@@ -167,9 +153,8 @@ TEST(inline_scopes_index_answers_as_libdw_walks_on_cxx)
 	REQUIRE(!system(cmd));
 	size_t asked;
 	long d = compare_file(t_, exe, 600, &asked);
-	fprintf(stderr, "# %zu addresses\n", asked);
 	unlink(exe);
-	CHECK(asked > 1000);
+	CHECK(asked >= 600);
 	CHECK(d == 0);
 }
 
