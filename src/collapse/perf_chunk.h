@@ -1,6 +1,8 @@
 /* Internal to the perf script collapser (perf_script.c, perf_state.c,
- * perf_fast.c): the configuration shared by the chunks, one chunk's state
- * and caches, and the functions between the files. */
+ * perf_fast.c): the configuration shared by the threads, a piece of input
+ * with its messages, one thread's state and caches (a "chunk": every piece
+ * a thread folds goes into its caches and profile), and the functions
+ * between the files. */
 #ifndef SCORCH_COLLAPSE_PERF_CHUNK_H
 #define SCORCH_COLLAPSE_PERF_CHUNK_H
 
@@ -21,6 +23,8 @@ enum {
 	MAX_REPORTED = 10,                  /* bad lines printed one by one */
 	MIN_CHUNK = 4 << 20,                /* smaller inputs are not split */
 	DROP_WINDOW = 8 << 20,              /* parsed bytes released per madvise */
+	PIECE_MAX = 8 << 20,                /* pieces a thread takes at a time ... */
+	PIECES_PER_THREAD = 8,              /* ... at least this many per thread */
 };
 
 /* The default event filter, shared by all chunks. In sequential mode
@@ -99,6 +103,26 @@ struct perf_text {
 	size_t n;
 };
 
+/* What a piece reports, in input order once all ran. */
+struct perf_diag {
+	size_t bad;
+	const char *bad_at[MAX_REPORTED];
+	size_t bad_len[MAX_REPORTED];
+	bool bad_orphan[MAX_REPORTED];
+	const char *dropped; /* first event skipped by the default filter */
+	size_t dropped_len;
+	bool failed;
+};
+
+/* A piece of one buffer, cut just after a blank line (the script's state
+ * is empty there). The threads take pieces in input order, each the next
+ * one when it is done with its own, so that they end together. */
+struct perf_piece {
+	const struct perf_buf *buf;
+	const char *begin, *end;
+	struct perf_diag diag;
+};
+
 /* Where a sample's parts are: event line end, blank line, block
  * fingerprint (perf_fast.c). */
 struct perf_sample_scan {
@@ -110,8 +134,9 @@ struct perf_sample_scan {
 
 struct perf_chunk {
 	const struct perf_cfg *cfg;
-	const struct perf_buf *buf;
+	const struct perf_buf *buf; /* the piece being folded */
 	const char *begin, *end;
+	struct perf_diag *diag;
 	struct profile *p;
 	bool own_profile;
 
@@ -157,14 +182,6 @@ struct perf_chunk {
 	uint32_t last_out_pname;     /* ... and its index */
 	bool have_last_out;
 
-	/* Diagnostics, reported by the driver in input order. */
-	size_t bad;
-	const char *bad_at[MAX_REPORTED];
-	size_t bad_len[MAX_REPORTED];
-	bool bad_orphan[MAX_REPORTED];
-	const char *dropped; /* first event skipped by the default filter */
-	size_t dropped_len;
-	bool failed;
 	const char *drop_from; /* first byte not yet released */
 	const char *bscan_from, *bscan_res; /* last perf_find_blank() and its answer */
 	bool bscan_valid;
@@ -198,13 +215,15 @@ void perf_start_sample(struct perf_chunk *c, const struct perf_event_line *ev);
  * --srcline reads the source line that follows a frame. */
 void perf_process_line(struct perf_chunk *c, const char *line, size_t n, struct perf_cursor *cur);
 void perf_process_range(struct perf_chunk *c, const char *from, const char *to);
+void perf_clear_sample(struct perf_chunk *c);
 
 /* perf_fast.c: the cached path and the chunk loop. */
 const char *perf_find_blank(const char *p, const char *end);
-void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, const struct perf_buf *b,
-		     const char *begin, const char *end, struct profile *p);
+void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, struct profile *p);
 void perf_chunk_release(struct perf_chunk *c);
-void *perf_run_chunk(void *arg);
+/* Fold one piece into the chunk; then, after its last piece, end it. */
+void perf_run_piece(struct perf_chunk *c, struct perf_piece *piece);
+void perf_end_chunk(struct perf_chunk *c);
 /* Add the counts chunk `from` sent to owner, once both have run. Returns
  * 0, or -1 when one of their blocks needs the line by line path. */
 int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from);

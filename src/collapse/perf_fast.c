@@ -400,9 +400,9 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 	}
 	struct perf_block *b = perf_blocks_find(&c->blocks, fp);
 	if (b && dropped) {
-		if (!c->dropped) {
-			c->dropped = ev.event.s;
-			c->dropped_len = ev.event.n;
+		if (!c->diag->dropped) {
+			c->diag->dropped = ev.event.s;
+			c->diag->dropped_len = ev.event.n;
 		}
 		return next;
 	}
@@ -445,16 +445,18 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 	perf_process_line(c, p, (size_t)(nl - p), NULL);
 	c->rec_simple = true;
 	perf_process_range(c, bs, next);
-	if (dropped && !b && c->rec_simple && !c->failed)
+	if (dropped && !b && c->rec_simple && !c->diag->failed)
 		perf_blocks_add(&c->blocks, fp);
 	return next;
 }
 
 /* Pages behind p are not read again, except the few that messages point
- * into (bad lines, event names): those are read back from the file. */
-static void drop_parsed(struct perf_chunk *c, const char *p)
+ * into (bad lines, event names) and the blocks other chunks parse: those
+ * are read back from the file. Only whole pages of the piece go, at every
+ * DROP_WINDOW bytes and at its end (all: the piece's end). */
+static void drop_parsed(struct perf_chunk *c, const char *p, bool all)
 {
-	if (!c->buf->mapped || p - c->drop_from < DROP_WINDOW)
+	if (!c->buf->mapped || (!all && p - c->drop_from < DROP_WINDOW))
 		return;
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t from = ((uintptr_t)c->drop_from + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
@@ -464,18 +466,24 @@ static void drop_parsed(struct perf_chunk *c, const char *p)
 	c->drop_from = p;
 }
 
-void *perf_run_chunk(void *arg)
+void perf_run_piece(struct perf_chunk *c, struct perf_piece *piece)
 {
-	struct perf_chunk *c = arg;
+	c->buf = piece->buf;
+	c->begin = piece->begin;
+	c->end = piece->end;
+	c->diag = &piece->diag;
+	c->bscan_valid = false;
+	c->peek_at = NULL;
+	perf_clear_sample(c);
 	const char *p = c->begin;
 	struct perf_cursor cur = { p, c->end };
 	c->drop_from = p;
-	while (p < c->end && !c->failed) {
+	while (p < c->end && !c->diag->failed) {
 		if (c->cfg->fast && !c->have_pname) {
 			const char *q = try_fast(c, p);
 			if (q) {
 				p = q;
-				drop_parsed(c, p);
+				drop_parsed(c, p, false);
 				continue;
 			}
 		}
@@ -486,10 +494,14 @@ void *perf_run_chunk(void *arg)
 			break;
 		perf_process_line(c, line, n, &cur);
 		p = cur.p;
-		drop_parsed(c, p);
+		drop_parsed(c, p, false);
 	}
+	drop_parsed(c, p, true);
+}
+
+void perf_end_chunk(struct perf_chunk *c)
+{
 	flush_pending(c);
-	return NULL;
 }
 
 int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from)
@@ -533,14 +545,10 @@ int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from)
 	return ret;
 }
 
-void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, const struct perf_buf *b,
-		       const char *begin, const char *end, struct profile *p)
+void perf_chunk_init(struct perf_chunk *c, const struct perf_cfg *cfg, struct profile *p)
 {
 	memset(c, 0, sizeof(*c));
 	c->cfg = cfg;
-	c->buf = b;
-	c->begin = begin;
-	c->end = end;
 	if (p) {
 		c->p = p;
 	} else {

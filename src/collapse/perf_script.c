@@ -5,23 +5,25 @@
  * stack, a blank line emits "pname;stack" += period and clears the state.
  * Every line's class is independent of the state (except with --srcline,
  * which reads the line after a frame as its source line), and the state is
- * empty after a blank line. So the input is cut into chunks just after blank
- * lines and each chunk is folded into its own profile in its own thread;
- * the profiles are merged in chunk order. The one piece of state that
- * crosses samples, the default event filter (the first event name in the
- * input), is found by a pre-scan before the chunks start.
+ * empty after a blank line. So the input is cut into pieces just after
+ * blank lines; each thread folds into its own caches and profile (its
+ * chunk) the next piece in input order whenever it is done with one, so
+ * that the threads end together; the profiles are summed, and the pieces'
+ * messages reported in input order. The one piece of state that crosses
+ * samples, the default event filter (the first event name in the input),
+ * is found by a pre-scan before the threads start.
  *
  * Hot path: a sample is "event line + block of frame lines + blank line".
- * The block's bytes are fingerprinted and looked up in a per-chunk cache of
- * blocks already folded, which gives the frames without parsing a line; a
- * second cache maps (process node, block) to the leaf node. Only the first
+ * The block's bytes are fingerprinted and looked up in a per-thread cache
+ * of blocks already folded, which gives the frames without parsing a line;
+ * a second cache maps (process node, block) to the leaf node. Only the first
  * occurrence of a block goes through the line-by-line state machine.
  *
  * With several chunks, each block's first parse is done by one of them
  * (perf_chunk.h: shared first parses), not by every chunk that meets it.
  *
- * A block is identified by its length and a 128-bit fingerprint of its
- * bytes, not by comparing the bytes: keeping (or re-reading) the first
+ * A block is identified by a 128-bit fingerprint of its bytes (its length
+ * mixed in), not by comparing the bytes: keeping (or re-reading) the first
  * occurrence of every distinct block made the resident memory grow with the
  * input (measured: 306 MB for the 1.15 GB bench input, 595 MB with two
  * threads), where the fingerprint keeps it to the stacks. Two different
@@ -115,38 +117,38 @@ static int online_cpus(void)
 	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
 }
 
-static int report(struct perf_chunk *chunks, size_t nc, const struct perf_cfg *cfg)
+static int report(const struct perf_piece *pieces, size_t np, const struct perf_cfg *cfg)
 {
 	const struct collapse_opts *o = cfg->opts;
 	size_t total = 0, shown = 0;
-	for (size_t i = 0; i < nc; i++) {
-		struct perf_chunk *c = &chunks[i];
-		for (size_t k = 0; k < c->bad && k < MAX_REPORTED; k++) {
+	for (size_t i = 0; i < np; i++) {
+		const struct perf_diag *d = &pieces[i].diag;
+		for (size_t k = 0; k < d->bad && k < MAX_REPORTED; k++) {
 			const char *name;
 			size_t line;
-			where(c->buf, c->bad_at[k], &name, &line);
-			int len = (int)(c->bad_len[k] > 80 ? 80 : c->bad_len[k]);
-			const char *what = c->bad_orphan[k] ? "stack frame without an event line before it"
+			where(pieces[i].buf, d->bad_at[k], &name, &line);
+			int len = (int)(d->bad_len[k] > 80 ? 80 : d->bad_len[k]);
+			const char *what = d->bad_orphan[k] ? "stack frame without an event line before it"
 							    : "unrecognized perf script line";
 			if (o->strict)
-				return error_at(name, line, "%s: '%.*s'", what, len, c->bad_at[k]);
+				return error_at(name, line, "%s: '%.*s'", what, len, d->bad_at[k]);
 			if (shown < MAX_REPORTED) {
-				warn_at(name, line, "skipped %s: '%.*s'", what, len, c->bad_at[k]);
+				warn_at(name, line, "skipped %s: '%.*s'", what, len, d->bad_at[k]);
 				shown++;
 			}
 		}
-		total += c->bad;
+		total += d->bad;
 	}
 	if (total > shown)
 		warn("%zu more unrecognized perf script lines skipped (%zu in all)", total - shown, total);
 	struct perf_filter *f = cfg->filter;
 	if (f->defaulted) {
-		for (size_t i = 0; i < nc; i++) {
-			if (chunks[i].dropped) {
+		for (size_t i = 0; i < np; i++) {
+			const struct perf_diag *d = &pieces[i].diag;
+			if (d->dropped) {
 				warn("several event types: keeping only the first seen, '%.*s', and "
 				     "skipping others such as '%.*s' (choose with --event-filter)",
-				     (int)f->len, f->name, (int)chunks[i].dropped_len,
-				     chunks[i].dropped);
+				     (int)f->len, f->name, (int)d->dropped_len, d->dropped);
 				break;
 			}
 		}
@@ -199,9 +201,30 @@ static void run_parallel(size_t nt, size_t n, void (*fn)(void *ctx, size_t i), v
 	pthread_mutex_destroy(&job.lock);
 }
 
-static void run_chunk(void *ctx, size_t i)
+/* Chunk i (one per thread) folds pieces taken in input order, the next
+ * one whenever it is done with its own, so that the threads end together
+ * whatever the pieces cost. */
+struct piece_queue {
+	struct perf_chunk *chunks;
+	struct perf_piece *pieces;
+	size_t np;
+	size_t next; /* guarded by lock */
+	pthread_mutex_t lock;
+};
+
+static void fold_chunk(void *ctx, size_t i)
 {
-	perf_run_chunk((struct perf_chunk *)ctx + i);
+	struct piece_queue *q = ctx;
+	struct perf_chunk *c = &q->chunks[i];
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		size_t k = q->next++;
+		pthread_mutex_unlock(&q->lock);
+		if (k >= q->np)
+			break;
+		perf_run_piece(c, &q->pieces[k]);
+	}
+	perf_end_chunk(c);
 }
 
 /* Phase two of shared parses: chunk i adds what the others sent it. */
@@ -219,48 +242,49 @@ static void take_foreign(void *ctx, size_t i)
 			t->failed[i] = 1;
 }
 
-/* A chunk to be: [begin, end) of buffer b. */
-struct chunk_span {
-	const struct perf_buf *b;
-	const char *begin, *end;
-};
-
-static void init_chunks(struct perf_chunk *chunks, const struct chunk_span *spans, size_t nc,
-			const struct perf_cfg *cfg, struct profile *p)
+/* Fold the pieces with nc chunks on as many threads, chunk 0 into p; then
+ * the shared first parses' second phase. */
+static void run_fold(struct perf_chunk *chunks, size_t nc, struct perf_piece *pieces, size_t np,
+		     const struct perf_cfg *cfg, struct profile *p, int *failed)
 {
 	for (size_t i = 0; i < nc; i++) {
-		perf_chunk_init(&chunks[i], cfg, spans[i].b, spans[i].begin, spans[i].end,
-				i == 0 ? p : NULL);
+		perf_chunk_init(&chunks[i], cfg, i == 0 ? p : NULL);
 		chunks[i].index = (uint32_t)i;
 	}
-}
-
-/* Fold every chunk, the first parse of each block shared between them
- * when cfg->owners (perf_chunk.h); without sharing again if a shared
- * parse cannot be used. p must be empty then. */
-static void fold_chunks(struct perf_chunk *chunks, const struct chunk_span *spans, size_t nc,
-			size_t nt, struct perf_cfg *cfg, struct profile *p)
-{
-	init_chunks(chunks, spans, nc, cfg, p);
-	run_parallel(nt, nc, run_chunk, chunks);
+	for (size_t i = 0; i < np; i++)
+		memset(&pieces[i].diag, 0, sizeof(pieces[i].diag));
+	struct piece_queue q = { .chunks = chunks, .pieces = pieces, .np = np };
+	pthread_mutex_init(&q.lock, NULL);
+	/* Every chunk runs (a thread that cannot start leaves its pieces to
+	 * the others), so each is ended and can take what it was sent. */
+	run_parallel(nc, nc, fold_chunk, &q);
+	pthread_mutex_destroy(&q.lock);
 	if (cfg->owners < 2)
 		return;
-	int *failed = xcalloc(nc, sizeof(*failed));
 	struct take_job tj = { chunks, nc, failed };
-	run_parallel(nt, nc, take_foreign, &tj);
+	run_parallel(nc, nc, take_foreign, &tj);
+}
+
+/* Fold every piece, the first parse of each block shared between the
+ * chunks when cfg->owners (perf_chunk.h); without sharing again if a
+ * shared parse cannot be used. p must be empty then. */
+static void fold_pieces(struct perf_chunk *chunks, size_t nc, struct perf_piece *pieces, size_t np,
+			struct perf_cfg *cfg, struct profile *p)
+{
+	int *failed = xcalloc(nc, sizeof(*failed));
+	run_fold(chunks, nc, pieces, np, cfg, p, failed);
 	bool any = false;
 	for (size_t i = 0; i < nc; i++)
 		any |= failed[i] != 0;
+	if (any) {
+		for (size_t i = 0; i < nc; i++)
+			perf_chunk_release(&chunks[i]);
+		profile_release(p);
+		profile_init(p);
+		cfg->owners = 0;
+		run_fold(chunks, nc, pieces, np, cfg, p, failed);
+	}
 	free(failed);
-	if (!any)
-		return;
-	for (size_t i = 0; i < nc; i++)
-		perf_chunk_release(&chunks[i]);
-	profile_release(p);
-	profile_init(p);
-	cfg->owners = 0;
-	init_chunks(chunks, spans, nc, cfg, p);
-	run_parallel(nt, nc, run_chunk, chunks);
 }
 
 int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
@@ -340,45 +364,50 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 	size_t total = 0;
 	for (size_t i = 0; i < nb; i++)
 		total += bufs[i].len;
-	/* Chunks: each buffer cut in proportion to its share of the input. */
-	size_t nc = 0, alloc = 0;
-	struct chunk_span *spans = NULL;
+	/* Pieces: each buffer cut into at least PIECES_PER_THREAD per thread
+	 * for its share of the input, and pieces of at most PIECE_MAX. */
+	size_t np = 0, alloc = 0;
+	struct perf_piece *pieces = NULL;
 	for (size_t i = 0; i < nb; i++) {
 		size_t want = 1;
 		/* Small inputs are not worth a thread, unless a thread count was
 		 * asked for (which also lets tests split small inputs). */
-		if (threads > 1 && total && (bufs[i].len >= MIN_CHUNK || opts->threads > 0))
-			want = (size_t)((double)bufs[i].len / (double)total * threads + 0.5);
+		if (threads > 1 && total && (bufs[i].len >= MIN_CHUNK || opts->threads > 0)) {
+			double share = (double)bufs[i].len / (double)total * threads * PIECES_PER_THREAD;
+			want = (size_t)(share + 0.5);
+			if (want < bufs[i].len / PIECE_MAX + 1)
+				want = bufs[i].len / PIECE_MAX + 1;
+		}
 		if (want < 1)
 			want = 1;
-		if (want > (size_t)threads)
-			want = (size_t)threads;
 		const char **starts = xmalloc(want * sizeof(*starts));
 		size_t k = cut(bufs[i].data, bufs[i].len, want, starts);
-		VEC_GROW(spans, nc + k, alloc);
+		VEC_GROW(pieces, np + k, alloc);
 		for (size_t j = 0; j < k; j++) {
 			const char *e = j + 1 < k ? starts[j + 1] : bufs[i].data + bufs[i].len;
-			spans[nc++] = (struct chunk_span){ &bufs[i], starts[j], e };
+			pieces[np++] = (struct perf_piece){ .buf = &bufs[i], .begin = starts[j], .end = e };
 		}
 		free(starts);
 	}
-	/* Shared first parses: chunks running side by side, counts that sum
-	 * in any order (no flame-chart events), and an empty profile to start
-	 * again from if they cannot be used. */
-	size_t nt = threads > 1 ? (size_t)threads : 1;
-	if (nc > 1 && nt > 1 && cfg.fast && !p->keep_events && p->nr == 1 && nc <= UINT32_MAX)
+	/* One chunk per thread. Shared first parses: chunks running side by
+	 * side, counts that sum in any order (no flame-chart events), and an
+	 * empty profile to start again from if they cannot be used. */
+	size_t nc = threads > 1 ? (size_t)threads : 1;
+	if (nc > np)
+		nc = np ? np : 1;
+	if (nc > 1 && cfg.fast && !p->keep_events && p->nr == 1 && nc <= UINT32_MAX)
 		cfg.owners = (uint32_t)nc;
-	struct perf_chunk *chunks = xcalloc(nc ? nc : 1, sizeof(*chunks));
-	fold_chunks(chunks, spans, nc, nt, &cfg, p);
-	free(spans);
+	struct perf_chunk *chunks = xcalloc(nc, sizeof(*chunks));
+	fold_pieces(chunks, nc, pieces, np, &cfg, p);
 
-	int ret = report(chunks, nc, &cfg);
+	int ret = report(pieces, np, &cfg);
 	for (size_t i = 0; i < nc; i++) {
 		if (ret == 0 && chunks[i].own_profile)
 			profile_merge(p, chunks[i].p);
 		perf_chunk_release(&chunks[i]);
 	}
 	free(chunks);
+	free(pieces);
 #ifdef HAVE_ELFUTILS
 	if (cfg.resolver)
 		inline_resolver_free(cfg.resolver);

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-static void clear_sample(struct perf_chunk *c)
+void perf_clear_sample(struct perf_chunk *c)
 {
 	c->have_pname = false;
 	c->in_dropped = false;
@@ -80,15 +80,16 @@ static void emit(struct perf_chunk *c)
 
 static void report_bad(struct perf_chunk *c, const char *line, size_t n, bool orphan)
 {
-	if (c->bad < MAX_REPORTED) {
-		c->bad_orphan[c->bad] = orphan;
-		c->bad_at[c->bad] = line;
-		c->bad_len[c->bad] = n;
+	struct perf_diag *d = c->diag;
+	if (d->bad < MAX_REPORTED) {
+		d->bad_orphan[d->bad] = orphan;
+		d->bad_at[d->bad] = line;
+		d->bad_len[d->bad] = n;
 	}
-	c->bad++;
+	d->bad++;
 	c->rec_simple = false;
 	if (c->cfg->opts->strict)
-		c->failed = true;
+		d->failed = true;
 }
 
 static bool filter_drops(struct perf_chunk *c, const struct perf_event_line *ev)
@@ -106,9 +107,9 @@ static bool filter_drops(struct perf_chunk *c, const struct perf_event_line *ev)
 	}
 	if (ev->event.n == f->len && !memcmp(ev->event.s, f->name, f->len))
 		return false;
-	if (!c->dropped) {
-		c->dropped = ev->event.s;
-		c->dropped_len = ev->event.n;
+	if (!c->diag->dropped) {
+		c->diag->dropped = ev->event.s;
+		c->diag->dropped_len = ev->event.n;
 	}
 	return true;
 }
@@ -178,7 +179,7 @@ void perf_process_line(struct perf_chunk *c, const char *line, size_t n, struct 
 	if (n == 0) {
 		if (c->have_pname)
 			emit(c);
-		clear_sample(c);
+		perf_clear_sample(c);
 		return;
 	}
 	struct perf_event_line ev;
@@ -214,6 +215,6 @@ void perf_process_range(struct perf_chunk *c, const char *from, const char *to)
 	struct perf_cursor cur = { from, to };
 	const char *line;
 	size_t n;
-	while (!c->failed && perf_next_line(&cur, &line, &n))
+	while (!c->diag->failed && perf_next_line(&cur, &line, &n))
 		perf_process_line(c, line, n, &cur);
 }
