@@ -75,6 +75,11 @@ static node_t leaf_for(struct perf_chunk *c, node_t pnode, uint32_t seq)
 static void count_on_block(struct perf_chunk *c, struct perf_block *b)
 {
 	node_t pnode = current_pnode(c);
+	if (c->p->keep_events) {
+		/* A flame chart: every sample is an event, in input order. */
+		profile_count(c->p, leaf_for(c, pnode, b->seq), c->period);
+		return;
+	}
 	if (b->pnode == pnode) {
 		b->acc += c->period;
 		return;

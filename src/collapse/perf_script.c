@@ -352,7 +352,8 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 	}
 
 	int threads = opts->threads > 0 ? opts->threads : online_cpus();
-	if (cfg.sequential)
+	/* A flame chart's events are the samples in input order: one thread. */
+	if (cfg.sequential || p->keep_events)
 		threads = 1;
 	if (!cfg.sequential && !filter.set)
 		first_event(bufs, nb, &filter);

@@ -47,3 +47,24 @@ if [ "$(grep -c 'not a frame line' "$ct/one.err")" -ge 10 ]; then
 else
 	not_ok "cli/collapse threads: the broken blocks are reported (one thread)" "$(head -3 "$ct/one.err")"
 fi
+
+# A flame chart drawn from perf script text: every sample is an event, in
+# input order (stacks merge only when adjacent), whatever the input's size.
+# Before: the block cache added a repeated stack's periods up and counted
+# them at its end (a, b, a drew as b then a x2), and an input of 4 MB or
+# more was split between threads of which only the first kept its events.
+printf 'proc 1 1.0: 1 cpu-clock:\n\tffff a (/x)\n\nproc 1 2.0: 1 cpu-clock:\n\tffff b (/x)\n\nproc 1 3.0: 1 cpu-clock:\n\tffff a (/x)\n\n' >"$ct/aba.txt"
+"$SCORCH" flamegraph --dump-frames --flamechart "$ct/aba.txt" 2>&1 | awk -F'\t' '$9 == "a" || $9 == "b" { printf "%s@%s ", $9, $2 }' >"$ct/aba.got"
+if [ "$(cat "$ct/aba.got")" = "a@10.0 b@403.3 a@796.7 " ]; then
+	ok "cli/collapse threads: flame chart of perf text in sample order"
+else
+	not_ok "cli/collapse threads: flame chart of perf text in sample order" "frames: $(cat "$ct/aba.got") (want a, b, a left to right)"
+fi
+xz -dc tests/data/corpus/e-cxx-dwarf.perf.txt.xz >"$ct/e.txt" # 25 MB: split between threads
+"$SCORCH" flamegraph --dump-frames --flamechart "$ct/e.txt" 2>/dev/null | sed -n 2p | cut -f1 >"$ct/chart.all"
+"$SCORCH" flamegraph --dump-frames "$ct/e.txt" 2>/dev/null | sed -n 2p | cut -f1 >"$ct/graph.all"
+if [ -s "$ct/graph.all" ] && cmp -s "$ct/chart.all" "$ct/graph.all"; then
+	ok "cli/collapse threads: flame chart of 25 MB of perf text has every sample"
+else
+	not_ok "cli/collapse threads: flame chart of 25 MB of perf text has every sample" "chart: $(cat "$ct/chart.all"); graph: $(cat "$ct/graph.all")"
+fi
