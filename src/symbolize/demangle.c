@@ -8,7 +8,7 @@
  * perf runs. Without it, libstdc++'s __cxa_demangle (the same cp-demangle
  * code, always with parameters) is used and the outermost parameter list
  * is cut off by hand, which matches except for return types of template
- * functions. The lookup happens once (call_once).
+ * functions. The lookup happens once (pthread_once, which ThreadSanitizer sees).
  *
  * cplus_demangle builds its answer with realloc, one piece at a time; its
  * callback forms (rust_demangle_callback, cplus_demangle_v3_callback, the
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 typedef char *(*cplus_demangle_fn)(const char *, int);
 typedef void (*demangle_piece_fn)(const char *, size_t, void *);
@@ -41,8 +41,8 @@ struct demanglers {
 	cxa_demangle_fn cxa;
 };
 
-static struct demanglers dm; /* written once under call_once */
-static once_flag dm_once = ONCE_FLAG_INIT;
+static struct demanglers dm; /* written once under pthread_once */
+static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
 
 static void *sym_from(const char *lib, const char *name)
 {
@@ -284,7 +284,7 @@ bool demangle_into(const char *name, struct demangled *d)
 	out_reset(d);
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R' && name[1] != 'G'))
 		return false;
-	call_once(&dm_once, dm_init);
+	pthread_once(&dm_once, dm_init);
 	bool ok = false;
 	if (dm.cplus) {
 		ok = libiberty_demangle(name, d);
