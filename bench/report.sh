@@ -8,10 +8,13 @@
 #     to the text perf script wrote here; with STACKCOLLAPSE_PL=/path/to/
 #     stackcollapse-perf.pl the pipeline is run and timed instead;
 #   - perf report -g folded (comm-sorted, counts), timed here.
-# Also perf script | scorch collapse perf, for reference. Prints medians of
-# RUNS runs each (wall and user+sys CPU taken separately, bench/timeit),
-# peak RSS, and the ratios by wall and by CPU time (the machine is shared:
-# CPU time is the steadier figure).
+# Also perf script | scorch collapse perf, for reference. scorch report is
+# timed with one thread (-j1) and with its default (one fold thread per
+# CPU), one run of each after the other so that both see the same load.
+# Prints medians of RUNS runs each (wall and user+sys CPU taken separately,
+# bench/timeit), peak RSS, and the ratios by wall and by CPU time (the
+# machine is shared: CPU time is the steadier figure; threads add CPU time
+# and take wall time off).
 #   bench/report.sh [PERF.DATA]     default: bench/out/report-big.data,
 #                                   recorded if absent (about 3 minutes,
 #                                   niced: perf record -F 4999 -a -g while
@@ -22,6 +25,7 @@
 #                                   and checks the outputs agree
 #   CALLGRIND=1 bench/report.sh     also counts scorch report's (and BASE's)
 #                                   instructions with valgrind's callgrind
+#                                   (-j1, and the default: all threads')
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -70,13 +74,36 @@ if [ -n "${BASE:-}" ]; then
 	rm -f "$OUT/base.out"
 	t_scorch=$new_wall c_scorch=$new_cpu
 else
-	run "scorch report" "$SCORCH" report -q -o "$OUT/report.scorch.folded" "$data"
-	t_scorch=$wall c_scorch=$cpu
+	# -j1 and the default alternating, so that both see the same load
+	for k in one dflt; do : >"$OUT/report.$k.walls"; : >"$OUT/report.$k.cpus"; eval "rss_$k=0"; done
+	for i in $(seq "$RUNS"); do
+		for k in one dflt; do
+			j=; [ $k = one ] && j=-j1
+			# shellcheck disable=SC2086 # $j: no word or one
+			"$TIMEIT" "$OUT/report.time" "$SCORCH" report $j -q -o "$OUT/report.$k.folded" "$data"
+			read -r w u sy m <"$OUT/report.time"
+			echo "$w" >>"$OUT/report.$k.walls"
+			awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }' >>"$OUT/report.$k.cpus"
+			eval "[ \"$m\" -gt \"\$rss_$k\" ] && rss_$k=$m"
+		done
+	done
+	t_one=$(bench_median "$OUT/report.one.walls") c_one=$(bench_median "$OUT/report.one.cpus")
+	t_scorch=$(bench_median "$OUT/report.dflt.walls") c_scorch=$(bench_median "$OUT/report.dflt.cpus")
+	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "scorch report -j1" "$t_one" "$c_one" "$rss_one"
+	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "scorch report (default: $(nproc) threads)" \
+		"$t_scorch" "$c_scorch" "$rss_dflt"
+	awk -v o="$t_one" -v s="$t_scorch" -v co="$c_one" -v cs="$c_scorch" \
+		'BEGIN { printf "# threads: -j1 / default %.2fx wall, %.2fx cpu\n", o / s, co / cs }'
+	cmp -s "$OUT/report.one.folded" "$OUT/report.dflt.folded" &&
+		echo "# output identical with -j1 and the default" || echo "# output DIFFERS between -j1 and the default"
+	mv "$OUT/report.dflt.folded" "$OUT/report.scorch.folded"
+	rm -f "$OUT/report.one.folded" "$OUT"/report.*.walls "$OUT"/report.*.cpus
 fi
 "$SCORCH" report -q --stats "$data" 2>&1 >/dev/null | sed 's/^/# /' || true
 if [ -n "${CALLGRIND:-}" ]; then
-	for bin in "$SCORCH" ${BASE:-}; do
-		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" report -q -o /dev/null "$data" \
+	for bin in "$SCORCH -j1" "$SCORCH" ${BASE:-}; do
+		# shellcheck disable=SC2086 # "$SCORCH -j1": program and option
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null $bin report -q -o /dev/null "$data" \
 			2>&1 | awk -v b="$bin" '/Collected/ { printf "# callgrind: %s report: %s instructions\n", b, $4 }'
 	done
 fi
@@ -101,15 +128,23 @@ if [ -n "${STACKCOLLAPSE_PL:-}" ]; then
 		echo "# stackcollapse-perf.pl output differs from scorch report's"
 fi
 
-awk -v ts="$t_scorch" -v tsc="$t_script" -v tr="$t_report" -v tp="$t_pipe" -v b="$text" \
-	-v cs="$c_scorch" -v csc="$c_script" -v cr="$c_report" 'BEGIN {
+ratios() { # LABEL WALL CPU [estimate]: scorch report's ratios to the perf routes
+awk -v label="$1" -v ts="$2" -v cs="$3" -v est="${4:-}" -v tsc="$t_script" -v tr="$t_report" -v tp="$t_pipe" -v b="$text" \
+	-v csc="$c_script" -v cr="$c_report" 'BEGIN {
 	fast = tsc + b / 29e6; slow = tsc + b / 17e6
-	printf "perf script | stackcollapse-perf.pl ESTIMATED (perf script timed here + %.1f-%.1f s of Perl: the issue'"'"'s 29-17 MB/s, not run here): %.2f-%.2f s wall, %.2f-%.2f s cpu\n", b / 29e6, b / 17e6, fast, slow, csc + b / 29e6, csc + b / 17e6
-	printf "speed-up of scorch report (wall): %.1f-%.1fx over perf script | stackcollapse-perf.pl (estimated), %.1fx over perf report -g folded, %.1fx over perf script | scorch collapse perf\n", fast / ts, slow / ts, tr / ts, tp / ts
+	if (est) printf "perf script | stackcollapse-perf.pl ESTIMATED (perf script timed here + %.1f-%.1f s of Perl: the issue'"'"'s 29-17 MB/s, not run here): %.2f-%.2f s wall, %.2f-%.2f s cpu\n", b / 29e6, b / 17e6, fast, slow, csc + b / 29e6, csc + b / 17e6
+	printf "speed-up of scorch report%s (wall): %.1f-%.1fx over perf script | stackcollapse-perf.pl (estimated), %.1fx over perf report -g folded, %.1fx over perf script | scorch collapse perf\n", label, fast / ts, slow / ts, tr / ts, tp / ts
 	# the Perl figures are idle-machine throughput, i.e. CPU-bound time
-	printf "speed-up of scorch report (cpu): %.1f-%.1fx over perf script | stackcollapse-perf.pl (estimated), %.1fx over perf report -g folded\n", (csc + b / 29e6) / cs, (csc + b / 17e6) / cs, cr / cs
-	printf "at the issue figure for perf script (87 MB/s): %.1f-%.1fx (wall), %.1f-%.1fx (cpu)\n", (b / 87e6 + b / 29e6) / ts, (b / 87e6 + b / 17e6) / ts, (b / 87e6 + b / 29e6) / cs, (b / 87e6 + b / 17e6) / cs
+	printf "speed-up of scorch report%s (cpu): %.1f-%.1fx over perf script | stackcollapse-perf.pl (estimated), %.1fx over perf report -g folded\n", label, (csc + b / 29e6) / cs, (csc + b / 17e6) / cs, cr / cs
+	printf "at the issue figure for perf script (87 MB/s)%s: %.1f-%.1fx (wall), %.1f-%.1fx (cpu)\n", label, (b / 87e6 + b / 29e6) / ts, (b / 87e6 + b / 17e6) / ts, (b / 87e6 + b / 29e6) / cs, (b / 87e6 + b / 17e6) / cs
 }'
+}
+if [ -n "${t_one:-}" ]; then
+	ratios " -j1" "$t_one" "$c_one" estimate
+	ratios " (default threads)" "$t_scorch" "$c_scorch"
+else
+	ratios "" "$t_scorch" "$c_scorch" estimate
+fi
 if cmp -s "$OUT/report.scorch.folded" "$OUT/report.collapse.folded"; then
 	echo "# scorch report output is identical to perf script | scorch collapse perf"
 else

@@ -59,6 +59,9 @@ const char report_usage[] =
 	"                          (computed with libdw, as collapse perf --inline)\n"
 	"      --no-inline         no inlined frames for DWARF-unwound stacks (perf script\n"
 	"                          adds them, through addr2line, as scorch does by default)\n"
+	"  -j, --threads N         threads that fold samples (default: one per CPU; 1: fold\n"
+	"                          on the reading thread). The output is the same for any N;\n"
+	"                          --script, --inline and pprof output fold on one\n"
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
 	"      --stats             print record/sample counts to stderr\n"
 	"      --script            write perf script's default text instead of folded stacks\n"
@@ -119,6 +122,7 @@ static const struct option own_opts[] = {
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "keep-going", no_argument, NULL, 'k' },
+	{ "threads", required_argument, NULL, 'j' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "script", no_argument, NULL, OPT_SCRIPT },
@@ -170,7 +174,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":i:o:kqh", long_opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":i:o:j:kqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->input = optarg;
@@ -229,6 +233,16 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'k':
 			o->keep_going = true;
 			break;
+		case 'j': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || errno || v < 0 || v > 1024)
+				usage_error("report", "-j/--threads: not a thread count (0-1024, 0: one per CPU): '%s'",
+					    optarg);
+			o->threads = (int)v;
+			break;
+		}
 		case OPT_PER_CPU:
 			o->per_cpu = true;
 			break;

@@ -5,6 +5,7 @@
  * rules run once per distinct symbol and thread, and a callchain seen
  * before fold straight to its leaf. */
 #include "perfdata/fold.h"
+#include "perfdata/fold_threads.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -16,11 +17,13 @@
 #include "perfdata/script_text.h"
 #include "profile/frame_rules.h"
 #include "profile/frame_sites.h"
+#include "symbolize/preload.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct pname_entry {
 	const char *comm;
@@ -45,6 +48,7 @@ enum { IP_SLOTS = 1 << 16 };
 struct folder {
 	const struct report_opts *o;
 	struct symbolizer *sym;
+	struct frame_lookup look; /* where this thread's lookups go */
 	struct profile *p;
 	struct report_stats *st;
 	const char *filter; /* event being kept */
@@ -68,6 +72,12 @@ struct folder {
 	struct frame_parts parts; /* names of one frame or process */
 	char *line;               /* scratch for frame_names_of */
 	size_t line_alloc;
+	/* report -j: what each sample created (struct profile_run), and the
+	 * sample that set st->count_unit */
+	bool stamp;
+	struct profile_run *runs_made;
+	size_t nr_runs_made, runs_made_alloc;
+	uint64_t unit_seq;
 };
 
 /* ---- process name ------------------------------------------------------------ */
@@ -196,6 +206,13 @@ static node_t push_frame(struct folder *f, node_t node, const struct resolved_fr
 	return node;
 }
 
+/* The version of the sample's address space (sym_space_version): a view's
+ * does not change during the sample. */
+static uint64_t space_version(struct folder *f, const struct pd_sample *s)
+{
+	return f->look.snap ? f->look.snap->version : sym_space_version(f->sym, s->pid, s->tid);
+}
+
 /* A callchain folded below node without the per-frame detour: each
  * address's folded symbols are found once per address-space version (the
  * same entries, markers and depth as sample_frames_resolve; the version is
@@ -219,11 +236,11 @@ static node_t fold_callchain(struct folder *f, const struct pd_sample *s, uint64
 		}
 		struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
 		if (!w.hv)
-			sym_lookup(f->sym, s->pid, s->tid, ip, w.kernel, &sf);
+			frame_lookup_ip(&f->look, s, ip, w.kernel, &sf);
 		struct resolved_frame r = { .name = sf.name, .dso = sf.dso, .ip = ip, .offset = sf.offset,
 					    .addr = sf.dso_addr };
 		frame_syms(f, &r, false, &f->runs[n][0], &f->runs[n][1]);
-		uint64_t now = sym_space_version(f->sym, s->pid, s->tid);
+		uint64_t now = space_version(f, s);
 		if (!w.hv && now == version)
 			*slot = (struct ip_slot){ ip, tag, f->runs[n][0], f->runs[n][1] };
 		version = now;
@@ -296,18 +313,11 @@ static void chain_key(struct folder *f, const struct pd_sample *s, uint64_t vers
 	*h2 = h;
 }
 
-static void fold_sample(void *arg, const struct pd_sample *s)
+/* Fold a sample of the event kept, of the thread named comm. */
+static void fold_kept(struct folder *f, const struct pd_sample *s, const char *comm)
 {
-	struct folder *f = arg;
 	const struct report_opts *o = f->o;
-	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
 	struct sample_frames *fr = &f->frames;
-	if (o->script) {
-		sample_frames_resolve(fr, f->sym, s, o->max_stack, o->no_inline);
-		script_write_sample(&f->script, o->script, comm, s, fr->f, fr->nr);
-	}
-	if (!keep_event(f, s))
-		return;
 	uint32_t pname = sample_pname(f, comm, s);
 	if (pname == UINT32_MAX)
 		return;
@@ -329,7 +339,7 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 	bool cacheable = !o->script && s->callchain && !dwarf && !f->inlines;
 	uint64_t h1 = 0, h2 = 0;
 	bool direct = cacheable && !o->sites && !java;
-	uint64_t version = cacheable ? sym_space_version(f->sym, s->pid, s->tid) : 0;
+	uint64_t version = cacheable ? space_version(f, s) : 0;
 	cacheable &= !direct;
 	if (cacheable) {
 		chain_key(f, s, version, pname, &h1, &h2);
@@ -341,7 +351,7 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 		}
 	}
 	if (!o->script && !direct)
-		sample_frames_resolve(fr, f->sym, s, o->max_stack, o->no_inline);
+		sample_frames_resolve(fr, &f->look, s, o->max_stack, o->no_inline);
 
 	/* Fold root-first: [CPU N,] comm, then frames from the outermost caller. */
 	node_t node = PROFILE_ROOT;
@@ -368,14 +378,47 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 	f->st->folded++;
 }
 
+static void fold_sample(void *arg, const struct pd_sample *s)
+{
+	struct folder *f = arg;
+	const struct report_opts *o = f->o;
+	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
+	struct sample_frames *fr = &f->frames;
+	if (o->script) {
+		sample_frames_resolve(fr, &f->look, s, o->max_stack, o->no_inline);
+		script_write_sample(&f->script, o->script, comm, s, fr->f, fr->nr);
+	}
+	if (keep_event(f, s))
+		fold_kept(f, s, comm);
+}
+
 /* ---- the whole file ---------------------------------------------------------- */
 
-static struct symbolizer *symbolizer_for(const struct perf_data *pd, const struct report_opts *o)
+/* The build-ids of pd from the from-th on (the header's, then those the
+ * record stream brought: the first one of a path counts). */
+static void add_build_ids(struct symbolizer *sym, const struct perf_data *pd, size_t from)
 {
-	struct symbolizer *sym = symbolizer_new(&o->sym);
-	for (size_t i = 0; i < pd->nr_build_ids; i++)
+	for (size_t i = from; i < pd->nr_build_ids; i++)
 		sym_add_build_id(sym, pd->build_ids[i].filename, pd->build_ids[i].id, pd->build_ids[i].id_len);
-	return sym;
+}
+
+/* sym_preload_start for the kernel and the user-space files of the
+ * header's build-id table (perf lists those that had samples; modules
+ * are not resolved). */
+static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd)
+{
+	const char **paths = xreallocarray(NULL, pd->nr_build_ids + 1, sizeof(*paths));
+	size_t n = 0;
+	for (size_t i = 0; i < pd->nr_build_ids; i++) {
+		uint16_t mode = pd->build_ids[i].misc & PD_CPUMODE_MASK;
+		const char *name = pd->build_ids[i].filename;
+		if ((mode != PD_CPUMODE_KERNEL && mode != PD_CPUMODE_GUEST_KERNEL) ||
+		    !strcmp(name, "[kernel.kallsyms]"))
+			paths[n++] = name;
+	}
+	struct sym_preload *p = sym_preload_start(sym, paths, n);
+	free(paths);
+	return p;
 }
 
 static int longest_event_name(const struct perf_data *pd)
@@ -389,9 +432,30 @@ static int longest_event_name(const struct perf_data *pd)
 	return w;
 }
 
-static void folder_release(struct folder *f)
+struct folder *folder_new(const struct report_opts *o, const struct perf_data *pd, struct profile *p,
+			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader)
 {
-	symbolizer_free(f->sym);
+	/* sized for SAMPLE_FRAMES_MAX frames: on the heap */
+	struct folder *f = xcalloc(1, sizeof(*f));
+	*f = (struct folder){ .o = o, .p = p, .st = st, .filter = o->event_filter, .sym = sym,
+			      .look = { .sym = sym, .reader = reader }, .unit_seq = UINT64_MAX };
+	f->script = (struct script_text){ .with_pid = o->script_pid, .name_width = longest_event_name(pd) };
+	hashmap_init(&f->frame_cache);
+	hashmap_init(&f->pname_cache);
+	hashmap_init(&f->chain_cache);
+	f->ip_cache = xmalloc(IP_SLOTS * sizeof(*f->ip_cache));
+	for (size_t i = 0; i < IP_SLOTS; i++)
+		f->ip_cache[i].count = UINT32_MAX;
+	f->runs = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->runs));
+	if (o->inline_addr2line)
+		f->inlines = inline_frames_new();
+	return f;
+}
+
+void folder_free(struct folder *f)
+{
+	if (!f)
+		return;
 	inline_frames_free(f->inlines);
 	script_text_release(&f->script);
 	hashmap_release(&f->frame_cache);
@@ -404,6 +468,69 @@ static void folder_release(struct folder *f)
 	free(f->pnames);
 	free(f->ip_cache);
 	free(f->runs);
+	free(f->runs_made);
+	free(f);
+}
+
+bool folder_keep_event(struct folder *f, const struct pd_sample *s)
+{
+	return keep_event(f, s);
+}
+
+const char *folder_event(const struct folder *f)
+{
+	return f->filter;
+}
+
+void folder_fold(struct folder *f, const struct pd_sample *s, const char *comm, const struct sym_snapshot *snap,
+		 uint64_t seq)
+{
+	uint32_t names = f->p->names.nr, nodes = f->p->nr;
+	const char *unit = f->st->count_unit;
+	f->look.snap = snap;
+	f->stamp = true;
+	fold_kept(f, s, comm);
+	if (!unit && f->st->count_unit)
+		f->unit_seq = seq;
+	if (f->p->names.nr != names || f->p->nr != nodes) {
+		VEC_GROW(f->runs_made, f->nr_runs_made + 1, f->runs_made_alloc);
+		f->runs_made[f->nr_runs_made++] = (struct profile_run){ seq, f->p->names.nr, f->p->nr };
+	}
+}
+
+const struct profile_run *folder_runs(const struct folder *f, size_t *nr)
+{
+	*nr = f->nr_runs_made;
+	return f->runs_made;
+}
+
+void folder_add_stats(const struct folder *f, struct report_stats *st, uint64_t *unit_seq)
+{
+	if (f->st != st) {
+		st->folded += f->st->folded;
+		st->skipped_event += f->st->skipped_event;
+	}
+	st->unwound += f->frames.unwound;
+	st->unwind_failed += f->frames.unwind_failed;
+	if (f->st->count_unit && f->unit_seq < *unit_seq) {
+		*unit_seq = f->unit_seq;
+		st->count_unit = f->st->count_unit;
+	}
+}
+
+/* Threads that fold (report_opts.threads; 0: one per CPU), or 1 where
+ * the output needs the samples one by one in order: perf script's text,
+ * stackcollapse-perf's --inline (one engine's memory), pprof sites. */
+static int fold_threads(const struct report_opts *o)
+{
+	if (o->script || o->inline_addr2line || o->sites)
+		return 1;
+	int n = o->threads;
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (int)(c > 64 ? 64 : c) : 1;
+	}
+	return n;
 }
 
 int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,
@@ -420,12 +547,26 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 			return -1;
 		}
 	}
+	/* report -j: the symbol tables of the files the header says had
+	   samples are read while the records are (file mode: the header's
+	   build-ids are all there now) */
+	int threads = fold_threads(o);
+	struct symbolizer *sym = NULL;
+	struct sym_preload *preload = NULL;
+	size_t header_ids = pd.nr_build_ids;
+	if (threads > 1 && !pd.pipe) {
+		sym = symbolizer_new(&o->sym);
+		add_build_ids(sym, &pd, 0);
+		preload = preload_header_files(sym, &pd);
+	}
 	struct replay r = { .pd = &pd };
 	int ret = replay_collect(&r);
 	st->records = r.records;
 	if (ret < 0) {
 		st->damaged = true;
 		if (!o->keep_going) {
+			sym_preload_stop(preload);
+			symbolizer_free(sym);
 			replay_release(&r);
 			perf_data_close(&pd);
 			return -1;
@@ -433,34 +574,56 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		warn("%s: --keep-going: using the %" PRIu64 " records read before the damage", pd.path,
 		     st->records);
 	}
-	/* sized for SAMPLE_FRAMES_MAX frames: on the heap */
-	struct folder *f = xcalloc(1, sizeof(*f));
-	*f = (struct folder){ .o = o, .p = p, .st = st, .filter = o->event_filter };
-	f->script = (struct script_text){ .with_pid = o->script_pid, .name_width = longest_event_name(&pd) };
-	hashmap_init(&f->frame_cache);
-	hashmap_init(&f->pname_cache);
-	hashmap_init(&f->chain_cache);
-	f->ip_cache = xmalloc(IP_SLOTS * sizeof(*f->ip_cache));
-	for (size_t i = 0; i < IP_SLOTS; i++)
-		f->ip_cache[i].count = UINT32_MAX;
-	f->runs = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->runs));
-	if (o->inline_addr2line)
-		f->inlines = inline_frames_new();
-	f->sym = symbolizer_for(&pd, o);
+	if (sym) {
+		add_build_ids(sym, &pd, header_ids);
+	} else {
+		sym = symbolizer_new(&o->sym);
+		add_build_ids(sym, &pd, 0);
+		if (threads > 1)
+			preload = preload_header_files(sym, &pd);
+	}
 	st->sort_moves = replay_sort_by_time(&r);
-	replay_run(&r, f->sym, fold_sample, f);
+	const char *filter;
+	struct folder *f = NULL;
+	struct report_opts again = *o;
+	if (threads > 1) {
+		filter = fold_threads_run(&r, sym, o, &pd, p, st, threads);
+		if (profile_total(p, 0) >= 0x1p53) {
+			/* Sums this large are rounded, and how depends on the
+			   order they were added in: fold again on one thread
+			   (notes were printed the first time). */
+			sym_preload_stop(preload);
+			preload = NULL;
+			symbolizer_free(sym);
+			sym = symbolizer_new(&o->sym);
+			add_build_ids(sym, &pd, 0);
+			profile_release(p);
+			profile_init(p);
+			st->folded = st->skipped_event = st->unwound = st->unwind_failed = 0;
+			st->count_unit = NULL;
+			r.samples = 0;
+			again.quiet = true;
+			threads = 1;
+		}
+	}
+	if (threads == 1) {
+		f = folder_new(&again, &pd, p, st, sym, NULL);
+		replay_run(&r, sym, fold_sample, f);
+		uint64_t unit_seq = UINT64_MAX;
+		folder_add_stats(f, st, &unit_seq);
+		filter = f->filter;
+	}
 	st->samples = r.samples;
-	st->unwound = f->frames.unwound;
-	st->unwind_failed = f->frames.unwind_failed;
 	if (r.damaged)
 		st->damaged = true;
 	ret = st->damaged && !o->keep_going ? -1 : 0;
 	/* For a graph's title (pipe mode delivers these during the walk). */
 	snprintf(st->hostname, sizeof(st->hostname), "%s", pd.hostname);
 	snprintf(st->cmdline, sizeof(st->cmdline), "%s", pd.cmdline);
-	snprintf(st->event, sizeof(st->event), "%s", f->filter ? f->filter : "");
-	folder_release(f);
-	free(f);
+	snprintf(st->event, sizeof(st->event), "%s", filter ? filter : "");
+	folder_free(f);
+	sym_preload_stop(preload);
+	symbolizer_free(sym);
 	replay_release(&r);
 	perf_data_close(&pd);
 	return ret;

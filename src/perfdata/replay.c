@@ -68,13 +68,25 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 	free(name);
 }
 
+static struct pd_record entry_record(const struct replay *rp, const struct replay_entry *e)
+{
+	const uint8_t *d = pd_record_bytes(rp->pd, e->in_dbuf, e->pos);
+	return (struct pd_record){ .type = pd_u32(d), .misc = pd_u16(d + 4), .size = pd_u16(d + 6),
+				   .data = d, .offset = e->pos, .in_dbuf = e->in_dbuf, .pos = e->pos,
+				   .time = e->time };
+}
+
+int replay_sample_at(const struct replay *r, size_t i, struct pd_sample *s)
+{
+	struct pd_record rec = entry_record(r, &r->ents[i]);
+	return pd_parse_sample(r->pd, &rec, s);
+}
+
 static void replay_one(struct replay *rp, struct symbolizer *sym, const struct replay_entry *e,
 		       void (*on_sample)(void *arg, const struct pd_sample *s), void *arg)
 {
-	const uint8_t *d = pd_record_bytes(rp->pd, e->in_dbuf, e->pos);
-	struct pd_record r = { .type = pd_u32(d), .misc = pd_u16(d + 4), .size = pd_u16(d + 6),
-			       .data = d, .offset = e->pos, .in_dbuf = e->in_dbuf, .pos = e->pos,
-			       .time = e->time };
+	struct pd_record r = entry_record(rp, e);
+	const uint8_t *d = r.data;
 	const uint8_t *p = d + 8;
 	size_t n = r.size - 8u;
 	switch (r.type) {
@@ -116,8 +128,8 @@ static void replay_one(struct replay *rp, struct symbolizer *sym, const struct r
 void replay_run(struct replay *r, struct symbolizer *sym,
 		void (*on_sample)(void *arg, const struct pd_sample *s), void *arg)
 {
-	for (size_t i = 0; i < r->nr; i++)
-		replay_one(r, sym, &r->ents[i], on_sample, arg);
+	for (r->at = 0; r->at < r->nr; r->at++)
+		replay_one(r, sym, &r->ents[r->at], on_sample, arg);
 }
 
 void replay_release(struct replay *r)

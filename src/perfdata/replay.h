@@ -27,6 +27,7 @@ struct replay {
 	size_t nr, alloc;
 	uint64_t records; /* records walked (all types) */
 	uint64_t samples; /* samples delivered or found damaged */
+	size_t at;        /* during replay_run: the entry being delivered */
 	bool damaged;     /* a sample that could not be parsed */
 };
 
@@ -42,6 +43,11 @@ uint64_t replay_sort_by_time(struct replay *r);
  * samples to on_sample(arg, sample). */
 void replay_run(struct replay *r, struct symbolizer *sym,
 		void (*on_sample)(void *arg, const struct pd_sample *s), void *arg);
+
+/* The sample of entry i again, once replay_run delivered it (the records
+ * stay where they are until the replay is released; other threads may
+ * call this). Returns 0, or -1 when it is damaged. */
+int replay_sample_at(const struct replay *r, size_t i, struct pd_sample *s);
 
 void replay_release(struct replay *r);
 

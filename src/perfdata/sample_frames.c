@@ -8,7 +8,7 @@ static void set_frame(struct resolved_frame *r, const struct sym_frame *fr, uint
 }
 
 /* The kernel-provided callchain, with its context markers. */
-static void callchain_frames(struct sample_frames *fr, struct symbolizer *sym, const struct pd_sample *s,
+static void callchain_frames(struct sample_frames *fr, const struct frame_lookup *look, const struct pd_sample *s,
 			     int max_stack)
 {
 	struct callchain_walk w;
@@ -18,7 +18,7 @@ static void callchain_frames(struct sample_frames *fr, struct symbolizer *sym, c
 	while ((got = callchain_walk_next(&w, &ip)) > 0 && fr->nr < SAMPLE_FRAMES_MAX) {
 		struct sym_frame f = { .dso = "[unknown]", .dso_addr = ip };
 		if (!w.hv)
-			sym_lookup(sym, s->pid, s->tid, ip, w.kernel, &f);
+			frame_lookup_ip(look, s, ip, w.kernel, &f);
 		set_frame(&fr->f[fr->nr++], &f, ip);
 	}
 	if (got < 0)
@@ -60,20 +60,20 @@ static void unwound_frames(struct sample_frames *fr, struct symbolizer *sym, con
 	}
 }
 
-void sample_frames_resolve(struct sample_frames *fr, struct symbolizer *sym, const struct pd_sample *s,
+void sample_frames_resolve(struct sample_frames *fr, const struct frame_lookup *look, const struct pd_sample *s,
 			   int max_stack, bool no_inline)
 {
 	if (max_stack <= 0)
 		max_stack = SAMPLE_FRAMES_DEFAULT_DEPTH;
 	fr->nr = 0;
 	if (s->callchain) {
-		callchain_frames(fr, sym, s, max_stack);
+		callchain_frames(fr, look, s, max_stack);
 	} else {
 		struct sym_frame f;
 		bool kernel = (s->misc & PD_CPUMODE_MASK) == PD_CPUMODE_KERNEL;
-		sym_lookup(sym, s->pid, s->tid, s->ip, kernel, &f);
+		frame_lookup_ip(look, s, s->ip, kernel, &f);
 		set_frame(&fr->f[fr->nr++], &f, s->ip);
 	}
 	if (s->regs && s->stack && s->stack_size && (s->attr->sample_type & PD_SAMPLE_STACK_USER))
-		unwound_frames(fr, sym, s, max_stack, no_inline);
+		unwound_frames(fr, look->sym, s, max_stack, no_inline); /* never with a view */
 }

@@ -5,6 +5,7 @@
 #define SCORCH_PERFDATA_SAMPLE_FRAMES_H
 
 #include "perfdata/perfdata.h"
+#include "symbolize/snapshot.h"
 #include "symbolize/symbolize.h"
 
 #include <stdbool.h>
@@ -70,10 +71,27 @@ static inline int callchain_walk_next(struct callchain_walk *w, uint64_t *ip)
 	return 0;
 }
 
+/* Where a sample's addresses are looked up: the symbolizer as it is now
+ * (snap NULL: the replay's own thread, the only one that may unwind DWARF
+ * stacks), or a view taken at the sample (report -j's fold threads). */
+struct frame_lookup {
+	struct symbolizer *sym;
+	struct sym_reader *reader;
+	const struct sym_snapshot *snap;
+};
+
+static inline int frame_lookup_ip(const struct frame_lookup *l, const struct pd_sample *s, uint64_t ip,
+				  bool kernel, struct sym_frame *f)
+{
+	if (l->snap)
+		return sym_snapshot_lookup(l->reader, l->snap, ip, kernel, f);
+	return sym_lookup(l->sym, s->pid, s->tid, ip, kernel, f);
+}
+
 /* Resolve s into fr->f[0..fr->nr): at most max_stack callchain entries
  * (0: perf script's 127), perf's inline expansion of DWARF-unwound frames
  * unless no_inline. */
-void sample_frames_resolve(struct sample_frames *fr, struct symbolizer *sym, const struct pd_sample *s,
+void sample_frames_resolve(struct sample_frames *fr, const struct frame_lookup *look, const struct pd_sample *s,
 			   int max_stack, bool no_inline);
 
 #endif

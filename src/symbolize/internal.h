@@ -8,6 +8,8 @@
 #include "symbolize/symbolize.h"
 #include "symbolize/symtab.h"
 
+#include <pthread.h>
+
 enum dso_kind { DSO_FILE, DSO_VDSO, DSO_JIT, DSO_NOSYMS, DSO_KERNEL, DSO_MODULE };
 
 struct dso {
@@ -25,6 +27,11 @@ struct dso {
 	size_t image_len;
 	uint32_t maj, min;  /* the file's identity (MMAP2), all 0 when unknown */
 	uint64_t ino, ino_generation;
+	bool kallsyms_read, kallsyms_ok; /* DSO_KERNEL: its symbols were read */
+	uint64_t ktext;                  /* and _text's address in them */
+	/* Held (while the symbolizer is `threaded`) around loading and around
+	 * symtab lookups, which change the table (memo, lazy choices). */
+	pthread_mutex_t lock;
 };
 
 /* A mapping's tag (procmaps.h) in the symbolizer: its DSO, and whether
@@ -69,8 +76,14 @@ struct symbolizer {
 	int32_t last_pid, last_tid; /* one-entry memo of findnew_thread */
 	uint32_t last_thread;       /* UINT32_MAX: empty */
 	struct procmaps maps; /* one space per process, shared by its threads */
-	struct dso *dsos;
+	struct dso **dsos; /* each at a fixed address */
 	size_t nr_dsos, dsos_alloc;
+	/* report -j: other threads look symbols up in the DSOs (dso.lock);
+	 * quiesce(quiesce_arg) waits until they have resolved every sample
+	 * handed out so far (called before a change they could see). */
+	bool threaded;
+	void (*quiesce)(void *arg);
+	void *quiesce_arg;
 	struct hashmap dso_map;      /* interned name -> first dso of that name */
 	struct hashmap dso_id_map;   /* hash of (name, dev, inode) -> dso index */
 	struct hashmap build_id_map; /* interned path -> index into bids */
@@ -93,7 +106,26 @@ struct symbolizer {
 	size_t nr_chains, chains_alloc, chains_alloc2;
 };
 
+/* What a lookup gives where no map or symbol is known. */
+static inline void sym_frame_unknown(struct sym_frame *f, uint64_t ip)
+{
+	*f = (struct sym_frame){ .name = NULL, .dso = "[unknown]", .offset = 0, .dso_addr = ip, .have_map = false };
+}
+
 struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx);
+/* The DSO of a file as its first MMAP record would make it (the first of
+ * its path, with the header's build-id). */
+struct dso *sym_file_dso(struct symbolizer *s, const char *path);
+/* Load d and sort it for lookups, as the first lookup in it would. */
+void sym_dso_prepare(struct symbolizer *s, struct dso *d);
+/* The kernel's DSO as its MMAP record would make it, and reading its
+ * symbols ahead (applying them to the kernel map waits for the lookup
+ * that loads them). */
+struct dso *sym_kernel_dso(struct symbolizer *s);
+void sym_kernel_prepare(struct symbolizer *s, struct dso *d);
+/* The symbol of dso address a in d (loaded first when load): name and
+ * offset into f; 1 when none covers a. Takes d's lock when threaded. */
+int sym_dso_symbol(struct symbolizer *s, struct dso *d, uint64_t a, bool load, struct sym_frame *f);
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid);
 void sym_unwind_free(struct symbolizer *s);
 

@@ -61,11 +61,14 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	sym_unwind_free(s);
 	for (size_t i = 0; i < s->nr_dsos; i++) {
-		symtab_release(&s->dsos[i].syms);
-		free(s->dsos[i].runtime_path);
-		free(s->dsos[i].symsrc_path);
-		hashmap_release(&s->dsos[i].inline_cache);
-		free(s->dsos[i].image);
+		struct dso *d = s->dsos[i];
+		symtab_release(&d->syms);
+		free(d->runtime_path);
+		free(d->symsrc_path);
+		hashmap_release(&d->inline_cache);
+		free(d->image);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
 	}
 	free(s->dsos);
 	procmaps_release(&s->maps);
@@ -115,9 +118,9 @@ static size_t lookup_build_id(struct symbolizer *s, const char *path, uint8_t id
 size_t sym_dso_build_id(struct symbolizer *s, const char *dso, bool running_kernel, uint8_t id[20])
 {
 	uint32_t key = strpool_find(&s->strs, dso, strlen(dso)), idx;
-	if (key != UINT32_MAX && hashmap_get(&s->dso_map, key, &idx) && s->dsos[idx].build_id_len) {
-		memcpy(id, s->dsos[idx].build_id, s->dsos[idx].build_id_len);
-		return s->dsos[idx].build_id_len;
+	if (key != UINT32_MAX && hashmap_get(&s->dso_map, key, &idx) && s->dsos[idx]->build_id_len) {
+		memcpy(id, s->dsos[idx]->build_id, s->dsos[idx]->build_id_len);
+		return s->dsos[idx]->build_id_len;
 	}
 	size_t n = lookup_build_id(s, dso, id);
 	if (n)
@@ -237,8 +240,9 @@ const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid)
 static uint32_t new_dso(struct symbolizer *s, uint32_t key, enum dso_kind kind, bool header_id)
 {
 	VEC_GROW(s->dsos, s->nr_dsos + 1, s->dsos_alloc);
-	struct dso *d = &s->dsos[s->nr_dsos];
-	memset(d, 0, sizeof(*d));
+	struct dso *d = xcalloc(1, sizeof(*d)); /* at a fixed address: fold threads keep it */
+	s->dsos[s->nr_dsos] = d;
+	pthread_mutex_init(&d->lock, NULL);
 	d->name = strpool_str(&s->strs, key);
 	d->kind = kind;
 	symtab_init(&d->syms);
@@ -274,17 +278,17 @@ static uint32_t findnew_dso_id(struct symbolizer *s, const char *name, const str
 	uint64_t idkey = hash_mix(((uint64_t)key << 32 | m->maj) + 1, hash_u64(m->ino ^ ((uint64_t)m->min << 48)));
 	uint32_t idx;
 	if (hashmap_get(&s->dso_id_map, idkey, &idx)) {
-		struct dso *d = &s->dsos[idx];
+		struct dso *d = s->dsos[idx];
 		if (d->maj == m->maj && d->min == m->min && d->ino == m->ino &&
 		    (!d->ino_generation || !m->ino_generation || d->ino_generation == m->ino_generation))
 			return idx;
 	}
-	struct dso *f = &s->dsos[first];
+	struct dso *f = s->dsos[first];
 	bool f_empty = !f->maj && !f->min && !f->ino && !f->ino_generation;
 	if (f_empty && !m->ino_generation)
 		return first; /* synthesized: matches, gives no identity */
 	idx = f_empty ? first : new_dso(s, key, DSO_FILE, false);
-	struct dso *d = &s->dsos[idx];
+	struct dso *d = s->dsos[idx];
 	d->maj = m->maj;
 	d->min = m->min;
 	d->ino = m->ino;
@@ -381,12 +385,42 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 #endif
 }
 
-struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
+static void dso_lock(struct symbolizer *s, struct dso *d)
 {
-	struct dso *d = &s->dsos[idx];
+	if (s->threaded)
+		pthread_mutex_lock(&d->lock);
+}
+
+static void dso_unlock(struct symbolizer *s, struct dso *d)
+{
+	if (s->threaded)
+		pthread_mutex_unlock(&d->lock);
+}
+
+struct dso *sym_file_dso(struct symbolizer *s, const char *path)
+{
+	uint32_t idx = findnew_dso(s, path, DSO_FILE); /* may move s->dsos */
+	return s->dsos[idx];
+}
+
+void sym_dso_prepare(struct symbolizer *s, struct dso *d)
+{
+	dso_lock(s, d);
 	if (!d->loaded)
 		load_dso(s, d);
-	return &s->dsos[idx];
+	uint64_t lo, hi;
+	symtab_bounds(&d->syms, &lo, &hi); /* sorts it for lookups */
+	dso_unlock(s, d);
+}
+
+struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
+{
+	struct dso *d = s->dsos[idx];
+	dso_lock(s, d);
+	if (!d->loaded)
+		load_dso(s, d);
+	dso_unlock(s, d);
+	return d;
 }
 
 /* ---- maps ------------------------------------------------------------------- */
@@ -399,6 +433,7 @@ static bool starts(const char *s, const char *p)
 void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 {
 	const char *fn = m->filename;
+	size_t nr_before = s->nr_dsos;
 	if (m->kernel || m->pid == -1) {
 		if (starts(fn, "[kernel.kallsyms]") || starts(fn, "[guest.kernel.kallsyms")) {
 			s->kmap_start = m->start;
@@ -434,10 +469,15 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 		dso = findnew_dso(s, fn, DSO_NOSYMS);
 	} else {
 		dso = findnew_dso_id(s, fn, m);
-		if (m->build_id_len && !s->dsos[dso].build_id_len) {
+		struct dso *d = s->dsos[dso];
+		if (m->build_id_len && !d->build_id_len) {
+			/* Lookups of earlier samples load it without (report -j:
+			   they run first) */
+			if (s->quiesce && dso < nr_before)
+				s->quiesce(s->quiesce_arg);
 			size_t l = m->build_id_len > 20 ? 20 : m->build_id_len;
-			memcpy(s->dsos[dso].build_id, m->build_id, l);
-			s->dsos[dso].build_id_len = (uint8_t)l;
+			memcpy(d->build_id, m->build_id, l);
+			d->build_id_len = (uint8_t)l;
 		}
 	}
 	/* A new map replaces the parts of older ones it overlaps, as perf's
@@ -455,9 +495,14 @@ static void hexstr(char *out, const uint8_t *id, size_t n)
 	out[2 * n] = 0;
 }
 
-static void load_kernel(struct symbolizer *s, struct dso *d)
+/* The kernel's symbols into d, once: the kallsyms the options or the
+ * header's build-id name (read ahead by symbolize/preload.c, or on the
+ * first lookup that needs them). Called with d's lock. */
+static void read_kallsyms(struct symbolizer *s, struct dso *d)
 {
-	d->loaded = true;
+	if (d->kallsyms_read)
+		return;
+	d->kallsyms_read = true;
 	const char *path = s->opts.kallsyms;
 	char buf[4096];
 	if (!path) {
@@ -474,16 +519,42 @@ static void load_kernel(struct symbolizer *s, struct dso *d)
 			}
 		}
 	}
-	uint64_t text = 0;
-	if (kallsyms_load(&d->syms, path, &text) < 0)
+	d->kallsyms_ok = kallsyms_load(&d->syms, path, &d->ktext) >= 0;
+	uint64_t lo, hi;
+	if (d->kallsyms_ok)
+		symtab_bounds(&d->syms, &lo, &hi); /* sorts it for lookups */
+}
+
+void sym_kernel_prepare(struct symbolizer *s, struct dso *d)
+{
+	dso_lock(s, d);
+	read_kallsyms(s, d);
+	dso_unlock(s, d);
+}
+
+struct dso *sym_kernel_dso(struct symbolizer *s)
+{
+	uint32_t idx = findnew_dso(s, "[kernel.kallsyms]", DSO_KERNEL); /* may move s->dsos */
+	return s->dsos[idx];
+}
+
+static void load_kernel(struct symbolizer *s, struct dso *d)
+{
+	d->loaded = true;
+	dso_lock(s, d);
+	read_kallsyms(s, d);
+	uint64_t lo, hi;
+	bool bounds = d->kallsyms_ok && symtab_bounds(&d->syms, &lo, &hi);
+	dso_unlock(s, d);
+	if (!d->kallsyms_ok)
 		return;
+	uint64_t text = d->ktext;
 	if (text && s->kref)
 		s->kdelta = (int64_t)(text - s->kref);
 	/* perf's map__fixup_start/end after loading: the kernel map then spans
 	 * every kallsyms symbol (init text, data), not just the recorded range. */
-	uint64_t lo, hi;
 	s->kgen++;
-	if (symtab_bounds(&d->syms, &lo, &hi)) {
+	if (bounds) {
 		s->kmap_start = lo - (uint64_t)s->kdelta;
 		s->kmap_end = hi - (uint64_t)s->kdelta;
 	}
@@ -511,26 +582,24 @@ static const struct mapping *find_map(struct symbolizer *s, int32_t pid, int32_t
 	return procmaps_space_find(&s->maps, s->threads[t].as, ip);
 }
 
-/* The symbol of address a in d: its name and the offset into it; 1 when
- * none covers a. */
-static int frame_symbol(struct sym_frame *f, struct dso *d, uint64_t a)
+int sym_dso_symbol(struct symbolizer *s, struct dso *d, uint64_t a, bool load, struct sym_frame *f)
 {
+	dso_lock(s, d);
+	if (load && !d->loaded)
+		load_dso(s, d);
 	struct symbol *sy = symtab_find(&d->syms, a);
-	if (!sy)
-		return 1;
-	f->name = symtab_name(&d->syms, sy);
-	f->offset = a - sy->start;
-	return 0;
+	if (sy) {
+		f->name = symtab_name(&d->syms, sy);
+		f->offset = a - sy->start;
+	}
+	dso_unlock(s, d);
+	return sy ? 0 : 1;
 }
 
 static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel,
 			   struct sym_frame *f)
 {
-	f->name = NULL;
-	f->dso = "[unknown]";
-	f->offset = 0;
-	f->dso_addr = ip;
-	f->have_map = false;
+	sym_frame_unknown(f, ip);
 	if (is_kernel) {
 		if (s->kernel_dso == UINT32_MAX) {
 			s->kernel_dso = findnew_dso(s, "[kernel.kallsyms]", DSO_KERNEL);
@@ -539,7 +608,7 @@ static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool 
 		}
 		if (ip < s->kmap_start || ip >= s->kmap_end)
 			return 1;
-		struct dso *d = &s->dsos[s->kernel_dso];
+		struct dso *d = s->dsos[s->kernel_dso];
 		if (!d->loaded) {
 			load_kernel(s, d);
 			if (ip < s->kmap_start || ip >= s->kmap_end)
@@ -548,18 +617,17 @@ static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool 
 		f->dso = d->name;
 		f->have_map = true;
 		uint64_t a = ip + (uint64_t)s->kdelta;
-		return frame_symbol(f, d, a);
+		return sym_dso_symbol(s, d, a, false, f);
 	}
 	const struct mapping *m = procmaps_space_find(&s->maps, as, ip);
 	if (!m)
 		return 1;
 	uint64_t a = map_identity(m) ? ip : ip - m->start + m->pgoff;
-	uint32_t di = map_dso(m);
-	struct dso *d = sym_dso_loaded(s, di);
+	struct dso *d = s->dsos[map_dso(m)];
 	f->dso = d->name;
 	f->dso_addr = a;
 	f->have_map = true;
-	return frame_symbol(f, d, a);
+	return sym_dso_symbol(s, d, a, true, f);
 }
 
 int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,

@@ -1,0 +1,72 @@
+/* Symbol tables read ahead of need (see preload.h). */
+#include "symbolize/preload.h"
+#include "symbolize/internal.h"
+
+#include "base/alloc.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sym_preload {
+	struct symbolizer *s;
+	struct dso *kernel; /* read first: the first kernel sample needs it */
+	struct dso **dsos;  /* made on the calling thread: fixed addresses */
+	size_t nr;
+	atomic_bool stop;
+	pthread_t thread;
+};
+
+static void *preload_main(void *arg)
+{
+	struct sym_preload *p = arg;
+	if (p->kernel)
+		sym_kernel_prepare(p->s, p->kernel);
+	for (size_t i = 0; i < p->nr && !atomic_load(&p->stop); i++)
+		sym_dso_prepare(p->s, p->dsos[i]);
+	return NULL;
+}
+
+/* A file's path as MMAP records name it (not [kernel.kallsyms], [vdso],
+ * a JIT map or an anonymous mapping, whose DSOs are made otherwise). */
+static bool file_path(const char *path)
+{
+	static const char *const not_files[] = { "/tmp/perf-", "/SYSV", "/dev/zero", "/anon_hugepage", "//anon" };
+	if (path[0] != '/')
+		return false;
+	for (size_t i = 0; i < sizeof(not_files) / sizeof(not_files[0]); i++)
+		if (!strncmp(path, not_files[i], strlen(not_files[i])))
+			return false;
+	return true;
+}
+
+struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *paths, size_t n)
+{
+	struct sym_preload *p = xcalloc(1, sizeof(*p));
+	p->s = s;
+	p->dsos = xreallocarray(NULL, n ? n : 1, sizeof(*p->dsos));
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "[kernel.kallsyms]"))
+			p->kernel = sym_kernel_dso(s);
+		else if (file_path(paths[i]))
+			p->dsos[p->nr++] = sym_file_dso(s, paths[i]);
+	}
+	s->threaded = true;
+	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
+		free(p->dsos);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void sym_preload_stop(struct sym_preload *p)
+{
+	if (!p)
+		return;
+	atomic_store(&p->stop, true);
+	pthread_join(p->thread, NULL);
+	free(p->dsos);
+	free(p);
+}
