@@ -64,16 +64,3 @@ uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *
 	*inserted = true;
 	return &m->slots[i].value;
 }
-
-bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value)
-{
-	size_t i = hash_u64(key) & m->mask;
-	while (m->slots[i].value != EMPTY) {
-		if (m->slots[i].key == key) {
-			*value = m->slots[i].value;
-			return true;
-		}
-		i = (i + 1) & m->mask;
-	}
-	return false;
-}

@@ -2,6 +2,8 @@
 #ifndef SCORCH_BASE_HASHMAP_H
 #define SCORCH_BASE_HASHMAP_H
 
+#include "base/hash.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +23,19 @@ void hashmap_release(struct hashmap *m);
 /* Returns a pointer to the value for key, inserting `fresh` when absent;
  * *inserted says which happened. The pointer is valid until the next insert. */
 uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *inserted);
-bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value);
+
+/* Inline: report looks up an id, a thread or a frame for every sample. */
+static inline bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value)
+{
+	size_t i = hash_u64(key) & m->mask;
+	while (m->slots[i].value != UINT32_MAX) {
+		if (m->slots[i].key == key) {
+			*value = m->slots[i].value;
+			return true;
+		}
+		i = (i + 1) & m->mask;
+	}
+	return false;
+}
 
 #endif

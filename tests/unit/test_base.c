@@ -45,7 +45,7 @@ TEST(hashmap_collisions_and_growth)
 		CHECK(ins);
 		CHECK_EQ_U64(*v, k);
 	}
-	uint32_t v;
+	uint32_t v = 0;
 	CHECK(hashmap_get(&m, 1234ull << 32, &v));
 	CHECK_EQ_U64(v, 1234);
 	CHECK(!hashmap_get(&m, 1, &v));
