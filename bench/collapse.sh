@@ -7,15 +7,17 @@
 # repeated, pids shifted per copy; ~1.15 GB), and its first 15 MB and
 # 256 MB cut after a blank line (whole samples).
 #
-# Prints per size, thread count and binary the medians of RUNS runs (runs
-# of the two binaries alternate) of wall and CPU (user+sys) time, MB/s
-# (MB = 10^6 bytes) by wall and by CPU/threads (what idle cores would do),
-# the peak RSS, the ratios to the anchors measured on this machine kind
-# (stackcollapse-perf.pl 17-29 MB/s: 23 used; inferno-collapse-perf
-# 150-190 MB/s: 170 used; cat > /dev/null ~6.7 GB/s), to the base build,
-# and of -j2 to -j1. The machine is shared: the load average is printed,
-# and on a loaded machine a second thread waits for a core, so the CPU
-# figures say more than the wall ones.
+# Prints per size, thread count and binary the medians of RUNS runs (in
+# each run -j1 and -j2 of both binaries one after the other, so that a
+# burst of load falls on all of them) of wall, CPU (user+sys) and sys
+# time, the fastest wall, MB/s (MB = 10^6 bytes) by wall and by
+# CPU/threads (what idle cores would do), the peak RSS, the ratios to the
+# anchors measured on this machine kind (stackcollapse-perf.pl 17-29 MB/s:
+# 23 used; inferno-collapse-perf 150-190 MB/s: 170 used; cat > /dev/null
+# ~6.7 GB/s), to the base build, and of -j2 to -j1 (then a line per size
+# with that ratio by median and by fastest wall). The machine is shared:
+# the load average is printed, and on a loaded machine a second thread
+# waits for a core, so the CPU figures say more than the wall ones.
 #
 #   bench/collapse.sh                     3 sizes, 3 runs
 #   SIZES="15 256" RUNS=5 bench/collapse.sh
@@ -41,7 +43,24 @@ if [ ! -s "$large" ]; then
 fi
 
 echo "# scorch collapse perf; $(bench_load); base: ${base:-none}"
-printf '%-8s %-3s %-5s %8s %8s %8s %9s %8s %6s %8s %9s %9s\n' size -j binary "wall s" "cpu s" "MB/s" "MB/s cpu" "RSS MiB" "x perl" "x inferno" "x base" "j2/j1"
+printf '%-8s %-3s %-5s %8s %8s %8s %8s %8s %9s %8s %6s %8s %9s %9s\n' size -j binary "wall s" "min s" "cpu s" "sys s" "MB/s" "MB/s cpu" "RSS MiB" "x perl" "x inferno" "x base" "j2/j1"
+# one_run WHO BIN T INPUT: append "wall user sys rss" to $OUT/WHO.jT
+one_run() {
+	if ! "$TIMEIT" "$OUT/time.txt" nice "$2" collapse perf -j "$3" "$4" >"$OUT/$1.j$3.out" 2>"$OUT/run.err"; then
+		echo "# $1 -j$3 ($2) failed: $(head -2 "$OUT/run.err")" >&2
+		exit 1
+	fi
+	read -r wall usr sys kb <"$OUT/time.txt"
+	echo "#   $1 -j$3 run $i: ${wall}s wall, ${usr}s user, ${sys}s sys, $((kb / 1024)) MiB" >&2
+	echo "$wall $usr $sys $kb" >>"$OUT/$1.j$3"
+}
+# stats FILE: median wall, fastest wall, median cpu, median sys, peak rss (KiB)
+stats() {
+	med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+	echo "$(awk '{ print $1 }' "$1" | med) $(awk '{ print $1 }' "$1" | sort -n | head -1)" \
+		"$(awk '{ print $2 + $3 }' "$1" | med) $(awk '{ print $3 }' "$1" | med)" \
+		"$(awk '{ if ($4 > r) r = $4 } END { print r + 0 }' "$1")"
+}
 for mb in $SIZES; do
 	input=$large
 	if [ "$mb" != 1150 ]; then
@@ -53,30 +72,40 @@ for mb in $SIZES; do
 	fi
 	bytes=$(stat -L -c %s "$input")
 	echo "# $mb MB: $input: $bytes bytes; $RUNS runs; $(bench_load)"
+	rm -f "$OUT"/base.j[12] "$OUT"/new.j[12]
+	for i in $(seq "$RUNS"); do
+		for t in 1 2; do
+			[ -n "$base" ] && one_run base "$base" "$t" "$input"
+			one_run new "$SCORCH" "$t" "$input"
+		done
+	done
 	for t in 1 2; do
-		bench_median_pair "$RUNS" "$base" "$SCORCH" collapse perf -j "$t" "$input"
-		cp "$OUT/new.out" "$OUT/j$t.folded"
-		[ -n "$base" ] && ! cmp -s "$OUT/base.out" "$OUT/new.out" && echo "# OUTPUT DIFFERS from the base build at -j$t"
-		eval "new_wall_j$t=\$new_wall new_cpu_j$t=\$new_cpu"
+		[ -n "$base" ] && ! cmp -s "$OUT/base.j$t.out" "$OUT/new.j$t.out" && echo "# OUTPUT DIFFERS from the base build at -j$t"
 		for who in base new; do
 			[ "$who" = base ] && [ -z "$base" ] && continue
-			eval "w=\$${who}_wall c=\$${who}_cpu r=\$${who}_rss"
-			awk -v mb="$mb" -v t="$t" -v who="$who" -v b="$bytes" -v w="$w" -v c="$c" -v r="$r" \
-				-v bw="${base_wall:-0}" -v bc="${base_cpu:-0}" -v w1="${new_wall_j1:-0}" -v c1="${new_cpu_j1:-0}" 'BEGIN {
+			read -r w wmin c s r <<EOS
+$(stats "$OUT/$who.j$t")
+EOS
+			eval "${who}_wall_j$t=\$w ${who}_min_j$t=\$wmin ${who}_cpu_j$t=\$c"
+			eval "bw=\${base_wall_j$t:-0} bc=\${base_cpu_j$t:-0}"
+			awk -v mb="$mb" -v t="$t" -v who="$who" -v b="$bytes" -v w="$w" -v wmin="$wmin" -v c="$c" -v s="$s" -v r="$r" \
+				-v bw="$bw" -v bc="$bc" -v w1="${new_wall_j1:-0}" -v c1="${new_cpu_j1:-0}" 'BEGIN {
 				rate = b / 1e6 / w; crate = b / 1e6 / (c / t)
 				xb = (who == "new" && bw > 0) ? sprintf("%.2f/%.2f", bw / w, bc / c) : "-"
 				j = (who == "new" && t == 2 && w1 > 0) ? sprintf("%.2f/%.2f", w1 / w, c1 / (c / 2)) : "-"
-				printf "%-8s %-3s %-5s %8.3f %8.3f %8.0f %9.0f %8.0f %6.0f %4.1f/%-4.1f %9s %9s\n",
-					mb " MB", t, who, w, c, rate, crate, r / 1024, crate / 23, rate / 170, crate / 170, xb, j }'
+				printf "%-8s %-3s %-5s %8.3f %8.3f %8.3f %8.3f %8.0f %9.0f %8.0f %6.0f %4.1f/%-4.1f %9s %9s\n",
+					mb " MB", t, who, w, wmin, c, s, rate, crate, r / 1024, crate / 23, rate / 170, crate / 170, xb, j }'
 		done
 	done
-	if cmp -s "$OUT/j1.folded" "$OUT/j2.folded"; then
-		echo "# output identical with 1 and 2 threads ($(wc -l <"$OUT/j1.folded") stacks)"
+	awk -v mb="$mb" -v a="$new_wall_j1" -v b="$new_wall_j2" -v c="$new_min_j1" -v d="$new_min_j2" -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+		printf "# %s MB: -j2 is %.2fx -j1 by median wall (%.3f s / %.3f s), %.2fx by fastest wall; load now %s\n", mb, a / b, a, b, c / d, l }'
+	if cmp -s "$OUT/new.j1.out" "$OUT/new.j2.out"; then
+		echo "# output identical with 1 and 2 threads ($(wc -l <"$OUT/new.j1.out") stacks)"
 	else
 		echo "# OUTPUT DIFFERS between 1 and 2 threads"
 	fi
 done
-echo "# x perl: CPU rate / 23 MB/s; x inferno: wall/CPU rate / 170 MB/s; x base: wall/cpu; j2/j1: wall, and (CPU of -j1)/(CPU of -j2 / 2), an upper bound of the idle-machine speed-up (perfectly balanced threads)"
+echo "# min: fastest wall; x perl: CPU rate / 23 MB/s; x inferno: wall/CPU rate / 170 MB/s; x base: wall/cpu; j2/j1: wall, and (CPU of -j1)/(CPU of -j2 / 2), an upper bound of the idle-machine speed-up (perfectly balanced threads)"
 
 # EXTRA=1: perf script itself on the biggest capture's perf.data, and the
 # reference collapsers when installed (as before this table existed).
@@ -139,4 +168,4 @@ if [ "${EXTRA:-0}" = 1 ]; then
 		fi
 	done
 fi
-rm -f "$OUT/base.out" "$OUT/new.out" "$OUT/time.txt" "$OUT/run.out" "$OUT/run.err" "$OUT/walls"
+rm -f "$OUT"/base.j[12]* "$OUT"/new.j[12]* "$OUT/time.txt" "$OUT/run.out" "$OUT/run.err" "$OUT/walls"
