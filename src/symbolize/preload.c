@@ -8,6 +8,20 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* The largest files first: they take longest to read, and a lookup that
+ * needs one waits for it. */
+struct sized {
+	struct dso *d;
+	off_t size;
+};
+
+static int larger_first(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+	return (x->size < y->size) - (x->size > y->size);
+}
 
 struct sym_preload {
 	struct symbolizer *s;
@@ -46,12 +60,19 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
 	struct sym_preload *p = xcalloc(1, sizeof(*p));
 	p->s = s;
 	p->dsos = xreallocarray(NULL, n ? n : 1, sizeof(*p->dsos));
+	struct sized *by_size = xreallocarray(NULL, n ? n : 1, sizeof(*by_size));
 	for (size_t i = 0; i < n; i++) {
+		struct stat st;
 		if (!strcmp(paths[i], "[kernel.kallsyms]"))
 			p->kernel = sym_kernel_dso(s);
 		else if (file_path(paths[i]))
-			p->dsos[p->nr++] = sym_file_dso(s, paths[i]);
+			by_size[p->nr++] = (struct sized){ sym_file_dso(s, paths[i]),
+							   stat(paths[i], &st) ? 0 : st.st_size };
 	}
+	qsort(by_size, p->nr, sizeof(*by_size), larger_first);
+	for (size_t i = 0; i < p->nr; i++)
+		p->dsos[i] = by_size[i].d;
+	free(by_size);
 	s->threaded = true;
 	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
 		free(p->dsos);
