@@ -38,7 +38,8 @@ struct item {
 };
 
 enum { BLOCK = 4096,   /* items per block of a lane */
-       PUBLISH = 64 }; /* items the replay notes before a lane's thread sees them */
+       PUBLISH = 64,   /* items the replay notes before a lane's thread sees them */
+       TAKE = 256 };   /* items a lane's thread takes at a time */
 
 /* A profile and the folder that fills it. */
 struct part {
@@ -57,10 +58,22 @@ struct lane {
 	struct item **blocks;
 	size_t nr;        /* noted (the replay's) */
 	size_t published; /* readable by the lane's thread (under mu) */
-	size_t next;      /* folded (the lane's thread's) */
+	size_t next;      /* taken by the lane's thread (under mu) */
+	size_t folded;    /* folded by it (under mu) */
+	size_t end;       /* its thread folds up to here; the rest is a tail */
 	uint64_t cost;    /* samples given to it */
 	struct part part;
 	pthread_t thread;
+};
+
+/* Items [from, to) of a lane that another thread folds, into a profile of
+ * its own (the stamps must increase within one): cut off the end of a
+ * lane with more left than its share when the replay is done. */
+struct tail {
+	struct lane *l;
+	size_t from, to;
+	struct part part;
+	bool taken;
 };
 
 struct crew {
@@ -77,7 +90,12 @@ struct crew {
 	struct lane *lanes;  /* lanes[0]: the calling thread's */
 	int nr_lanes;
 	struct hashmap lane_of; /* pid -> lane */
+	int32_t last_pid;       /* and the last one asked */
+	struct lane *last_lane;
 	uint64_t noted;
+	const struct perf_data *pd;
+	struct tail *tails;
+	size_t nr_tails;
 };
 
 static void part_init(struct part *pt, const struct crew *c, const struct perf_data *pd, bool live)
@@ -100,13 +118,49 @@ static const struct item *lane_item(const struct lane *l, size_t i)
 	return &l->blocks[i / BLOCK][i % BLOCK];
 }
 
-static void fold_lane(struct lane *l, size_t from, size_t to)
+static void fold_items(const struct lane *l, struct part *pt, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++) {
 		const struct item *it = lane_item(l, i);
 		struct pd_sample s;
 		if (replay_sample_at(l->c->r, it->entry, &s) == 0) /* parsed once already */
-			folder_fold(l->part.f, &s, it->comm, &it->snap, it->entry);
+			folder_fold(pt->f, &s, it->comm, &it->snap, it->entry);
+	}
+}
+
+/* Fold l's items as the replay publishes them, up to its end. Called and
+ * returns with mu held. */
+static void fold_lane(struct crew *c, struct lane *l)
+{
+	for (;;) {
+		while (l->next >= l->published && !c->done)
+			pthread_cond_wait(&c->more, &c->mu);
+		size_t from = l->next, to = l->published < l->end ? l->published : l->end;
+		if (from >= to)
+			return; /* done, and cut */
+		if (to - from > TAKE)
+			to = from + TAKE;
+		l->next = to;
+		pthread_mutex_unlock(&c->mu);
+		fold_items(l, &l->part, from, to);
+		pthread_mutex_lock(&c->mu);
+		l->folded = to;
+		pthread_cond_broadcast(&c->moved);
+	}
+}
+
+/* Then the tails nobody took. Called and returns with mu held. */
+static void fold_tails(struct crew *c)
+{
+	for (size_t i = 0; i < c->nr_tails; i++) {
+		struct tail *t = &c->tails[i];
+		if (t->taken)
+			continue;
+		t->taken = true;
+		pthread_mutex_unlock(&c->mu);
+		part_init(&t->part, c, c->pd, false);
+		fold_items(t->l, &t->part, t->from, t->to);
+		pthread_mutex_lock(&c->mu);
 	}
 }
 
@@ -115,18 +169,8 @@ static void *lane_main(void *arg)
 	struct lane *l = arg;
 	struct crew *c = l->c;
 	pthread_mutex_lock(&c->mu);
-	for (;;) {
-		while (l->next >= l->published && !c->done)
-			pthread_cond_wait(&c->more, &c->mu);
-		size_t from = l->next, to = l->published;
-		if (from >= to)
-			break; /* done */
-		pthread_mutex_unlock(&c->mu);
-		fold_lane(l, from, to);
-		pthread_mutex_lock(&c->mu);
-		l->next = to;
-		pthread_cond_broadcast(&c->moved);
-	}
+	fold_lane(c, l);
+	fold_tails(c);
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
 }
@@ -146,21 +190,44 @@ static void quiesce(void *arg)
 	for (int i = 1; i < c->nr_lanes; i++)
 		publish(c, &c->lanes[i]);
 	struct lane *mine = &c->lanes[0];
-	fold_lane(mine, mine->next, mine->nr);
-	mine->next = mine->nr;
+	fold_items(mine, &mine->part, mine->next, mine->nr);
+	mine->next = mine->folded = mine->nr;
 	pthread_mutex_lock(&c->mu);
 	for (int i = 1; i < c->nr_lanes; i++)
-		while (c->lanes[i].next < c->lanes[i].published)
+		while (c->lanes[i].folded < c->lanes[i].published)
 			pthread_cond_wait(&c->moved, &c->mu);
 	pthread_mutex_unlock(&c->mu);
+}
+
+/* When the replay is done: each thread's share of what is left to fold,
+ * and the end of any lane with more than its share cut off as a tail for
+ * the threads that finish first (when worth a profile of its own). Called
+ * with mu held. */
+static void cut_tails(struct crew *c)
+{
+	size_t left = 0;
+	for (int i = 0; i < c->nr_lanes; i++)
+		left += c->lanes[i].nr - c->lanes[i].next;
+	size_t share = left / (size_t)c->nr_lanes, enough = left / 20 + 1000;
+	c->tails = xcalloc((size_t)c->nr_lanes, sizeof(*c->tails));
+	for (int i = 0; i < c->nr_lanes; i++) {
+		struct lane *l = &c->lanes[i];
+		if (l->nr - l->next > share + enough) {
+			l->end = l->next + share;
+			c->tails[c->nr_tails++] = (struct tail){ .l = l, .from = l->end, .to = l->nr };
+		}
+	}
 }
 
 /* The lane of a sample's process: all of a process's samples go to one
  * thread (its lookups and names then stay in that thread's caches); a new
  * process goes to the lane given the fewest samples, the calling thread's
- * counting the replay's work too. */
+ * counting the replay's work too (the ends of lanes are evened out when
+ * the replay is done: cut_tails). */
 static struct lane *lane_for(struct crew *c, int32_t pid)
 {
+	if (c->last_lane && pid == c->last_pid)
+		return c->last_lane; /* samples of one process come in runs */
 	bool ins;
 	uint32_t *v = hashmap_upsert(&c->lane_of, (uint32_t)pid, 0, &ins);
 	if (ins) {
@@ -173,7 +240,9 @@ static struct lane *lane_for(struct crew *c, int32_t pid)
 			}
 		*v = best;
 	}
-	return &c->lanes[*v];
+	c->last_pid = pid;
+	c->last_lane = &c->lanes[*v];
+	return c->last_lane;
 }
 
 /* Whether a lookup of the sample would load the kernel's symbols (the
@@ -235,12 +304,14 @@ const char *fold_threads_run(struct replay *r, struct symbolizer *sym, const str
 	hashmap_init(&c->lane_of);
 	c->snaps = sym_snapshots_new(sym, quiesce, c);
 	part_init(&c->live, c, pd, true);
+	c->pd = pd;
 	c->lanes = xcalloc((size_t)threads, sizeof(*c->lanes));
 	size_t nr_blocks = r->nr / BLOCK + 1;
 	for (int i = 0; i < threads; i++) {
 		struct lane *l = &c->lanes[c->nr_lanes];
 		l->c = c;
 		l->blocks = xcalloc(nr_blocks, sizeof(*l->blocks));
+		l->end = SIZE_MAX;
 		part_init(&l->part, c, pd, false);
 		if (i && pthread_create(&l->thread, NULL, lane_main, l)) {
 			part_release(&l->part);
@@ -251,22 +322,26 @@ const char *fold_threads_run(struct replay *r, struct symbolizer *sym, const str
 	}
 	replay_run(r, sym, note_sample, c);
 	pthread_mutex_lock(&c->mu);
+	c->lanes[0].published = c->lanes[0].nr;
 	for (int i = 1; i < c->nr_lanes; i++)
 		c->lanes[i].published = c->lanes[i].nr;
+	cut_tails(c);
 	c->done = true;
 	pthread_cond_broadcast(&c->more);
+	fold_lane(c, &c->lanes[0]);
+	fold_tails(c);
 	pthread_mutex_unlock(&c->mu);
-	struct lane *mine = &c->lanes[0];
-	fold_lane(mine, mine->next, mine->nr);
 	for (int i = 1; i < c->nr_lanes; i++)
 		pthread_join(c->lanes[i].thread, NULL);
 
 	/* One profile, as one thread would have built it. */
-	size_t nparts = 1 + (size_t)c->nr_lanes;
+	size_t nparts = 1 + (size_t)c->nr_lanes + c->nr_tails;
 	struct part **parts = xcalloc(nparts, sizeof(*parts));
 	parts[0] = &c->live;
 	for (int i = 0; i < c->nr_lanes; i++)
 		parts[1 + i] = &c->lanes[i].part;
+	for (size_t i = 0; i < c->nr_tails; i++)
+		parts[1 + (size_t)c->nr_lanes + i] = &c->tails[i].part;
 	struct profile_stamped *in = xcalloc(nparts, sizeof(*in));
 	uint64_t unit_seq = UINT64_MAX;
 	for (size_t i = 0; i < nparts; i++) {
@@ -286,6 +361,7 @@ const char *fold_threads_run(struct replay *r, struct symbolizer *sym, const str
 	}
 	free(parts);
 	free(in);
+	free(c->tails);
 	free(c->lanes);
 	hashmap_release(&c->lane_of);
 	sym_snapshots_free(c->snaps);

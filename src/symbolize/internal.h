@@ -3,6 +3,7 @@
 #define SCORCH_SYMBOLIZE_INTERNAL_H
 
 #include "addrspace/procmaps.h"
+#include "base/hash.h"
 #include "base/hashmap.h"
 #include "base/strpool.h"
 #include "symbolize/symbolize.h"
@@ -110,6 +111,13 @@ struct symbolizer {
 static inline void sym_frame_unknown(struct sym_frame *f, uint64_t ip)
 {
 	*f = (struct sym_frame){ .name = NULL, .dso = "[unknown]", .offset = 0, .dso_addr = ip, .have_map = false };
+}
+
+/* sym_space_version of space as at generation gen, kernel generation
+ * kgen: mixed, so that no two (space, generation, kernel generation) meet. */
+static inline uint64_t sym_version_of(uint32_t as, uint32_t gen, uint32_t kgen)
+{
+	return hash_u64(hash_u64((uint64_t)as << 32 | gen) ^ kgen);
 }
 
 struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx);

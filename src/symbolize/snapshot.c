@@ -120,7 +120,7 @@ void sym_snapshot_take(struct sym_snapshots *ss, int32_t pid, int32_t tid, struc
 	uint32_t as = sym_thread_space(ss->s, pid, tid);
 	out->space = space_view(ss, as);
 	out->kernel = kernel_view(ss);
-	out->version = sym_space_version(ss->s, pid, tid);
+	out->version = sym_version_of(as, ss->s->maps.spaces[as].gen, ss->s->kgen);
 }
 
 /* ---- lookups ---------------------------------------------------------------- */

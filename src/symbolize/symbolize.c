@@ -566,8 +566,7 @@ uint64_t sym_space_version(struct symbolizer *s, int32_t pid, int32_t tid)
 {
 	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
 	uint32_t as = s->threads[t].as;
-	/* mixed, so that no two (space, generation, kernel generation) meet */
-	return hash_u64(hash_u64((uint64_t)as << 32 | procmaps_space_gen(&s->maps, as)) ^ s->kgen);
+	return sym_version_of(as, procmaps_space_gen(&s->maps, as), s->kgen);
 }
 
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid)
