@@ -294,10 +294,7 @@ int perf_data_walk(struct perf_data *pd, int (*fn)(const struct pd_record *r, vo
 int pd_parse_sample(const struct perf_data *pd, const struct pd_record *r, struct pd_sample *s)
 {
 	const uint8_t *p = r->data + 8, *end = r->data + r->size;
-	memset(s, 0, sizeof(*s));
-	s->pid = s->tid = -1;
-	s->misc = r->misc;
-	s->period = 1;
+	*s = (struct pd_sample){ .pid = -1, .tid = -1, .misc = r->misc, .period = 1 };
 	const struct pd_attr *a = pd_record_attr(pd, r);
 	if (!a)
 		return pd_damage(pd, r->offset, "sample before any event attribute");
