@@ -81,6 +81,11 @@ struct inline_resolver {
 	struct a2l_entry *ents;
 	size_t nents, ents_alloc;
 	struct hashmap cache; /* hash(pc, mod) -> entry */
+	/* addr2line -C's names, by the address of the name demangled (the
+	 * files' string tables, open as long as the resolver) */
+	struct hashmap demangled; /* name address -> index into dm */
+	char **dm;		  /* NULL: not a mangled name */
+	size_t ndm, dm_alloc;
 };
 
 struct inline_resolver *inline_resolver_new(bool context)
@@ -93,6 +98,7 @@ struct inline_resolver *inline_resolver_new(bool context)
 		memcpy(&r->cxa, &f, sizeof(f));
 	}
 	hashmap_init(&r->cache);
+	hashmap_init(&r->demangled);
 	elf_version(EV_CURRENT);
 	return r;
 }
@@ -133,6 +139,10 @@ void inline_resolver_free(struct inline_resolver *r)
 	free(r->mods);
 	free(r->ents);
 	hashmap_release(&r->cache);
+	for (size_t i = 0; i < r->ndm; i++)
+		free(r->dm[i]);
+	free(r->dm);
+	hashmap_release(&r->demangled);
 	if (r->libstdcxx)
 		dlclose(r->libstdcxx);
 	free(r);
@@ -369,14 +379,27 @@ static const char *chain_name(const struct a2l_module *m, bool learn, Dwarf_Die 
 	return n.name && *n.name ? n.name : NULL;
 }
 
+/* demangle_full(name), once per name string. */
+static const char *demangled(struct inline_resolver *r, const char *name)
+{
+	uint32_t idx;
+	uint64_t key = (uint64_t)(uintptr_t)name;
+	if (hashmap_get(&r->demangled, key, &idx))
+		return r->dm[idx];
+	VEC_GROW(r->dm, r->ndm + 1, r->dm_alloc);
+	r->dm[r->ndm] = demangle_full(r, name);
+	bool ins;
+	*hashmap_upsert(&r->demangled, key, (uint32_t)r->ndm, &ins) = (uint32_t)r->ndm;
+	return r->dm[r->ndm++];
+}
+
 /* Emit a record named `name` (a linkage or symbol name), demangled with
  * parameters when `demangle` (addr2line -C). */
-static void emit_named(const struct inline_resolver *r, bool demangle, record_fn fn, void *arg, const char *name,
+static void emit_named(struct inline_resolver *r, bool demangle, record_fn fn, void *arg, const char *name,
 		       const char *file, int line)
 {
-	char *d = demangle && name ? demangle_full(r, name) : NULL;
+	const char *d = demangle && name ? demangled(r, name) : NULL;
 	fn(arg, d ? d : name ? name : "??", file, line);
-	free(d);
 }
 
 /* Is addr inside an allocated section (addr2line finds nothing outside)? */
@@ -428,6 +451,57 @@ static int table_sym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* A symbol's sort key: its section and value, and its place in the
+ * table; the byte `pass` of (section, value), the least significant first. */
+struct sym_key {
+	uint64_t value;
+	uint32_t at;
+	uint16_t shndx;
+};
+
+static unsigned key_byte(const struct sym_key *k, int pass)
+{
+	return pass < 8 ? (unsigned)(k->value >> (8 * pass)) & 0xff : (unsigned)(k->shndx >> (8 * (pass - 8))) & 0xff;
+}
+
+/* syms, in table order, sorted as table_sym_cmp sorts them: by a stable
+ * radix sort on (section, value) a byte at a time (qsort's comparisons
+ * were most of the index's cost on tables of 10^5 symbols). */
+static void sort_table_syms(struct table_sym *syms, size_t n)
+{
+	bool radix = n >= 64 && n <= UINT32_MAX;
+	for (size_t i = 0; i < n && radix; i++)
+		radix = syms[i].shndx <= 0xffff && (!i || syms[i - 1].order < syms[i].order);
+	if (!radix) {
+		qsort(syms, n, sizeof(*syms), table_sym_cmp);
+		return;
+	}
+	struct sym_key *keys = xreallocarray(NULL, n, sizeof(*keys)), *tmp = xreallocarray(NULL, n, sizeof(*tmp));
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (struct sym_key){ syms[i].value, (uint32_t)i, (uint16_t)syms[i].shndx };
+	for (int pass = 0; pass < 10; pass++) {
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[key_byte(&keys[i], pass) + 1]++;
+		if (count[key_byte(&keys[0], pass) + 1] == n)
+			continue; /* all alike in this byte */
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[key_byte(&keys[i], pass)]++] = keys[i];
+		struct sym_key *swap = keys;
+		keys = tmp;
+		tmp = swap;
+	}
+	struct table_sym *sorted = xreallocarray(NULL, n, sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = syms[keys[i].at];
+	memcpy(syms, sorted, n * sizeof(*syms));
+	free(sorted);
+	free(keys);
+	free(tmp);
+}
+
 /* The first table of type `type` in elf with contents, as its candidates. */
 static void build_sym_index(Elf *elf, Elf64_Word type, struct sym_index *ix)
 {
@@ -459,7 +533,7 @@ static void build_sym_index(Elf *elf, Elf64_Word type, struct sym_index *ix)
 								nm, cur_file, t != STT_NOTYPE };
 		}
 		if (ix->n > 1)
-			qsort(ix->syms, ix->n, sizeof(*ix->syms), table_sym_cmp);
+			sort_table_syms(ix->syms, ix->n);
 		return;
 	}
 }
@@ -630,7 +704,7 @@ static const char *best_fit_name(struct a2l_module *m, bool learn, size_t shndx,
  * when `demangle`, one long-running process when `learn` (see
  * best_fit_name); without `lines`, the records' file and line are not
  * looked up (NULL, 0). Nothing when the file cannot be read. */
-static void addr2line_records(const struct inline_resolver *r, struct a2l_module *m, uint64_t addr, bool demangle,
+static void addr2line_records(struct inline_resolver *r, struct a2l_module *m, uint64_t addr, bool demangle,
 			      bool learn, bool lines, record_fn fn, void *arg)
 {
 	if (!m->elf)

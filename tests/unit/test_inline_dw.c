@@ -179,4 +179,99 @@ TEST(inline_chain_as_a_long_running_addr2line_on_cxx)
 	inline_resolver_free(r);
 	free(addrs);
 }
+
+/* Without DWARF, addr2line names an address after binutils'
+ * elf_find_function choice among the symbol table's functions (the engine
+ * searches them sorted by section and value, ties in table order): a copy
+ * of src without DWARF (objcopy with copy_opts), at each function symbol's
+ * value (nm nm_opts), the byte after it and its last byte, against one
+ * `addr2line -a -i -f -s -C` (without DWARF a long-running addr2line
+ * answers as fresh ones do). Returns how many addresses were compared. */
+static size_t symbols_as_addr2line(struct unit_test *t_, const char *src, const char *copy_opts, const char *nm_opts)
+{
+	const char *tmp = getenv("TMPDIR");
+	char exe[4096], list[4200], cmd[8400];
+	snprintf(exe, sizeof(exe), "%.4000s/unit-inline-dw-nodwarf", tmp && *tmp ? tmp : "/tmp");
+	snprintf(list, sizeof(list), "%s.addrs", exe);
+	snprintf(cmd, sizeof(cmd), "objcopy %s '%.4000s' '%.4000s'", copy_opts, src, exe);
+	if (system(cmd)) {
+		unit_fail(t_, __FILE__, __LINE__, "%s failed", cmd);
+		return 0;
+	}
+	snprintf(cmd, sizeof(cmd), "nm %s --defined-only -S '%.4000s'", nm_opts, exe);
+	FILE *p = popen(cmd, "r"), *f = fopen(list, "w");
+	if (!p || !f) {
+		unit_fail(t_, __FILE__, __LINE__, "cannot run nm or write %s", list);
+		return 0;
+	}
+	char line[1024];
+	while (fgets(line, sizeof(line), p)) {
+		/* "VALUE SIZE TYPE NAME", or "VALUE TYPE NAME" without a size */
+		unsigned long long v, sz = 0;
+		char type;
+		if (sscanf(line, "%llx %llx %c", &v, &sz, &type) != 3 && (sz = 0, sscanf(line, "%llx %c", &v, &type) != 2))
+			continue;
+		if (!strchr("TtWi", type))
+			continue;
+		fprintf(f, "%llx\n%llx\n", v, v + 1);
+		if (sz > 1)
+			fprintf(f, "%llx\n", v + sz - 1);
+	}
+	pclose(p);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "addr2line -a -i -f -s -C -e '%.4000s' <'%.4000s'", exe, list);
+	p = popen(cmd, "r");
+	char *want = p ? read_all(p) : NULL;
+	if (p)
+		pclose(p);
+	if (!want) {
+		unit_fail(t_, __FILE__, __LINE__, "cannot run addr2line");
+		return 0;
+	}
+	drop_discriminators(want);
+	struct inline_resolver *r = inline_resolver_new(false);
+	size_t n = 0;
+	int differ = 0;
+	/* addr2line's answer: an "0x..." line, then the address's records */
+	for (char *at = strstr(want, "0x"); at; n++) {
+		char *rec = strchr(at, '\n');
+		if (!rec)
+			break;
+		rec++;
+		char *next = strstr(rec, "\n0x");
+		size_t len = next ? (size_t)(next + 1 - rec) : strlen(rec);
+		unsigned long long addr = strtoull(at, NULL, 16);
+		char *mine = inline_addr2line(r, exe, addr);
+		if ((strlen(mine) != len || memcmp(mine, rec, len)) && ++differ <= 3)
+			unit_fail(t_, __FILE__, __LINE__, "%s %llx: ours '%s' addr2line '%.*s'", src, addr, mine, (int)len,
+				  rec);
+		free(mine);
+		at = next ? next + 1 : NULL;
+	}
+	inline_resolver_free(r);
+	free(want);
+	unlink(exe);
+	unlink(list);
+	return n;
+}
+
+/* This test binary (a thousand functions) and, when there, Debian's libc
+ * without its debug file (.dynsym: thousands of aliases at equal values,
+ * whose ties table order decides). */
+TEST(inline_addr2line_symbol_tables_as_addr2line)
+{
+	if (system("command -v objcopy nm addr2line >/dev/null 2>&1"))
+		SKIP("no objcopy, nm or addr2line");
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	REQUIRE(sl > 0);
+	self[sl] = '\0';
+	CHECK(symbols_as_addr2line(t_, self, "--strip-debug", "") > 2000);
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	if (!access(libc, R_OK))
+		CHECK(symbols_as_addr2line(t_, libc,
+					   "--strip-debug --remove-section=.gnu_debuglink "
+					   "--remove-section=.note.gnu.build-id",
+					   "-D") > 2000);
+}
 #endif
