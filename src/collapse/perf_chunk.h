@@ -133,7 +133,7 @@ struct perf_sample_scan {
 };
 
 struct perf_chunk {
-	const struct perf_cfg *cfg;
+	_Alignas(64) const struct perf_cfg *cfg; /* a cache line of its own: see perf_collapse */
 	const struct perf_buf *buf; /* the piece being folded */
 	const char *begin, *end;
 	struct perf_diag *diag;
