@@ -84,7 +84,7 @@ else
 			read -r w u sy m <"$OUT/report.time"
 			echo "$w" >>"$OUT/report.$k.walls"
 			awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }' >>"$OUT/report.$k.cpus"
-			eval "[ \"$m\" -gt \"\$rss_$k\" ] && rss_$k=$m"
+			eval "if [ \"$m\" -gt \"\$rss_$k\" ]; then rss_$k=$m; fi"
 		done
 	done
 	t_one=$(bench_median "$OUT/report.one.walls") c_one=$(bench_median "$OUT/report.one.cpus")
@@ -101,10 +101,12 @@ else
 fi
 "$SCORCH" report -q --stats "$data" 2>&1 >/dev/null | sed 's/^/# /' || true
 if [ -n "${CALLGRIND:-}" ]; then
-	for bin in "$SCORCH -j1" "$SCORCH" ${BASE:-}; do
-		# shellcheck disable=SC2086 # "$SCORCH -j1": program and option
-		valgrind --tool=callgrind --callgrind-out-file=/dev/null $bin report -q -o /dev/null "$data" \
-			2>&1 | awk -v b="$bin" '/Collected/ { printf "# callgrind: %s report: %s instructions\n", b, $4 }'
+	for run in "$SCORCH -j1" "$SCORCH -j0" ${BASE:+"$BASE -"}; do
+		bin=${run% *} j=${run##* }
+		[ "$j" = - ] && j=
+		# shellcheck disable=SC2086 # $j: no word or one
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" report $j -q -o /dev/null "$data" \
+			2>&1 | awk -v b="$bin report $j" '/Collected/ { printf "# callgrind: %s: %s instructions (all threads)\n", b, $4 }'
 	done
 fi
 
