@@ -6,8 +6,10 @@
 # Debian's gzip -9, xz -3 and python3 (plus PYTHON, default the python3 on
 # PATH, which may be one built with DWARF) on libc.so.6; per backend, the
 # new build and a base build alternate, with and without --no-inline.
-# Prints medians of scorch's CPU seconds (user+sys) and the largest peak
-# RSS, and the samples written. The folded outputs of -a runs differ from
+# Prints medians of scorch's CPU seconds (user+sys) and of its peak RSS
+# (and the largest), and the samples written. Both vary with what else the
+# machine runs: -a samples every process, and each program with debug
+# information adds its own. The folded outputs of -a runs differ from
 # run to run: no output comparison here (tests/record t112 checks names).
 #   bench/record-inline.sh                    base: none (new build only)
 #   BASE_REV=main bench/record-inline.sh      base: scorch built at this commit
@@ -52,7 +54,7 @@ for be in $BACKENDS; do
 	for opt in default --no-inline; do
 		for who in base new; do
 			: >"$OUT/$who.cpu"
-			echo 0 >"$OUT/$who.rss"
+			: >"$OUT/$who.rss"
 			: >"$OUT/$who.samples"
 		done
 		for i in $(seq "$RUNS"); do
@@ -69,16 +71,17 @@ for be in $BACKENDS; do
 				fi
 				read -r wall usr sys kb <"$OUT/time.txt"
 				awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.3f\n", u + s }' >>"$OUT/$who.cpu"
-				[ "$kb" -gt "$(cat "$OUT/$who.rss")" ] && echo "$kb" >"$OUT/$who.rss"
+				echo "$kb" >>"$OUT/$who.rss"
 				awk '{ n += $NF } END { print n + 0 }' "$OUT/$who.folded" >>"$OUT/$who.samples"
 				echo "#   $be $opt $who run $i: ${wall}s wall, $(tail -1 "$OUT/$who.cpu")s CPU, $((kb / 1024)) MiB, $(tail -1 "$OUT/$who.samples") samples; load $(cut -d' ' -f1 /proc/loadavg)" >&2
 			done
 		done
 		for who in base new; do
 			[ -s "$OUT/$who.cpu" ] || continue
-			printf '%-5s %-11s %-4s scorch CPU %6.3f s (median of %s: %s)  peak RSS %4d MiB  samples %s\n' "$be" "$opt" \
-				"$who" "$(bench_median "$OUT/$who.cpu")" "$RUNS" "$(tr '\n' ' ' <"$OUT/$who.cpu" | sed 's/ $//')" \
-				$(($(cat "$OUT/$who.rss") / 1024)) "$(bench_median "$OUT/$who.samples")"
+			printf '%-5s %-11s %-4s scorch CPU %6.3f s (median of %s: %s)  peak RSS %4d MiB (largest %d)  samples %s\n' \
+				"$be" "$opt" "$who" "$(bench_median "$OUT/$who.cpu")" "$RUNS" \
+				"$(tr '\n' ' ' <"$OUT/$who.cpu" | sed 's/ $//')" $(($(bench_median "$OUT/$who.rss") / 1024)) \
+				$(($(sort -n "$OUT/$who.rss" | tail -1) / 1024)) "$(bench_median "$OUT/$who.samples")"
 		done
 	done
 done
