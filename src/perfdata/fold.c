@@ -603,6 +603,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 			st->count_unit = NULL;
 			r.samples = 0;
 			again.quiet = true;
+			pd.damage_reported = true;
 			threads = 1;
 		}
 	}

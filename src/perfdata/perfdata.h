@@ -172,6 +172,7 @@ struct perf_data {
 	size_t dbuf_len, dbuf_alloc, dbuf_done;
 	/* damage seen by the record walk (error already printed) */
 	bool damaged;
+	bool damage_reported; /* a second walk of the records: pd_damage prints nothing */
 	uint64_t data_expected; /* data size the header promised, when the file is shorter */
 };
 

@@ -15,6 +15,8 @@ enum { FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_CMDLINE = 11, FEAT_EVENT_DESC 
 
 int pd_damage(const struct perf_data *pd, uint64_t off, const char *what)
 {
+	if (pd->damage_reported)
+		return -1;
 	return error("%s: byte %" PRIu64 ": %s", pd->path, off, what);
 }
 

@@ -82,6 +82,53 @@ else
 	fi
 fi
 
+# Damage in a sample of a capture whose periods sum past 2^53: report -j
+# folds it again on one thread (fold.c: sums that large round in the
+# order they were added), and the damage is reported once, as with -j1.
+# Two samples of a-fp-mt are edited: one's period becomes 2^60, another's
+# callchain claims 2^20 entries its record has no room for.
+if [ -n "$corpus_why" ]; then
+	skip "report threads: damaged sample with a huge period" "$corpus_why"
+elif ! command -v python3 >/dev/null; then
+	skip "report threads: damaged sample with a huge period" "python3 is not installed"
+else
+	python3 - "$K/a-fp-mt.data" "$rt/huge.data" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+attrs_off, = struct.unpack_from('<Q', d, 24)
+data_off, data_size = struct.unpack_from('<QQ', d, 40)
+st, = struct.unpack_from('<Q', d, attrs_off + 24)  # the first attribute's sample_type
+assert not st & 16, 'READ in sample_type'
+# u64 fields before PERIOD and CALLCHAIN: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU
+before = sum(1 for b in (1 << 16, 1, 2, 4, 8, 64, 512, 128) if st & b)
+assert st & 256 and st & 32, 'no PERIOD or CALLCHAIN'
+pos, end, n = data_off, data_off + data_size, 0
+while pos < end:
+    typ, misc, size = struct.unpack_from('<IHH', d, pos)
+    if typ == 9:
+        n += 1
+        if n == 100:
+            struct.pack_into('<Q', d, pos + 8 + 8 * before, 1 << 60)
+        if n == 200:
+            struct.pack_into('<Q', d, pos + 8 + 8 * (before + 1), 1 << 20)
+            break
+    pos += size
+assert n == 200, 'fewer than 200 samples'
+open(sys.argv[2], 'wb').write(d)
+PY
+	for j in 1 2; do
+		HOME=$H "$SCORCH" report -k -j$j "$rt/huge.data" >"$rt/huge$j.out" 2>"$rt/huge$j.err"
+		echo "exit $?" >>"$rt/huge$j.err"
+	done
+	if [ "$(grep -c 'too short for its callchain' "$rt/huge1.err")" = 1 ] &&
+		cmp -s "$rt/huge1.out" "$rt/huge2.out" && cmp -s "$rt/huge1.err" "$rt/huge2.err"; then
+		ok "report threads: damaged sample with a huge period, reported once as with -j1"
+	else
+		not_ok "report threads: damaged sample with a huge period" "-j1 vs -j2 messages:" \
+			"$(diff "$rt/huge1.err" "$rt/huge2.err")"
+	fi
+fi
+
 # A bad thread count is a usage error (exit 2, one line naming the option).
 for v in -1 x 1025 ''; do
 	"$SCORCH" report -j "$v" /dev/null >"$rt/out" 2>"$rt/err"
