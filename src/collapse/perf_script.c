@@ -297,6 +297,11 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 		return error("--inline and --context need scorch built with elfutils (libdw)");
 #endif
 	}
+	for (size_t i = 0; i < n; i++)
+		if (in[i].len >= 8 && !memcmp(in[i].data, "PERFILE2", 8))
+			return error("%s: a perf.data file, not perf script text: scorch report reads it "
+				     "(or: perf script -i FILE | scorch collapse perf)",
+				     in[i].name);
 	struct perf_filter filter = { 0 };
 	if (opts->event_filter && *opts->event_filter) {
 		filter.name = opts->event_filter;

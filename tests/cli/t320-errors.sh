@@ -36,6 +36,10 @@ if [ $rc = 1 ] && grep -q "cannot open 'perf.data': No such file or directory" "
 else
 	not_ok "errors/report: missing ./perf.data" "exit $rc" "$(cat "$et/err")"
 fi
+# perf.data given to collapse perf (perf script's text expected): an error
+# naming the file and report, not an empty profile and binary in warnings
+err_case "collapse perf: a perf.data file" 1 "$et_perfdata: a perf.data file, not perf script text: scorch report reads it" collapse perf "$et_perfdata"
+err_case "collapse perf -j2: a perf.data file" 1 "$et_perfdata: a perf.data file, not perf script text" collapse perf -j2 "$et/after.folded" "$et_perfdata"
 err_case "report: missing --kallsyms file" 1 "--kallsyms: $nofile" report --kallsyms "$et/nofile" "$et_perfdata"
 err_case "report: missing --symfs folder" 1 "--symfs: '$et/nofile': No such file or directory" report --symfs "$et/nofile" "$et_perfdata"
 err_case "record: command not found" 127 "$et/nofile: command not found" record -q -- "$et/nofile"
