@@ -9,8 +9,8 @@
 #     stackcollapse-perf.pl the pipeline is run and timed instead;
 #   - perf report -g folded (comm-sorted, counts), timed here.
 # Also perf script | scorch collapse perf, for reference. scorch report is
-# timed with one thread (-j1) and with its default (one fold thread per
-# CPU), one run of each after the other so that both see the same load.
+# timed with one thread (-j1, its default) and with one fold thread per
+# CPU (-j0), one run of each after the other so that both see the same load.
 # Prints medians of RUNS runs each (wall and user+sys CPU taken separately,
 # bench/timeit), peak RSS, and the ratios by wall and by CPU time (the
 # machine is shared: CPU time is the steadier figure; threads add CPU time
@@ -25,7 +25,7 @@
 #                                   and checks the outputs agree
 #   CALLGRIND=1 bench/report.sh     also counts scorch report's (and BASE's)
 #                                   instructions with valgrind's callgrind
-#                                   (-j1, and the default: all threads')
+#                                   (-j1, and -j0: all threads')
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -74,12 +74,11 @@ if [ -n "${BASE:-}" ]; then
 	rm -f "$OUT/base.out"
 	t_scorch=$new_wall c_scorch=$new_cpu
 else
-	# -j1 and the default alternating, so that both see the same load
+	# -j1 and -j0 (one per CPU) alternating, so that both see the same load
 	for k in one dflt; do : >"$OUT/report.$k.walls"; : >"$OUT/report.$k.cpus"; eval "rss_$k=0"; done
 	for i in $(seq "$RUNS"); do
 		for k in one dflt; do
-			j=; [ $k = one ] && j=-j1
-			# shellcheck disable=SC2086 # $j: no word or one
+			j=-j0; [ $k = one ] && j=-j1
 			"$TIMEIT" "$OUT/report.time" "$SCORCH" report $j -q -o "$OUT/report.$k.folded" "$data"
 			read -r w u sy m <"$OUT/report.time"
 			echo "$w" >>"$OUT/report.$k.walls"
@@ -90,12 +89,12 @@ else
 	t_one=$(bench_median "$OUT/report.one.walls") c_one=$(bench_median "$OUT/report.one.cpus")
 	t_scorch=$(bench_median "$OUT/report.dflt.walls") c_scorch=$(bench_median "$OUT/report.dflt.cpus")
 	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "scorch report -j1" "$t_one" "$c_one" "$rss_one"
-	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "scorch report (default: $(nproc) threads)" \
+	printf '%-44s %7.3f s wall %7.3f s cpu %8d KB peak\n' "scorch report -j0 ($(nproc) threads)" \
 		"$t_scorch" "$c_scorch" "$rss_dflt"
 	awk -v o="$t_one" -v s="$t_scorch" -v co="$c_one" -v cs="$c_scorch" \
-		'BEGIN { printf "# threads: -j1 / default %.2fx wall, %.2fx cpu\n", o / s, co / cs }'
+		'BEGIN { printf "# threads: -j1 / -j0 %.2fx wall, %.2fx cpu\n", o / s, co / cs }'
 	cmp -s "$OUT/report.one.folded" "$OUT/report.dflt.folded" &&
-		echo "# output identical with -j1 and the default" || echo "# output DIFFERS between -j1 and the default"
+		echo "# output identical with -j1 and -j0" || echo "# output DIFFERS between -j1 and -j0"
 	mv "$OUT/report.dflt.folded" "$OUT/report.scorch.folded"
 	rm -f "$OUT/report.one.folded" "$OUT"/report.*.walls "$OUT"/report.*.cpus
 fi
@@ -123,7 +122,7 @@ t_pipe=$wall
 
 if [ -n "${STACKCOLLAPSE_PL:-}" ]; then
 	run "perf script | stackcollapse-perf.pl" sh -c "perf script -i '$data' 2>/dev/null | perl '$STACKCOLLAPSE_PL' > '$OUT/report.perl.folded'"
-	awk -v ts="$t_scorch" -v cs="$c_scorch" -v tw="$wall" -v cw="$cpu" 'BEGIN {
+	awk -v ts="${t_one:-$t_scorch}" -v cs="${c_one:-$c_scorch}" -v tw="$wall" -v cw="$cpu" 'BEGIN {
 		printf "speed-up of scorch report over perf script | stackcollapse-perf.pl (timed): %.1fx wall, %.1fx cpu\n", tw / ts, cw / cs }'
 	cmp -s "$OUT/report.perl.folded" "$OUT/report.scorch.folded" &&
 		echo "# stackcollapse-perf.pl output identical to scorch report's" ||
@@ -143,7 +142,7 @@ awk -v label="$1" -v ts="$2" -v cs="$3" -v est="${4:-}" -v tsc="$t_script" -v tr
 }
 if [ -n "${t_one:-}" ]; then
 	ratios " -j1" "$t_one" "$c_one" estimate
-	ratios " (default threads)" "$t_scorch" "$c_scorch"
+	ratios " -j0" "$t_scorch" "$c_scorch"
 else
 	ratios "" "$t_scorch" "$c_scorch" estimate
 fi

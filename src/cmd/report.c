@@ -59,8 +59,8 @@ const char report_usage[] =
 	"                          (computed with libdw, as collapse perf --inline)\n"
 	"      --no-inline         no inlined frames for DWARF-unwound stacks (perf script\n"
 	"                          adds them, through addr2line, as scorch does by default)\n"
-	"  -j, --threads N         threads that fold samples (default: one per CPU; 1: fold\n"
-	"                          on the reading thread). The output is the same for any N;\n"
+	"  -j, --threads N         threads that fold samples (default 1: fold on the reading\n"
+	"                          thread; 0: one per CPU). The output is the same for any N;\n"
 	"                          --script, --inline and pprof output fold on one\n"
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
 	"      --stats             print record/sample counts to stderr\n"
@@ -377,6 +377,11 @@ out:
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
+	/* One thread unless asked: on 2 cores, -j2 took as long by wall as -j1
+	 * on 275k-315k-sample system-wide captures with 1.4-1.5x the CPU (the
+	 * replay, the merge and one large symbol table's first lookup stay on
+	 * one thread; bench/report.sh times both). */
+	a.o.threads = 1;
 	graph_opts_init(&a.g);
 	/* The default unit, to know whether --countname changed it. */
 	a.default_countname = a.g.svg.countname;
