@@ -182,6 +182,12 @@ int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o
 		goto out;
 	}
 	size_t have = (size_t)got;
+	if (have >= 8 && !memcmp(buf, "PERFILE2", 8)) {
+		free(buf);
+		ret = error("%s: a perf.data file, not stacks: scorch report %s -o FILE.svg draws it", name,
+			    is_stdin ? "-" : path);
+		goto out;
+	}
 	const struct collapse_format *fmt = NULL;
 	if (o->format) {
 		fmt = collapse_find(o->format);

@@ -40,6 +40,8 @@ fi
 # naming the file and report, not an empty profile and binary in warnings
 err_case "collapse perf: a perf.data file" 1 "$et_perfdata: a perf.data file, not perf script text: scorch report reads it" collapse perf "$et_perfdata"
 err_case "collapse perf -j2: a perf.data file" 1 "$et_perfdata: a perf.data file, not perf script text" collapse perf -j2 "$et/after.folded" "$et_perfdata"
+# and to flamegraph (stacks expected): the same, naming report -o FILE.svg
+err_case "flamegraph: a perf.data file" 1 "$et_perfdata: a perf.data file, not stacks: scorch report $et_perfdata -o FILE.svg" flamegraph "$et_perfdata"
 err_case "report: missing --kallsyms file" 1 "--kallsyms: $nofile" report --kallsyms "$et/nofile" "$et_perfdata"
 err_case "report: missing --symfs folder" 1 "--symfs: '$et/nofile': No such file or directory" report --symfs "$et/nofile" "$et_perfdata"
 err_case "record: command not found" 127 "$et/nofile: command not found" record -q -- "$et/nofile"
