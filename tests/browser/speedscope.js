@@ -66,6 +66,13 @@ async function openInSpeedscope(c, file) {
 async function sandwich(c) {
 	await c.page.getByText('Sandwich').first().click();
 	await c.page.getByText('Symbol Name').first().waitFor();
+	/* the header is drawn before the rows: wait for a row (on a loaded
+	 * machine the table was read empty) */
+	await c.page.waitForFunction(() =>
+		[...document.querySelectorAll('tr')].some((tr) => {
+			const td = tr.querySelectorAll('td');
+			return td.length >= 3 && td[0].textContent.includes('%');
+		}));
 	return c.page.evaluate(() => {
 		const rows = [];
 		for (const tr of document.querySelectorAll('tr')) {
