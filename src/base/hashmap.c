@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY UINT32_MAX
-
 static struct hashmap_slot *alloc_slots(size_t n)
 {
 	struct hashmap_slot *s = xreallocarray(NULL, n, sizeof(*s));
 	for (size_t i = 0; i < n; i++)
-		s[i].value = EMPTY;
+		s[i].value = HASHMAP_EMPTY;
 	return s;
 }
 
@@ -34,10 +32,10 @@ static void grow(struct hashmap *m)
 	size_t mask = m->mask * 2 + 1;
 	struct hashmap_slot *slots = alloc_slots(mask + 1);
 	for (size_t i = 0; i <= m->mask; i++) {
-		if (m->slots[i].value == EMPTY)
+		if (m->slots[i].value == HASHMAP_EMPTY)
 			continue;
 		size_t j = hash_u64(m->slots[i].key) & mask;
-		while (slots[j].value != EMPTY)
+		while (slots[j].value != HASHMAP_EMPTY)
 			j = (j + 1) & mask;
 		slots[j] = m->slots[i];
 	}
@@ -51,7 +49,7 @@ uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *
 	if ((m->nr + 1) * 10 > (m->mask + 1) * 7)
 		grow(m);
 	size_t i = hash_u64(key) & m->mask;
-	while (m->slots[i].value != EMPTY) {
+	while (m->slots[i].value != HASHMAP_EMPTY) {
 		if (m->slots[i].key == key) {
 			*inserted = false;
 			return &m->slots[i].value;

@@ -8,9 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The value that marks an empty slot: not a value the map can hold. */
+#define HASHMAP_EMPTY UINT32_MAX
+
 struct hashmap_slot {
 	uint64_t key;
-	uint32_t value; /* UINT32_MAX marks an empty slot */
+	uint32_t value; /* HASHMAP_EMPTY: an empty slot */
 };
 
 struct hashmap {
@@ -28,7 +31,7 @@ uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *
 static inline bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value)
 {
 	size_t i = hash_u64(key) & m->mask;
-	while (m->slots[i].value != UINT32_MAX) {
+	while (m->slots[i].value != HASHMAP_EMPTY) {
 		if (m->slots[i].key == key) {
 			*value = m->slots[i].value;
 			return true;

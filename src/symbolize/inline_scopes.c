@@ -79,7 +79,7 @@ struct unit_index {
 
 struct scope_cache {
 	bool use_index;
-	struct hashmap units; /* unit DIE offset -> index into idx; NO_NODE: ask libdw */
+	struct hashmap units; /* unit DIE offset -> index into idx; BY_LIBDW: ask libdw */
 	struct unit_index **idx;
 	uint32_t nidx, idx_alloc;
 };
@@ -333,6 +333,10 @@ static struct unit_index *build_index(Dwarf_Die *cu)
 	return ix;
 }
 
+/* A unit libdw answers for (not HASHMAP_EMPTY, which the map reads as a
+ * free slot: the unit would be indexed again at every call). */
+#define BY_LIBDW (HASHMAP_EMPTY - 1)
+
 /* The index of cu's unit, NULL when libdw answers for it. */
 static struct unit_index *unit_index(struct scope_cache *c, Dwarf_Die *cu)
 {
@@ -342,7 +346,7 @@ static struct unit_index *unit_index(struct scope_cache *c, Dwarf_Die *cu)
 	Dwarf_Off key = dwarf_dieoffset(cu);
 	if (!hashmap_get(&c->units, key, &i)) {
 		struct unit_index *ix = build_index(cu);
-		i = NO_NODE;
+		i = BY_LIBDW;
 		if (ix) {
 			VEC_GROW(c->idx, (size_t)c->nidx + 1, c->idx_alloc);
 			c->idx[c->nidx] = ix;
@@ -351,7 +355,7 @@ static struct unit_index *unit_index(struct scope_cache *c, Dwarf_Die *cu)
 		bool ins;
 		*hashmap_upsert(&c->units, key, i, &ins) = i;
 	}
-	return i == NO_NODE ? NULL : c->idx[i];
+	return i == BY_LIBDW ? NULL : c->idx[i];
 }
 
 /* The ranges of ivs[first, first + n) that hold addr, by the callback;
