@@ -169,7 +169,7 @@ struct report_args {
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	struct report_opts *o = &a->o;
-	static const char *const not_accepted[] = { "flamechart", NULL };
+	static const char *const not_accepted[] = { "flamechart", "threads", NULL }; /* -j: fold threads */
 	struct option *long_opts = graph_options_with(own_opts, not_accepted);
 	int c, rc = 0;
 	optind = 1;
@@ -240,6 +240,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			if (*end || end == optarg || errno || v < 0 || v > 1024)
 				usage_error("report", "-j/--threads: not a thread count (0-1024, 0: one per CPU): '%s'",
 					    optarg);
+			if (!v) { /* one per CPU */
+				long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+				v = cpus > 0 ? (cpus > 64 ? 64 : cpus) : 1;
+			}
 			o->threads = (int)v;
 			break;
 		}
@@ -377,15 +381,15 @@ out:
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
-	/* One thread unless asked: on 2 cores, -j2 took as long by wall as -j1
-	 * on 275k-315k-sample system-wide captures with 1.4-1.5x the CPU (the
-	 * replay, the merge and one large symbol table's first lookup stay on
-	 * one thread; bench/report.sh times both). */
-	a.o.threads = 1;
 	graph_opts_init(&a.g);
 	/* The default unit, to know whether --countname changed it. */
 	a.default_countname = a.g.svg.countname;
 	int rc = parse_args(argc, argv, &a);
+	/* One fold thread unless -j asks (report_opts.threads 0): on 2 cores,
+	 * -j2 took as long by wall as -j1 on 275k-315k-sample system-wide
+	 * captures with 1.4-1.7x the CPU (the replay, the merge and one large
+	 * symbol table's first lookup stay on one thread; bench/report.sh
+	 * times both). */
 	if (!rc)
 		rc = run(&a);
 	graph_opts_release(&a.g);

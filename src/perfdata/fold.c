@@ -518,19 +518,14 @@ void folder_add_stats(const struct folder *f, struct report_stats *st, uint64_t 
 	}
 }
 
-/* Threads that fold (report_opts.threads; 0: one per CPU), or 1 where
- * the output needs the samples one by one in order: perf script's text,
- * stackcollapse-perf's --inline (one engine's memory), pprof sites. */
+/* Threads that fold (report_opts.threads), or 1 where the output needs
+ * the samples one by one in order: perf script's text, stackcollapse-perf's
+ * --inline (one engine's memory), pprof sites. */
 static int fold_threads(const struct report_opts *o)
 {
-	if (o->script || o->inline_addr2line || o->sites)
+	if (o->script || o->inline_addr2line || o->sites || o->threads < 1)
 		return 1;
-	int n = o->threads;
-	if (n <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		n = c > 0 ? (int)(c > 64 ? 64 : c) : 1;
-	}
-	return n;
+	return o->threads;
 }
 
 int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,

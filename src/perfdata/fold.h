@@ -29,7 +29,7 @@ struct report_opts {
 	bool sites;               /* note each frame name's module, build-id and address
 				     (profile/frame_sites.h), for pprof output */
 	struct out *script;       /* also write perf script's default text here */
-	int threads;              /* threads that fold (0: one per CPU; 1: this one);
+	int threads;              /* threads that fold (0 or 1: this one);
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
 };
