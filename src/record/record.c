@@ -258,9 +258,12 @@ enum { NAMED_LATER = UINT32_MAX - 1 };
 #define DWARF_FRAME_KEY (1ull << 63)
 
 /* A DWARF-unwound frame's inlined functions, as report expands them:
- * copied into r->inlines (the symbolizer's array moves). */
+ * copied into r->inlines (the symbolizer's array moves); none with
+ * --no-inline. */
 static void note_inlines(struct recorder *r, const struct symbols_map *sm, struct user_name *un)
 {
+	if (r->opts->no_inline)
+		return;
 	const struct sym_inline *chain;
 	int n = symbols_user_inlines(r->user_syms, sm, sm->addr, &chain);
 	un->inlines = (uint32_t)r->nr_inlines;
@@ -283,7 +286,7 @@ static bool preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dw
 	struct user_name un = { 0 };
 	if (!symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module))
 		return false;
-	if (dwarf && !r->opts->no_inline)
+	if (dwarf)
 		note_inlines(r, &sm, &un);
 	VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
 	r->names[r->nr_names] = un;
