@@ -74,7 +74,6 @@ struct folder {
 	size_t line_alloc;
 	/* report -j: what each sample created (struct profile_run), and the
 	 * sample that set st->count_unit */
-	bool stamp;
 	struct profile_run *runs_made;
 	size_t nr_runs_made, runs_made_alloc;
 	uint64_t unit_seq;
@@ -488,7 +487,6 @@ void folder_fold(struct folder *f, const struct pd_sample *s, const char *comm, 
 	uint32_t names = f->p->names.nr, nodes = f->p->nr;
 	const char *unit = f->st->count_unit;
 	f->look.snap = snap;
-	f->stamp = true;
 	fold_kept(f, s, comm);
 	if (!unit && f->st->count_unit)
 		f->unit_seq = seq;

@@ -77,15 +77,20 @@ static void drop_discriminators(char *s)
 	}
 }
 
+/* exe: the corpus's tmpl binary, addrs[n]: addresses in it; or the test
+ * is skipped (a macro: SKIP returns from the test). */
+#define TMPL_ADDRESSES_OR_SKIP(exe, addrs, n)                                     \
+	char exe[4096];                                                               \
+	unsigned long long *addrs;                                                    \
+	size_t n = corpus_addresses(exe, sizeof(exe), &addrs);                        \
+	if (!n) {                                                                     \
+		free(addrs);                                                          \
+		SKIP("no corpus, addr2line, xz or tar");                              \
+	}
+
 TEST(inline_addr2line_as_a_fresh_addr2line_on_cxx)
 {
-	char exe[4096];
-	unsigned long long *addrs;
-	size_t n = corpus_addresses(exe, sizeof(exe), &addrs);
-	if (!n) {
-		free(addrs);
-		SKIP("no corpus, addr2line, xz or tar");
-	}
+	TMPL_ADDRESSES_OR_SKIP(exe, addrs, n);
 	CHECK(n > 500);
 	struct inline_resolver *r = inline_resolver_new(false);
 	int differ = 0;
@@ -110,13 +115,7 @@ TEST(inline_addr2line_as_a_fresh_addr2line_on_cxx)
 
 TEST(inline_chain_as_a_long_running_addr2line_on_cxx)
 {
-	char exe[4096];
-	unsigned long long *addrs;
-	size_t n = corpus_addresses(exe, sizeof(exe), &addrs);
-	if (!n) {
-		free(addrs);
-		SKIP("no corpus, addr2line, xz or tar");
-	}
+	TMPL_ADDRESSES_OR_SKIP(exe, addrs, n);
 	/* addr2line's answer: "ADDR" lines (-a) separate the records, every
 	 * second line of which is a function name */
 	const char *tmp = getenv("TMPDIR");
