@@ -420,6 +420,18 @@ static struct sym_preload *preload_header_files(struct symbolizer *sym, const st
 	return p;
 }
 
+/* Does the header's build-id table list the kernel (it had samples)? */
+static bool header_has_kernel(const struct perf_data *pd)
+{
+	for (size_t i = 0; i < pd->nr_build_ids; i++) {
+		uint16_t mode = pd->build_ids[i].misc & PD_CPUMODE_MASK;
+		if ((mode == PD_CPUMODE_KERNEL || mode == PD_CPUMODE_GUEST_KERNEL) &&
+		    !strcmp(pd->build_ids[i].filename, "[kernel.kallsyms]"))
+			return true;
+	}
+	return false;
+}
+
 static int longest_event_name(const struct perf_data *pd)
 {
 	int w = 0;
@@ -540,17 +552,18 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 			return -1;
 		}
 	}
-	/* report -j: the symbol tables of the files the header says had
-	   samples are read while the records are (file mode: the header's
-	   build-ids are all there now) */
+	/* Symbol tables read while the records are (file mode: the header's
+	   build-ids are all there now): report -j those of the files the
+	   header says had samples, one fold thread the kernel's alone (the
+	   first kernel sample needs them as soon as the records are sorted) */
 	int threads = fold_threads(o);
 	struct symbolizer *sym = NULL;
 	struct sym_preload *preload = NULL;
 	size_t header_ids = pd.nr_build_ids;
-	if (threads > 1 && !pd.pipe) {
+	if (!pd.pipe && (threads > 1 || header_has_kernel(&pd))) {
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
-		preload = preload_header_files(sym, &pd);
+		preload = threads > 1 ? preload_header_files(sym, &pd) : sym_preload_kernel(sym);
 	}
 	struct replay r = { .pd = &pd };
 	int ret = replay_collect(&r);
@@ -567,7 +580,13 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		warn("%s: --keep-going: using the %" PRIu64 " records read before the damage", pd.path,
 		     st->records);
 	}
+	st->sort_moves = replay_sort_by_time(&r);
 	if (sym) {
+		if (threads == 1) {
+			/* the kernel's symbols are read: sym is ours again */
+			sym_preload_stop(preload);
+			preload = NULL;
+		}
 		add_build_ids(sym, &pd, header_ids);
 	} else {
 		sym = symbolizer_new(&o->sym);
@@ -575,7 +594,6 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		if (threads > 1)
 			preload = preload_header_files(sym, &pd);
 	}
-	st->sort_moves = replay_sort_by_time(&r);
 	const char *filter;
 	struct folder *f = NULL;
 	struct report_opts again = *o;

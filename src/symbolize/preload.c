@@ -55,6 +55,24 @@ static bool file_path(const char *path)
 	return true;
 }
 
+static struct sym_preload *start(struct sym_preload *p)
+{
+	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
+		free(p->dsos);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct sym_preload *sym_preload_kernel(struct symbolizer *s)
+{
+	struct sym_preload *p = xcalloc(1, sizeof(*p));
+	p->s = s;
+	p->kernel = sym_kernel_dso(s);
+	return start(p);
+}
+
 struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *paths, size_t n)
 {
 	struct sym_preload *p = xcalloc(1, sizeof(*p));
@@ -74,12 +92,7 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
 		p->dsos[i] = by_size[i].d;
 	free(by_size);
 	s->threaded = true;
-	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
-		free(p->dsos);
-		free(p);
-		return NULL;
-	}
-	return p;
+	return start(p);
 }
 
 void sym_preload_stop(struct sym_preload *p)
