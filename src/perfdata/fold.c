@@ -36,10 +36,10 @@ struct chain_entry {
 	node_t leaf;
 };
 
-/* The folded symbols of one callchain address under one address-space
- * version (seq_syms[first .. first + count)). */
+/* The folded symbols of one callchain address (seq_syms[first .. first +
+ * count)) while its lookup answers the same (stamp: entry_stamp). */
 struct ip_slot {
-	uint64_t ip, version; /* version * 2 + kernel; count UINT32_MAX: empty */
+	uint64_t ip, stamp; /* count UINT32_MAX: empty */
 	uint32_t first, count;
 };
 
@@ -49,6 +49,7 @@ struct folder {
 	const struct report_opts *o;
 	struct symbolizer *sym;
 	struct frame_lookup look; /* where this thread's lookups go */
+	uint32_t space;           /* the sample's address space (look.snap NULL) */
 	struct profile *p;
 	struct report_stats *st;
 	const char *filter; /* event being kept */
@@ -212,37 +213,60 @@ static uint64_t space_version(struct folder *f, const struct pd_sample *s)
 	return f->look.snap ? f->look.snap->version : sym_space_version(f->sym, s->pid, s->tid);
 }
 
+/* What the lookup of a callchain address depends on besides the address,
+ * as a value that changes when its answer could (a folder looks up either
+ * always in views or always live: the two kinds are not told apart). */
+static uint64_t entry_stamp(const struct folder *f, bool kernel)
+{
+	const struct sym_snapshot *v = f->look.snap;
+	if (v)
+		return kernel ? (uint64_t)(uintptr_t)v->kernel : (uint64_t)(uintptr_t)v->space;
+	return sym_lookup_stamp(f->sym, f->space, kernel);
+}
+
+/* The folded symbols of callchain address ip (hv: of the hypervisor, which
+ * has no maps) into run: first, count. */
+static void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv, uint32_t run[2])
+{
+	struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
+	if (hv)
+		; /* no lookup */
+	else if (f->look.snap)
+		sym_snapshot_lookup(f->look.reader, f->look.snap, ip, kernel, &sf);
+	else
+		sym_lookup_in(f->sym, f->space, ip, kernel, &sf);
+	struct resolved_frame r = { .name = sf.name, .dso = sf.dso, .ip = ip, .offset = sf.offset,
+				    .addr = sf.dso_addr };
+	frame_syms(f, &r, false, &run[0], &run[1]);
+}
+
 /* A callchain folded below node without the per-frame detour: each
- * address's folded symbols are found once per address-space version (the
- * same entries, markers and depth as sample_frames_resolve; the version is
- * read again after each lookup, which may load the kernel's symbols). For
+ * address's folded symbols are found once per stamp (the same entries,
+ * markers and depth as sample_frames_resolve). The stamps of user
+ * addresses stay during a sample (no lookup changes maps); a kernel
+ * lookup may load the kernel's symbols, which changes the kernel's. For
  * samples whose names do not depend on the process (not Java) and that
  * need no per-frame output (--script, --inline, sites). */
-static node_t fold_callchain(struct folder *f, const struct pd_sample *s, uint64_t version, node_t node)
+static node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node)
 {
 	struct callchain_walk w;
 	callchain_walk_start(&w, s, f->o->max_stack);
 	size_t n = 0;
-	uint64_t ip;
+	uint64_t ip, stamps[2] = { entry_stamp(f, false), entry_stamp(f, true) };
 	int got;
 	while ((got = callchain_walk_next(&w, &ip)) > 0 && n < SAMPLE_FRAMES_MAX) {
-		uint64_t tag = version * 2 + w.kernel;
-		struct ip_slot *slot = &f->ip_cache[(hash_u64(ip ^ tag) >> 24) & (IP_SLOTS - 1)];
-		if (!w.hv && slot->ip == ip && slot->version == tag && slot->count != UINT32_MAX) {
+		uint64_t stamp = stamps[w.kernel];
+		struct ip_slot *slot = &f->ip_cache[(hash_u64(ip ^ stamp) >> 24) & (IP_SLOTS - 1)];
+		if (!w.hv && slot->ip == ip && slot->stamp == stamp && slot->count != UINT32_MAX) {
 			f->runs[n][0] = slot->first;
 			f->runs[n++][1] = slot->count;
 			continue;
 		}
-		struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
-		if (!w.hv)
-			frame_lookup_ip(&f->look, s, ip, w.kernel, &sf);
-		struct resolved_frame r = { .name = sf.name, .dso = sf.dso, .ip = ip, .offset = sf.offset,
-					    .addr = sf.dso_addr };
-		frame_syms(f, &r, false, &f->runs[n][0], &f->runs[n][1]);
-		uint64_t now = space_version(f, s);
-		if (!w.hv && now == version)
-			*slot = (struct ip_slot){ ip, tag, f->runs[n][0], f->runs[n][1] };
-		version = now;
+		fold_entry(f, ip, w.kernel, w.hv, f->runs[n]);
+		if (w.kernel)
+			stamps[1] = entry_stamp(f, true);
+		if (!w.hv && stamps[w.kernel] == stamp)
+			*slot = (struct ip_slot){ ip, stamp, f->runs[n][0], f->runs[n][1] };
 		n++;
 	}
 	if (got < 0)
@@ -338,8 +362,8 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	bool cacheable = !o->script && s->callchain && !dwarf && !f->inlines;
 	uint64_t h1 = 0, h2 = 0;
 	bool direct = cacheable && !o->sites && !java;
-	uint64_t version = cacheable ? space_version(f, s) : 0;
 	cacheable &= !direct;
+	uint64_t version = cacheable ? space_version(f, s) : 0;
 	if (cacheable) {
 		chain_key(f, s, version, pname, &h1, &h2);
 		uint32_t idx;
@@ -362,7 +386,7 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	}
 	node = profile_push(f->p, node, pname);
 	if (direct)
-		node = fold_callchain(f, s, version, node);
+		node = fold_callchain(f, s, node);
 	else
 		for (size_t i = fr->nr; i-- > 0;)
 			node = push_frame(f, node, &fr->f[i], java);
@@ -381,7 +405,7 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 {
 	struct folder *f = arg;
 	const struct report_opts *o = f->o;
-	const char *comm = sym_thread_comm(f->sym, s->pid, s->tid);
+	const char *comm = sym_sample_thread(f->sym, s->pid, s->tid, &f->space);
 	struct sample_frames *fr = &f->frames;
 	if (o->script) {
 		sample_frames_resolve(fr, &f->look, s, o->max_stack, o->no_inline);
@@ -499,6 +523,8 @@ void folder_fold(struct folder *f, const struct pd_sample *s, const char *comm, 
 	uint32_t names = f->p->names.nr, nodes = f->p->nr;
 	const char *unit = f->st->count_unit;
 	f->look.snap = snap;
+	if (!snap)
+		sym_sample_thread(f->sym, s->pid, s->tid, &f->space);
 	fold_kept(f, s, comm);
 	if (!unit && f->st->count_unit)
 		f->unit_seq = seq;

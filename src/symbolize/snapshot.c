@@ -197,7 +197,7 @@ static int dso_symbol(struct sym_reader *r, struct dso *d, uint64_t a, bool load
 	return ret;
 }
 
-/* lookup_uncached (symbolize.c) against the view. */
+/* sym_lookup_in (symbolize.c) against the view. */
 static int lookup_view(struct sym_reader *r, const struct sym_snapshot *v, uint64_t ip, bool is_kernel,
 		       struct sym_frame *f)
 {

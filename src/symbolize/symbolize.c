@@ -235,6 +235,13 @@ const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid)
 	return s->threads[t].comm;
 }
 
+const char *sym_sample_thread(struct symbolizer *s, int32_t pid, int32_t tid, uint32_t *space)
+{
+	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
+	*space = s->threads[t].as;
+	return s->threads[t].comm;
+}
+
 /* ---- DSOs ------------------------------------------------------------------ */
 
 static uint32_t new_dso(struct symbolizer *s, uint32_t key, enum dso_kind kind, bool header_id)
@@ -595,8 +602,14 @@ int sym_dso_symbol(struct symbolizer *s, struct dso *d, uint64_t a, bool load, s
 	return sy ? 0 : 1;
 }
 
-static int lookup_uncached(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel,
-			   struct sym_frame *f)
+uint64_t sym_lookup_stamp(const struct symbolizer *s, uint32_t space, bool is_kernel)
+{
+	if (is_kernel)
+		return s->kgen;
+	return ((uint64_t)space + 1) << 32 | procmaps_space_gen(&s->maps, space); /* above any kgen */
+}
+
+int sym_lookup_in(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel, struct sym_frame *f)
 {
 	sym_frame_unknown(f, ip);
 	if (is_kernel) {
@@ -647,7 +660,7 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 		f->have_map = c->have_map;
 		return c->ret;
 	}
-	int ret = lookup_uncached(s, as, ip, is_kernel, f);
+	int ret = sym_lookup_in(s, as, ip, is_kernel, f);
 	if (is_kernel)
 		gen = s->kgen; /* loading kallsyms may have moved the map */
 	else

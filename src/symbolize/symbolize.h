@@ -98,6 +98,24 @@ struct sym_frame {
 int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip,
 	       bool is_kernel, struct sym_frame *f);
 
+/* The thread (pid, tid) as the lookups of one sample find it (made, with
+ * the comm ":TID", when new): returns its comm, and sets *space to the id
+ * of its address space, for sym_lookup_in. */
+const char *sym_sample_thread(struct symbolizer *s, int32_t pid, int32_t tid, uint32_t *space);
+
+/* sym_lookup for a thread whose address space is `space` (see
+ * sym_sample_thread), without sym_lookup's cache of recent answers: for
+ * callers that keep their own, under sym_lookup_stamp. */
+int sym_lookup_in(struct symbolizer *s, uint32_t space, uint64_t ip, bool is_kernel, struct sym_frame *f);
+
+/* A value that stays while sym_lookup_in(s, space, ip, is_kernel, ...)
+ * answers the same for every ip, and never comes back once changed: the
+ * space and the generation of its maps (user addresses), or the
+ * generation of the kernel map (kernel addresses, whatever the space).
+ * Only a kernel lookup changes it without a record (loading the kernel's
+ * symbols moves its map). */
+uint64_t sym_lookup_stamp(const struct symbolizer *s, uint32_t space, bool is_kernel);
+
 /* A value that changes whenever lookups for this thread could give other
  * answers (its address space changed, the kernel map moved): callers may
  * cache results derived from lookups under it. */

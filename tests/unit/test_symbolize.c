@@ -1,0 +1,177 @@
+/* The symbolizer's per-sample lookups: sym_lookup_in answers as sym_lookup
+ * does, and sym_lookup_stamp, under which report caches folded frames,
+ * changes whenever an answer could (an mmap into the space, a kernel map
+ * or the kernel's symbols loading), is shared by a process's threads and,
+ * for kernel addresses, by every process, and no user stamp ever equals a
+ * kernel one. A JIT map and a kallsyms file written here give the
+ * symbols. */
+#include "harness.h"
+
+#include "symbolize/symbolize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct fixture {
+	char kallsyms[64], jit[64];
+	int32_t pid; /* its JIT map is /tmp/perf-PID.map */
+	struct symbolizer *s;
+};
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static int fixture_open(struct fixture *fx)
+{
+	fx->pid = 1000000000 + (int32_t)(getpid() % 100000000);
+	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "/tmp/scorch-unit-%d.kallsyms", (int)getpid());
+	snprintf(fx->jit, sizeof(fx->jit), "/tmp/perf-%d.map", (int)fx->pid);
+	if (write_file(fx->kallsyms, "ffffffff81000000 T _text\n"
+				     "ffffffff81000100 T kfunc_a\n"
+				     "ffffffff81000200 T kfunc_b\n"
+				     "ffffffff81000300 T _etext\n") < 0 ||
+	    write_file(fx->jit, "10000 100 jit_one\n10100 100 jit_two\n") < 0)
+		return -1;
+	struct sym_options o = { .kallsyms = fx->kallsyms };
+	fx->s = symbolizer_new(&o);
+	return 0;
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	symbolizer_free(fx->s);
+	unlink(fx->kallsyms);
+	unlink(fx->jit);
+}
+
+static void map_jit(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t start, uint64_t len)
+{
+	struct sym_mmap m = { .pid = pid, .tid = tid, .start = start, .len = len, .prot = PROT_EXEC,
+			      .filename = "//anon" };
+	sym_mmap(s, &m);
+}
+
+static void map_kernel(struct symbolizer *s)
+{
+	struct sym_mmap m = { .pid = -1, .tid = 0, .kernel = true, .start = 0xffffffff81000000ull,
+			      .len = 0x1000000, .pgoff = 0xffffffff81000000ull,
+			      .filename = "[kernel.kallsyms]_text" };
+	sym_mmap(s, &m);
+}
+
+static bool same_frame(const struct sym_frame *a, const struct sym_frame *b)
+{
+	return a->name == b->name && a->dso == b->dso && a->offset == b->offset && a->dso_addr == b->dso_addr &&
+	       a->have_map == b->have_map;
+}
+
+TEST(symbolize_lookup_in_answers_as_lookup)
+{
+	struct fixture fx;
+	REQUIRE(fixture_open(&fx) == 0);
+	struct symbolizer *s = fx.s;
+	map_kernel(s);
+	map_jit(s, fx.pid, fx.pid, 0x10000, 0x1000);
+	uint32_t space;
+	const char *comm = sym_sample_thread(s, fx.pid, fx.pid, &space);
+	char want[24];
+	snprintf(want, sizeof(want), ":%d", (int)fx.pid);
+	CHECK_STR(comm, want); /* made on first use, named as perf names it */
+	const uint64_t user[] = { 0x10000, 0x10050, 0x10100, 0x101ff, 0x10200, 0x20000, 0 };
+	const uint64_t kern[] = { 0xffffffff81000100ull, 0xffffffff81000250ull, 0xffffffff80000000ull };
+	int named = 0;
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++) {
+			struct sym_frame a, b;
+			int ra = sym_lookup(s, fx.pid, fx.pid, user[i], false, &a);
+			int rb = sym_lookup_in(s, space, user[i], false, &b);
+			CHECK_EQ_U64(ra, rb);
+			CHECK(same_frame(&a, &b));
+			named += ra == 0;
+		}
+		for (size_t i = 0; i < sizeof(kern) / sizeof(kern[0]); i++) {
+			struct sym_frame a, b;
+			int rb = sym_lookup_in(s, space, kern[i], true, &b);
+			int ra = sym_lookup(s, fx.pid, fx.pid, kern[i], true, &a);
+			CHECK_EQ_U64(ra, rb);
+			CHECK(same_frame(&a, &b));
+			named += ra == 0;
+		}
+	}
+	CHECK_EQ_U64(named, 2 * (4 + 2)); /* the fixture's symbols are read */
+	struct sym_frame f;
+	REQUIRE(sym_lookup_in(s, space, 0x10150, false, &f) == 0);
+	CHECK_STR(f.name, "jit_two");
+	CHECK_EQ_U64(f.offset, 0x50);
+	REQUIRE(sym_lookup_in(s, space, 0xffffffff81000210ull, true, &f) == 0);
+	CHECK_STR(f.name, "kfunc_b");
+	CHECK_STR(f.dso, "[kernel.kallsyms]");
+	fixture_close(&fx);
+}
+
+TEST(symbolize_stamps_change_with_answers)
+{
+	struct fixture fx;
+	REQUIRE(fixture_open(&fx) == 0);
+	struct symbolizer *s = fx.s;
+	int32_t p = fx.pid, q = fx.pid + 1;
+	uint32_t idle, sp, sp_thread, sq;
+	sym_sample_thread(s, 0, 0, &idle); /* perf's swapper: the first space */
+	sym_fork(s, p, 0, p, 0);
+	sym_fork(s, p, p, p + 2, p); /* a thread of p */
+	sym_fork(s, q, 0, q, 0);
+	sym_sample_thread(s, p, p, &sp);
+	sym_sample_thread(s, p, p + 2, &sp_thread);
+	sym_sample_thread(s, q, q, &sq);
+	CHECK_EQ_U64(sp, sp_thread);
+	CHECK(sp != sq);
+
+	uint64_t up = sym_lookup_stamp(s, sp, false), uq = sym_lookup_stamp(s, sq, false);
+	uint64_t k = sym_lookup_stamp(s, sp, true);
+	CHECK(up != uq);
+	CHECK_EQ_U64(sym_lookup_stamp(s, sq, true), k); /* the kernel's, whoever asks */
+	/* no user stamp meets a kernel stamp, whatever the generations */
+	for (int i = 0; i < 4; i++) {
+		uint64_t kn = sym_lookup_stamp(s, idle, true);
+		CHECK(sym_lookup_stamp(s, idle, false) != kn);
+		CHECK(sym_lookup_stamp(s, sp, false) != kn);
+		CHECK(sym_lookup_stamp(s, sq, false) != kn);
+		map_kernel(s);
+		CHECK(sym_lookup_stamp(s, idle, true) != kn);
+	}
+	up = sym_lookup_stamp(s, sp, false);
+	uq = sym_lookup_stamp(s, sq, false);
+	k = sym_lookup_stamp(s, sp, true);
+
+	/* an mmap changes its space's stamp only */
+	struct sym_frame before, after;
+	sym_lookup_in(s, sp, 0x10050, false, &before);
+	CHECK(!before.name);
+	map_jit(s, p, p + 2, 0x10000, 0x1000);
+	CHECK(sym_lookup_stamp(s, sp, false) != up);
+	CHECK_EQ_U64(sym_lookup_stamp(s, sq, false), uq);
+	CHECK_EQ_U64(sym_lookup_stamp(s, sp, true), k);
+	sym_lookup_in(s, sp, 0x10050, false, &after);
+	CHECK_STR(after.name, "jit_one");
+	up = sym_lookup_stamp(s, sp, false);
+
+	/* a lookup that loads the kernel's symbols changes the kernel's stamp
+	   (the map then spans the symbols), later ones do not; user stamps stay */
+	sym_lookup_in(s, sq, 0xffffffff81000100ull, true, &after);
+	CHECK_STR(after.name, "kfunc_a");
+	uint64_t k2 = sym_lookup_stamp(s, sq, true);
+	CHECK(k2 != k);
+	sym_lookup_in(s, sp, 0xffffffff81000200ull, true, &after);
+	CHECK_EQ_U64(sym_lookup_stamp(s, sp, true), k2);
+	CHECK_EQ_U64(sym_lookup_stamp(s, sp, false), up);
+	CHECK_EQ_U64(sym_lookup_stamp(s, sq, false), uq);
+	fixture_close(&fx);
+}
