@@ -16,6 +16,22 @@ static bool has_sub(const char *s, size_t n, const char *sub, size_t k)
 	return memmem(s, n, sub, k) != NULL;
 }
 
+/* The first "ab" in s[0, n), or NULL: memmem for two bytes, with memchr
+ * finding the candidates (names are long, and most hold neither). */
+static const char *find_pair(const char *s, size_t n, char a, char b)
+{
+	const char *end = s + n;
+	while ((size_t)(end - s) >= 2) {
+		const char *p = memchr(s, a, (size_t)(end - s) - 1);
+		if (!p)
+			return NULL;
+		if (p[1] == b)
+			return p;
+		s = p + 1;
+	}
+	return NULL;
+}
+
 static size_t skip_spaces(const char *s, size_t i, size_t n)
 {
 	while (i < n && frame_is_space(s[i]))
@@ -98,12 +114,11 @@ static void tidy_generic(struct frame_parts *pp, size_t start)
 {
 	char *f = pp->buf + start;
 	size_t n = pp->len - start;
-	for (size_t i = 0; i < n; i++)
-		if (f[i] == ';')
-			f[i] = ':';
+	for (char *c = memchr(f, ';', n); c; c = memchr(c + 1, ';', (size_t)(f + n - c - 1)))
+		*c = ':';
 	/* Go methods keep their parentheses: m/\.\(.*\)\./ */
 	bool go = false;
-	const char *dp = n >= 2 ? memmem(f, n, ".(", 2) : NULL;
+	const char *dp = find_pair(f, n, '.', '(');
 	if (dp) {
 		size_t i = (size_t)(dp - f);
 		for (size_t k = n; k-- > i + 2;) {
@@ -116,20 +131,22 @@ static void tidy_generic(struct frame_parts *pp, size_t start)
 	if (!go) {
 		/* s/\((?!anonymous namespace\)).{0,}//: cut at the first '(' that does\n		 * not open \"(anonymous namespace)\". */
 		static const char anon[] = "anonymous namespace)";
-		for (size_t i = 0; i < n; i++) {
-			if (f[i] != '(')
-				continue;
-			if (n - i - 1 >= sizeof(anon) - 1 && !memcmp(f + i + 1, anon, sizeof(anon) - 1))
+		for (const char *c = memchr(f, '(', n); c; c = memchr(c + 1, '(', (size_t)(f + n - c - 1))) {
+			size_t i = (size_t)(c - f);
+			if (n - i - 1 >= sizeof(anon) - 1 && !memcmp(c + 1, anon, sizeof(anon) - 1))
 				continue;
 			n = i;
 			break;
 		}
 	}
 	/* tr/"'//d */
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (f[i] != '"' && f[i] != '\'')
-			f[w++] = f[i];
+	size_t w = n;
+	if (memchr(f, '"', n) || memchr(f, '\'', n)) {
+		w = 0;
+		for (size_t i = 0; i < n; i++)
+			if (f[i] != '"' && f[i] != '\'')
+				f[w++] = f[i];
+	}
 	pp->len = start + w;
 }
 
@@ -275,7 +292,7 @@ static bool names_of(const struct frame_text *fr, const struct frame_opts *o, st
 		return true; /* every field empty: nothing to add */
 	const char *p = s, *end = s + keep;
 	for (;;) {
-		const char *arrow = memmem(p, (size_t)(end - p), "->", 2);
+		const char *arrow = find_pair(p, (size_t)(end - p), '-', '>');
 		const char *fe = arrow ? arrow : end;
 		one_part(fr, o, pp, p, (size_t)(fe - p), nf == 0);
 		nf++;

@@ -72,7 +72,7 @@ static uint32_t table_new(struct profile *p, uint32_t log2cap)
 }
 
 /* The slot of `name` in table t: its child, or the empty slot to fill. */
-static struct kid_slot *table_find(struct profile *p, uint32_t t, sym_t name)
+static inline __attribute__((always_inline)) struct kid_slot *table_find(struct profile *p, uint32_t t, sym_t name)
 {
 	uint32_t log2cap = p->kid_slots[t].child, mask = (1u << log2cap) - 1;
 	struct kid_slot *slots = &p->kid_slots[t + 1];
@@ -103,7 +103,8 @@ static uint32_t table_add(struct profile *p, uint32_t t, sym_t name, node_t chil
 	return t;
 }
 
-node_t profile_push(struct profile *p, node_t parent, sym_t name)
+/* profile_push when parent has no child named name: adds it. */
+static __attribute__((noinline)) node_t push_new(struct profile *p, node_t parent, sym_t name)
 {
 	node_t kids = p->nodes[parent].kids;
 	if (kids == NODE_KIDS_NONE) {
@@ -111,25 +112,33 @@ node_t profile_push(struct profile *p, node_t parent, sym_t name)
 		p->nodes[parent].kids = id;
 		return id;
 	}
+	uint32_t t;
 	if (!(kids & NODE_KIDS_TABLE)) {
-		if (p->nodes[kids].name == name)
-			return kids;
 		/* A second child: from now on the node has a table. */
-		uint32_t t = table_new(p, 2);
+		t = table_new(p, 2);
 		t = table_add(p, t, p->nodes[kids].name, kids);
-		node_t id = new_node(p, parent, name);
-		t = table_add(p, t, name, id);
-		p->nodes[parent].kids = NODE_KIDS_TABLE | t;
-		return id;
+	} else {
+		t = kids & ~NODE_KIDS_TABLE;
 	}
-	uint32_t t = kids & ~NODE_KIDS_TABLE;
-	struct kid_slot *s = table_find(p, t, name);
-	if (s->child)
-		return s->child;
 	node_t id = new_node(p, parent, name);
 	t = table_add(p, t, name, id);
 	p->nodes[parent].kids = NODE_KIDS_TABLE | t;
 	return id;
+}
+
+/* The child found without a call: this runs for every frame of every
+ * input line or sample. */
+node_t profile_push(struct profile *p, node_t parent, sym_t name)
+{
+	node_t kids = p->nodes[parent].kids;
+	if (kids & NODE_KIDS_TABLE) {
+		const struct kid_slot *s = table_find(p, kids & ~NODE_KIDS_TABLE, name);
+		if (s->child)
+			return s->child;
+	} else if (kids != NODE_KIDS_NONE && p->nodes[kids].name == name) {
+		return kids;
+	}
+	return push_new(p, parent, name);
 }
 
 void profile_add(struct profile *p, node_t leaf, double c0, double c1)

@@ -181,6 +181,15 @@ TEST(perf_frame_tidy)
 	CHECK_NAMES("\t1 Lnoslash (/x)", java, "Lnoslash");
 	CHECK_NAMES("\t1 Lcom/foo/Bar;.baz(I)V (/x)", none, "Lcom/foo/Bar:.baz");
 	CHECK_NAMES("\t1 '(x)' (/x)", none, "");
+	/* every match, not only the first: ';', quotes of one kind, "->" and
+	   ".(" after bytes that start them */
+	CHECK_NAMES("\t1 a;b;c;d (/x)", none, "a:b:c:d");
+	CHECK_NAMES("\t1 it's 'q' (/x)", none, "its q");
+	CHECK_NAMES("\t1 x-y-->z- (/x)", none, "x-y-|z-_[i]");
+	CHECK_NAMES("\t1 a.b..(T).m (/x)", none, "a.b..(T).m");
+	CHECK_NAMES("\t1 (anonymous namespace)x::f(int)(char) (/x)", none, "SKIPPED");
+	CHECK_NAMES("\t1 x::(anonymous namespace)::(anonymous namespace)::f(int) (/x)", none,
+		    "x::(anonymous namespace)::(anonymous namespace)::f");
 }
 
 TEST(perf_srcline_and_inline_rules)
