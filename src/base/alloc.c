@@ -1,5 +1,6 @@
 #include "base/alloc.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,28 @@ static void out_of_memory(size_t n)
 	abort();
 }
 
+/* Blocks of BIG_FROM bytes or more are aligned on and a multiple of the
+ * huge page, and asked for transparent huge pages (see alloc.h). */
+enum { HUGE_PAGE = 2 << 20, BIG_FROM = 1 << 20 };
+
+/* A block of at least n bytes on huge pages, or NULL when the system
+ * would not give that much (the caller then asks malloc for n). */
+static void *big_block(size_t n)
+{
+	if (n > SIZE_MAX - HUGE_PAGE)
+		return NULL;
+	size_t len = (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	void *p = aligned_alloc(HUGE_PAGE, len);
+	if (p)
+		madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = n >= BIG_FROM ? big_block(n) : NULL;
+	if (!p)
+		p = malloc(n ? n : 1);
 	if (!p)
 		out_of_memory(n);
 	return p;
@@ -30,6 +50,20 @@ void *xcalloc(size_t nmemb, size_t size)
 
 void *xrealloc(void *p, size_t n)
 {
+	if (n >= BIG_FROM) {
+		/* Grown to twice what is asked, so that the next 3/2 growth
+		 * (VEC_GROW) stays in place: only pages written cost memory. */
+		size_t have = p ? malloc_usable_size(p) : 0;
+		if (have >= n)
+			return p;
+		void *q = big_block(p && n <= SIZE_MAX / 2 ? 2 * n : n);
+		if (q) {
+			if (have)
+				memcpy(q, p, have);
+			free(p);
+			return q;
+		}
+	}
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
 		out_of_memory(n);
@@ -52,15 +86,10 @@ void *xcalloc_dense(size_t nmemb, size_t size)
 
 void *xcalloc_table(size_t n)
 {
-	enum { HUGE = 2 << 20 };
-	if (n < HUGE)
-		return xcalloc_dense(1, n);
-	size_t len = (n + HUGE - 1) & ~(size_t)(HUGE - 1);
-	void *p = aligned_alloc(HUGE, len);
+	void *p = n >= HUGE_PAGE ? big_block(n) : NULL;
 	if (!p)
 		return xcalloc_dense(1, n);
-	madvise(p, len, MADV_HUGEPAGE);
-	memset(p, 0, len);
+	memset(p, 0, (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1));
 	return p;
 }
 
