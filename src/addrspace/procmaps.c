@@ -70,12 +70,23 @@ static void insert_piece(struct addr_space *as, struct map_piece p)
 	as->gen++;
 }
 
+uint32_t procmaps_path(struct procmaps *pm, const char *path, size_t len)
+{
+	return strpool_intern(&pm->paths, path, len);
+}
+
 void procmaps_space_add(struct procmaps *pm, uint32_t space, uint32_t pid, uint64_t start, uint64_t end,
 			uint64_t pgoff, const char *path, size_t path_len, uint32_t tag)
 {
+	if (end > start)
+		procmaps_space_add_path(pm, space, pid, start, end, pgoff, procmaps_path(pm, path, path_len), tag);
+}
+
+void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, uint64_t start, uint64_t end,
+			     uint64_t pgoff, uint32_t sym, uint32_t tag)
+{
 	if (end <= start)
 		return;
-	uint32_t sym = strpool_intern(&pm->paths, path, path_len);
 	struct addr_space *as = &pm->spaces[space];
 	/* The same mapping again (maps file after MMAP2, or the reverse). */
 	uint32_t at = first_after(as, start);

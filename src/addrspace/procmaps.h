@@ -63,6 +63,11 @@ uint32_t procmaps_space_new(struct procmaps *pm);
  * mapping again is not added twice). */
 void procmaps_space_add(struct procmaps *pm, uint32_t space, uint32_t pid, uint64_t start, uint64_t end,
 			uint64_t pgoff, const char *path, size_t path_len, uint32_t tag);
+/* The same with the path as procmaps_path gave it (for a caller that adds
+ * many mappings of few files). */
+uint32_t procmaps_path(struct procmaps *pm, const char *path, size_t len);
+void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, uint64_t start, uint64_t end,
+			     uint64_t pgoff, uint32_t path, uint32_t tag);
 /* fork: dst gets src's mappings (over its own, if it has any). */
 void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src);
 /* The mapping that holds addr in space, or NULL. */

@@ -49,7 +49,7 @@ static inline bool map_identity(const struct mapping *m)
 
 struct thread {
 	int32_t pid, tid;
-	const char *comm;
+	const char *comm; /* interned; NULL: ":TID", not made yet */
 	bool comm_set;
 	uint32_t as; /* its space in symbolizer.maps */
 };
@@ -77,6 +77,8 @@ struct symbolizer {
 	int32_t last_pid, last_tid; /* one-entry memo of findnew_thread */
 	uint32_t last_thread;       /* UINT32_MAX: empty */
 	struct procmaps maps; /* one space per process, shared by its threads */
+	uint32_t *map_paths;  /* by strs id: 1 + the path's id in maps (0: none yet) */
+	size_t map_paths_alloc;
 	struct dso **dsos; /* each at a fixed address */
 	size_t nr_dsos, dsos_alloc;
 	/* report -j: other threads look symbols up in the DSOs (dso.lock);

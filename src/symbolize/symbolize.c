@@ -73,6 +73,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->dsos);
 	procmaps_release(&s->maps);
 	free(s->threads);
+	free(s->map_paths);
 	free(s->bids);
 	free(s->cache);
 #ifdef HAVE_ELFUTILS
@@ -175,8 +176,6 @@ static uint32_t findnew_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 
 static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 {
-	char comm[16];
-	int n = snprintf(comm, sizeof(comm), ":%" PRId32, tid);
 	uint32_t as;
 	if (pid == -1 || pid == tid) {
 		as = procmaps_space_new(&s->maps);
@@ -190,7 +189,7 @@ static uint32_t create_thread(struct symbolizer *s, int32_t pid, int32_t tid)
 	struct thread *th = &s->threads[idx];
 	th->pid = pid;
 	th->tid = tid;
-	th->comm = intern(s, comm, (size_t)n);
+	th->comm = NULL; /* ":TID", made when asked (most threads never are) */
 	th->comm_set = false;
 	th->as = as;
 	bool ins;
@@ -229,17 +228,28 @@ void sym_exit(struct symbolizer *s, int32_t pid, int32_t tid)
 	(void)tid;
 }
 
+/* Thread t's comm: the one set, else perf's ":TID". */
+static const char *thread_comm(struct symbolizer *s, uint32_t t)
+{
+	struct thread *th = &s->threads[t];
+	if (!th->comm) {
+		char comm[16];
+		int n = snprintf(comm, sizeof(comm), ":%" PRId32, th->tid);
+		th->comm = intern(s, comm, (size_t)n);
+	}
+	return th->comm;
+}
+
 const char *sym_thread_comm(struct symbolizer *s, int32_t pid, int32_t tid)
 {
-	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
-	return s->threads[t].comm;
+	return thread_comm(s, findnew_thread(s, pid, tid));
 }
 
 const char *sym_sample_thread(struct symbolizer *s, int32_t pid, int32_t tid, uint32_t *space)
 {
 	uint32_t t = findnew_thread(s, pid, tid); /* may move s->threads */
 	*space = s->threads[t].as;
-	return s->threads[t].comm;
+	return thread_comm(s, t);
 }
 
 /* ---- DSOs ------------------------------------------------------------------ */
@@ -259,14 +269,19 @@ static uint32_t new_dso(struct symbolizer *s, uint32_t key, enum dso_kind kind, 
 	return (uint32_t)s->nr_dsos++;
 }
 
-static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kind kind)
+/* The first DSO named by interned string key (made of kind when new). */
+static uint32_t findnew_dso_key(struct symbolizer *s, uint32_t key, enum dso_kind kind)
 {
-	uint32_t key = strpool_intern(&s->strs, name, strlen(name));
 	bool ins;
 	uint32_t *v = hashmap_upsert(&s->dso_map, key, (uint32_t)s->nr_dsos, &ins);
 	if (!ins)
 		return *v;
 	return new_dso(s, key, kind, true);
+}
+
+static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kind kind)
+{
+	return findnew_dso_key(s, strpool_intern(&s->strs, name, strlen(name)), kind);
 }
 
 /* perf tells DSOs apart by path and file identity (dev, inode, inode
@@ -276,12 +291,11 @@ static uint32_t findnew_dso(struct symbolizer *s, const char *name, enum dso_kin
  * a file with another identity at that path (a binary rebuilt during the
  * capture) is a DSO of its own, without the recorded build-id, read as it
  * is on disk. This reproduces what perf script prints for such captures. */
-static uint32_t findnew_dso_id(struct symbolizer *s, const char *name, const struct sym_mmap *m)
+static uint32_t findnew_dso_id(struct symbolizer *s, uint32_t key, const struct sym_mmap *m)
 {
-	uint32_t first = findnew_dso(s, name, DSO_FILE);
+	uint32_t first = findnew_dso_key(s, key, DSO_FILE);
 	if (!m->maj && !m->min && !m->ino && !m->ino_generation)
 		return first;
-	uint32_t key = strpool_find(&s->strs, name, strlen(name));
 	uint64_t idkey = hash_mix(((uint64_t)key << 32 | m->maj) + 1, hash_u64(m->ino ^ ((uint64_t)m->min << 48)));
 	uint32_t idx;
 	if (hashmap_get(&s->dso_id_map, idkey, &idx)) {
@@ -457,25 +471,33 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 	}
 	uint32_t t = findnew_thread(s, m->pid, m->tid);
 	uint32_t asi = s->threads[t].as;
-	bool anon = !strcmp(fn, "//anon") || starts(fn, "/dev/zero") || starts(fn, "/anon_hugepage") ||
-		    (m->flags & 0x40000 /* MAP_HUGETLB */);
-	bool vdso = !strcmp(fn, "[vdso]");
-	bool no_dso = starts(fn, "[stack") || starts(fn, "/SYSV") || !strcmp(fn, "[heap]");
+	/* perf's names of memory without a file (only those begin "//",
+	   "/d", "/a", "/S" or "[") */
+	bool anon = m->flags & 0x40000 /* MAP_HUGETLB */, vdso = false, no_dso = false;
+	if (fn[0] == '/' && (fn[1] == '/' || fn[1] == 'd' || fn[1] == 'a' || fn[1] == 'S')) {
+		anon |= !strcmp(fn, "//anon") || starts(fn, "/dev/zero") || starts(fn, "/anon_hugepage");
+		no_dso = starts(fn, "/SYSV");
+	} else if (fn[0] == '[') {
+		vdso = !strcmp(fn, "[vdso]");
+		no_dso = starts(fn, "[stack") || !strcmp(fn, "[heap]");
+	}
 	uint64_t pgoff = m->pgoff;
 	uint32_t dso;
 	if (m->start + m->len <= m->start)
 		return;
+	size_t fn_len = strlen(fn);
+	uint32_t key = strpool_intern(&s->strs, fn, fn_len);
 	char jit[64];
 	if ((anon || no_dso) && (m->prot & PROT_EXEC)) {
 		snprintf(jit, sizeof(jit), "/tmp/perf-%" PRId32 ".map", m->pid);
 		dso = findnew_dso(s, jit, DSO_JIT);
 	} else if (vdso) {
 		pgoff = 0;
-		dso = findnew_dso(s, fn, DSO_VDSO);
+		dso = findnew_dso_key(s, key, DSO_VDSO);
 	} else if (anon || no_dso) {
-		dso = findnew_dso(s, fn, DSO_NOSYMS);
+		dso = findnew_dso_key(s, key, DSO_NOSYMS);
 	} else {
-		dso = findnew_dso_id(s, fn, m);
+		dso = findnew_dso_id(s, key, m);
 		struct dso *d = s->dsos[dso];
 		if (m->build_id_len && !d->build_id_len) {
 			/* Lookups of earlier samples load it without (report -j:
@@ -489,8 +511,15 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 	}
 	/* A new map replaces the parts of older ones it overlaps, as perf's
 	 * maps__fixup_overlappings does (procmaps.h). */
-	procmaps_space_add(&s->maps, asi, (uint32_t)m->pid, m->start, m->start + m->len, pgoff, fn, strlen(fn),
-			   dso | (anon || no_dso ? MAP_IDENTITY : 0));
+	if (key >= s->map_paths_alloc) {
+		size_t was = s->map_paths_alloc;
+		VEC_GROW(s->map_paths, (size_t)key + 1, s->map_paths_alloc);
+		memset(s->map_paths + was, 0, (s->map_paths_alloc - was) * sizeof(*s->map_paths));
+	}
+	if (!s->map_paths[key])
+		s->map_paths[key] = procmaps_path(&s->maps, fn, fn_len) + 1;
+	procmaps_space_add_path(&s->maps, asi, (uint32_t)m->pid, m->start, m->start + m->len, pgoff,
+				s->map_paths[key] - 1, dso | (anon || no_dso ? MAP_IDENTITY : 0));
 }
 
 /* ---- kernel ------------------------------------------------------------------ */

@@ -175,3 +175,94 @@ TEST(symbolize_stamps_change_with_answers)
 	CHECK_EQ_U64(sym_lookup_stamp(s, sq, false), uq);
 	fixture_close(&fx);
 }
+
+/* What each kind of mapping name makes (perf's map__new): memory without a
+ * file is looked up by address (executable: in the process's JIT map),
+ * [vdso] by offset from its start, a file by file offset. */
+TEST(symbolize_mmap_names)
+{
+	struct fixture fx;
+	REQUIRE(fixture_open(&fx) == 0);
+	struct symbolizer *s = fx.s;
+	int32_t p = fx.pid;
+	static const struct {
+		const char *name;
+		uint32_t prot;
+		const char *dso; /* NULL: the JIT map */
+		bool by_address;
+	} cases[] = {
+		{ "//anon", PROT_EXEC, NULL, true },
+		{ "/dev/zero (deleted)", PROT_EXEC, NULL, true },
+		{ "/anon_hugepage", PROT_EXEC, NULL, true },
+		{ "/SYSV00000000", PROT_EXEC, NULL, true },
+		{ "[stack]", PROT_EXEC, NULL, true },
+		{ "[heap]", PROT_EXEC, NULL, true },
+		{ "//anon", PROT_READ, "//anon", true },
+		{ "/SYSV0000abcd", PROT_READ, "/SYSV0000abcd", true },
+		{ "[stack:42]", PROT_READ, "[stack:42]", true },
+		{ "[heap]", PROT_READ, "[heap]", true },
+		{ "[vdso]", PROT_EXEC, "[vdso]", false },
+		/* files, though they begin as those names do */
+		{ "/dev/zer", PROT_EXEC, "/dev/zer", false },
+		{ "/anon", PROT_EXEC, "/anon", false },
+		{ "/Sys/x", PROT_EXEC, "/Sys/x", false },
+		{ "/a/b", PROT_EXEC, "/a/b", false },
+		{ "[heapx]", PROT_EXEC, "[heapx]", false },
+		{ "/x/[heap]", PROT_EXEC, "/x/[heap]", false },
+	};
+	char jit[64];
+	snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)p);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t start = 0x100000 * (i + 1), pgoff = 0x30000;
+		struct sym_mmap m = { .pid = p, .tid = p, .start = start, .len = 0x10000, .pgoff = pgoff,
+				      .prot = cases[i].prot, .filename = cases[i].name };
+		sym_mmap(s, &m);
+		uint32_t space;
+		sym_sample_thread(s, p, p, &space);
+		struct sym_frame f;
+		sym_lookup_in(s, space, start + 0x123, false, &f);
+		CHECK_STR(f.dso, cases[i].dso ? cases[i].dso : jit);
+		uint64_t want = cases[i].by_address ? start + 0x123
+			      : !strcmp(cases[i].name, "[vdso]") ? 0x123 : pgoff + 0x123;
+		if (f.dso_addr != want)
+			unit_fail(t_, __FILE__, __LINE__, "%s: dso_addr %llx, not %llx", cases[i].name,
+				  (unsigned long long)f.dso_addr, (unsigned long long)want);
+	}
+	/* MAP_HUGETLB memory is anonymous whatever its name */
+	struct sym_mmap h = { .pid = p, .tid = p, .start = 0x7000000, .len = 0x10000, .pgoff = 0x30000,
+			      .prot = PROT_EXEC, .flags = 0x40000, .filename = "/some/file" };
+	sym_mmap(s, &h);
+	uint32_t space;
+	sym_sample_thread(s, p, p, &space);
+	struct sym_frame f;
+	sym_lookup_in(s, space, 0x7000010, false, &f);
+	CHECK_STR(f.dso, jit);
+	fixture_close(&fx);
+}
+
+/* A thread is named ":TID" until a COMM names it; a forked thread takes
+ * its parent's name only when the parent was named. */
+TEST(symbolize_thread_names)
+{
+	struct fixture fx;
+	REQUIRE(fixture_open(&fx) == 0);
+	struct symbolizer *s = fx.s;
+	uint32_t space;
+	sym_fork(s, 500, 1, 500, 1);
+	sym_fork(s, 500, 500, 501, 500);
+	CHECK_STR(sym_thread_comm(s, 500, 501), ":501");
+	CHECK_STR(sym_sample_thread(s, 500, 500, &space), ":500");
+	sym_comm(s, 500, 500, "worker", 6, false);
+	CHECK_STR(sym_thread_comm(s, 500, 500), "worker");
+	CHECK_STR(sym_thread_comm(s, 500, 501), ":501");
+	sym_fork(s, 500, 500, 502, 500);
+	CHECK_STR(sym_sample_thread(s, 500, 502, &space), "worker");
+	sym_fork(s, 600, 500, 600, 501); /* from the unnamed thread */
+	CHECK_STR(sym_thread_comm(s, 600, 600), ":600");
+	CHECK(sym_thread_comm(s, 700, -1)[0] == ':');
+	CHECK_STR(sym_thread_comm(s, 1, 1), ":1");
+	CHECK_STR(sym_thread_comm(s, 0, 0), "swapper");
+	/* the same name is the same pointer (callers cache on it) */
+	CHECK(sym_thread_comm(s, 500, 501) == sym_thread_comm(s, 500, 501));
+	fixture_close(&fx);
+}
