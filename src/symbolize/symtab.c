@@ -124,7 +124,7 @@ static void insert_color(struct symtab *t, uint32_t node)
 /* Insert n as a leaf under parent (NIL: as the root) on side d. */
 static void tree_link(struct symtab *t, uint32_t n, uint32_t parent, unsigned d)
 {
-	t->rb[n] = (struct rb_links){ t->v[n].start, t->v[n].end, parent, { NIL, NIL }, 0, 0 };
+	t->rb[n] = (struct rb_links){ parent, { NIL, NIL }, 0, 0 };
 	if (parent == NIL)
 		t->root = n;
 	else
@@ -141,7 +141,7 @@ static void tree_insert(struct symtab *t, uint32_t n)
 	unsigned d = 0; /* 0: left, 1: right */
 	while (cur != NIL) {
 		parent = cur;
-		d = !(key < t->rb[cur].start);
+		d = !(key < t->v[cur].start);
 		cur = t->rb[cur].child[d];
 	}
 	tree_link(t, n, parent, d);
@@ -574,7 +574,7 @@ static void add_group(struct symtab *t, const uint32_t *ord, uint32_t nr)
 	 * whatever their names) */
 	unsigned best = best_rank(t, g);
 	uint32_t first = UINT32_MAX, count = 0;
-	bool raw = false, same_end = true;
+	bool unread = false, same_end = true;
 	for (uint32_t i = 0; i < nr; i++) {
 		const struct symbol *s = &t->v[ord[i]];
 		if (rank(s) != best)
@@ -582,12 +582,13 @@ static void add_group(struct symtab *t, const uint32_t *ord, uint32_t nr)
 		if (first == UINT32_MAX)
 			first = ord[i];
 		count++;
-		measure(&t->v[ord[i]]);
-		raw |= s->raw;
+		/* a held name not read yet, or one to demangle: reading it
+		 * now would touch the string table at a random place */
+		unread |= !s->measured || s->raw;
 		same_end &= s->end == t->v[first].end;
 	}
 	uint32_t keep = first;
-	if (count > 1 && !(raw && same_end))
+	if (count > 1 && !(unread && same_end))
 		keep = run_group(t, g);
 	else if (count > 1) {
 		g->decided = false;
@@ -823,23 +824,20 @@ static void prepare(struct symtab *t)
 	t->prepared = true;
 }
 
-/* keep_first when it can be told without demangling (then true, with
- * the answer in *keep). */
-static bool keep_first_known(struct symtab *t, struct symbol *a, struct symbol *b, bool *keep)
+/* keep_first when it can be told without reading a name (then true, with
+ * the answer in *keep): by rank, or by lengths already measured. */
+static bool keep_first_known(const struct symbol *a, const struct symbol *b, bool *keep)
 {
 	if (rank(a) != rank(b)) {
 		*keep = rank(a) > rank(b);
 		return true;
 	}
-	measure(a);
-	measure(b);
-	if (a->raw && b->raw && !strcmp(a->name, b->name)) {
-		*keep = true;
-		return true;
-	}
-	if (a->raw || b->raw)
+	if (!a->measured || !b->measured || a->raw || b->raw)
 		return false;
-	*keep = keep_first(t, a, b);
+	if (a->underscores != b->underscores)
+		*keep = a->underscores < b->underscores;
+	else
+		*keep = a->base_len >= b->base_len;
 	return true;
 }
 
@@ -870,9 +868,9 @@ static uint32_t survivor_of(struct symtab *t, struct dup_group *g)
  * Which of the pair is erased changes the shape only when the first has
  * no right child and the second has one; otherwise both erasures leave
  * the same shape and colours with one node where the pair was, and only
- * its name is open. So the second node is erased, and names are compared
- * (and demangled) only for a shape-changing step, or at the end when the
- * choice is already made or cheap. Otherwise the node left stands for the
+ * its name is open. So the second node is erased, and names are read
+ * (and demangled) only for a shape-changing step; at the end the choice is
+ * already made, or cheap (ranks, lengths already known). Otherwise the node left stands for the
  * group (stand_in) until a lookup returns it; the candidates then all
  * have the same extent (see add_group), so descents do not depend on it. */
 static void erase_group(struct symtab *t, struct dup_group *g)
@@ -886,7 +884,7 @@ static void erase_group(struct symtab *t, struct dup_group *g)
 		t->nr_erased++;
 		if (!t->decide_every_erase && (t->rb[node].child[1] != NIL || t->rb[next].child[1] == NIL)) {
 			tree_erase(t, next);
-			if (known && keep_first_known(t, &t->v[best], &t->v[next], &keep))
+			if (known && keep_first_known(&t->v[best], &t->v[next], &keep))
 				best = keep ? best : next;
 			else
 				known = false;
@@ -934,21 +932,21 @@ static void build_tree(struct symtab *t)
 		erase_group(t, &t->groups[i]);
 	for (size_t i = upto; i < t->nr; i++)
 		tree_insert(t, (uint32_t)i);
-	for (size_t i = 0; i < t->nr; i++)
-		t->rb[i].end = t->v[i].end;
-	/* a stand-in's extent is its candidates' (it may be of a lower rank) */
-	for (size_t i = 0; i < t->nr_groups; i++) {
-		const struct dup_group *g = &t->groups[i];
-		if (g->decided)
-			continue;
-		for (uint32_t k = 0; k < g->nr; k++) {
-			uint32_t n = t->members[g->first + k];
-			if (t->v[n].pending) /* the binary search's stand-in: a candidate */
-				for (uint32_t j = 0; j < g->nr; j++)
-					t->rb[t->members[g->first + j]].end = t->v[n].end;
-		}
-	}
 	t->tree_built = true;
+}
+
+uint64_t symtab_node_end(struct symtab *t, uint32_t n)
+{
+	if (!t->rb[n].stand_in)
+		return t->v[n].end;
+	/* a stand-in's extent is its candidates' (it may be of a lower rank):
+	 * that of the group's one symbol not lost, the binary search's
+	 * stand-in or, once decided, the survivor */
+	const struct dup_group *g = group_at(t, t->v[n].start);
+	for (uint32_t i = 0; i < g->nr; i++)
+		if (!t->dead[t->members[g->first + i]])
+			return t->v[t->members[g->first + i]].end;
+	return t->v[n].end;
 }
 
 static bool in_contested(const struct symtab *t, uint64_t addr)
@@ -1000,9 +998,10 @@ static struct symbol *find(struct symtab *t, uint64_t addr)
 	uint32_t n = t->root;
 	while (n != NIL) {
 		const struct rb_links *l = &t->rb[n];
-		if (addr < l->start)
+		uint64_t start = t->v[n].start, end = symtab_node_end(t, n);
+		if (addr < start)
 			n = l->child[0];
-		else if (addr > l->end || (addr == l->end && addr != l->start))
+		else if (addr > end || (addr == end && addr != start))
 			n = l->child[1];
 		else if (!l->stand_in)
 			return &t->v[n];
@@ -1016,7 +1015,6 @@ static struct symbol *find(struct symtab *t, uint64_t addr)
 	if (survivor != n)
 		tree_relabel(t, n, survivor);
 	t->rb[survivor].stand_in = 0;
-	t->rb[survivor].end = t->v[survivor].end;
 	return &t->v[survivor];
 }
 

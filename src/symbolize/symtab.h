@@ -28,10 +28,12 @@ struct symbol {              /* symtab.v[i] is the i-th added (ties keep that or
 /* Symbols sharing a start address (members[first .. first + nr) in perf's
  * order). perf keeps one, chosen by size, binding, then the demangled
  * name's leading '_' count and length. When the choice comes down to names
- * that still need demangling and every candidate has the same extent, it
- * is made on the first lookup that lands there (or when the exact tree is
- * needed): a large C++ or Rust library has tens of thousands of such
- * groups and a profile touches few of them. */
+ * that still need demangling, or held names not read yet, and every
+ * candidate has the same extent, it is made on the first lookup that lands
+ * there (or when the exact tree is needed): a large C++ or Rust library has
+ * tens of thousands of such groups, a profile touches few of them, and
+ * reading their names at load time means a cache miss each in a string
+ * table of tens of megabytes. */
 struct dup_group {
 	uint64_t start;
 	uint32_t first, nr;
@@ -45,8 +47,7 @@ struct dup_group {
  * stretched over the PLT, nested symbols) the answer depends on the tree's
  * shape, so for those lookups the exact tree is rebuilt once: same inserts,
  * same erases, same balancing. */
-struct rb_links {
-	uint64_t start, end;          /* copies of the symbol's, for locality */
+struct rb_links {                     /* node i stands for symbol v[i] */
 	uint32_t parent, child[2];    /* child[0] left, [1] right; UINT32_MAX = none */
 	uint8_t black;
 	uint8_t stand_in;             /* stands for a duplicate group whose survivor
@@ -118,6 +119,10 @@ void symtab_finish(struct symtab *t, bool kallsyms);
 struct symbol *symtab_find(struct symtab *t, uint64_t addr);
 /* The printed name of a symbol from symtab_find (demangled on first use). */
 const char *symtab_name(struct symtab *t, struct symbol *s);
+/* The end perf's descent compares at node n of the exact tree: the
+ * symbol's, or for a node standing for an undecided group its
+ * candidates'. */
+uint64_t symtab_node_end(struct symtab *t, uint32_t n);
 /* Start of the first and end of the last symbol; false when empty. */
 bool symtab_bounds(struct symtab *t, uint64_t *lo, uint64_t *hi);
 

@@ -14,13 +14,14 @@ static int check_node(const struct symtab *t, uint32_t n, uint32_t parent, uint6
 	if (n == NIL)
 		return 1;
 	const struct rb_links *l = &t->rb[n];
-	if (l->parent != parent || l->start < lo || l->start > hi || l->start != t->v[n].start)
+	uint64_t start = t->v[n].start;
+	if (l->parent != parent || start < lo || start > hi)
 		return -1;
 	if (!l->black && ((l->child[0] != NIL && !t->rb[l->child[0]].black) ||
 			  (l->child[1] != NIL && !t->rb[l->child[1]].black)))
 		return -1; /* red node with a red child */
-	int a = check_node(t, l->child[0], n, lo, l->start);
-	int b = check_node(t, l->child[1], n, l->start, hi);
+	int a = check_node(t, l->child[0], n, lo, start);
+	int b = check_node(t, l->child[1], n, start, hi);
 	if (a < 0 || b < 0 || a != b)
 		return -1;
 	return a + l->black;
@@ -184,12 +185,13 @@ static const char *const mangled_pool[] = {
 
 /* The same shape, colours and extents; the same symbol at each node except
  * where the lazy table's node still stands for an undecided group. */
-static bool same_tree(const struct symtab *a, uint32_t na, const struct symtab *b, uint32_t nb)
+static bool same_tree(struct symtab *a, uint32_t na, struct symtab *b, uint32_t nb)
 {
 	if (na == NIL || nb == NIL)
 		return na == nb;
 	const struct rb_links *x = &a->rb[na], *y = &b->rb[nb];
-	if (x->black != y->black || x->start != y->start || x->end != y->end || (!x->stand_in && na != nb))
+	if (x->black != y->black || a->v[na].start != b->v[nb].start ||
+	    symtab_node_end(a, na) != symtab_node_end(b, nb) || (!x->stand_in && na != nb))
 		return false;
 	return same_tree(a, x->child[0], b, y->child[0]) && same_tree(a, x->child[1], b, y->child[1]);
 }
