@@ -499,16 +499,62 @@ void folded_write_count(struct out *o, double v)
 	out_printf(o, "%.15g", v);
 }
 
+/* The line of each leaf is written into one buffer frame by frame: the
+ * leaves come depth first, so a line shares most of its frames with the
+ * line before; only the frames below the shared ones are copied. */
+struct path_writer {
+	const struct profile *p;
+	uint32_t *depth_of; /* by node: its depth + 1 on the current path, or 0 */
+	struct path_frame {
+		node_t node;
+		size_t end; /* the line's length through this frame */
+	} *path;
+	size_t depth, depth_alloc;
+	node_t *below;      /* the leaf's frames not on the path, leaf first */
+	size_t below_alloc;
+	char *buf;
+	size_t alloc;
+};
+
+/* The line of leaf n (its frames from the root's child down, ';' between)
+ * in w->buf; returns its length. */
+static size_t path_to(struct path_writer *w, node_t n)
+{
+	const struct profile *p = w->p;
+	size_t k = 0;
+	node_t at = n;
+	for (; at != PROFILE_ROOT && !w->depth_of[at]; at = p->nodes[at].parent) {
+		VEC_GROW(w->below, k + 1, w->below_alloc);
+		w->below[k++] = at;
+	}
+	size_t keep = at == PROFILE_ROOT ? 0 : w->depth_of[at];
+	while (w->depth > keep)
+		w->depth_of[w->path[--w->depth].node] = 0;
+	size_t len = w->depth ? w->path[w->depth - 1].end : 0;
+	while (k) {
+		node_t c = w->below[--k];
+		uint32_t l = profile_name_len(p, c);
+		VEC_GROW(w->buf, len + l + 1, w->alloc);
+		if (w->depth)
+			w->buf[len++] = ';';
+		memcpy(w->buf + len, profile_name(p, c), l);
+		len += l;
+		VEC_GROW(w->path, w->depth + 1, w->depth_alloc);
+		w->path[w->depth] = (struct path_frame){ c, len };
+		w->depth_of[c] = (uint32_t)++w->depth;
+	}
+	return len;
+}
+
 void folded_write(const struct profile *p, struct out *o)
 {
 	size_t nr;
 	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nr);
-	char *buf = NULL;
-	size_t alloc = 0;
+	struct path_writer w = { .p = p, .depth_of = xcalloc_dense(p->nr ? p->nr : 1, sizeof(*w.depth_of)) };
 	for (size_t i = 0; i < nr; i++) {
 		node_t n = leaves[i];
-		size_t len = profile_path(p, n, &buf, &alloc);
-		out_write(o, buf, len);
+		size_t len = path_to(&w, n);
+		out_write(o, w.buf, len);
 		out_putc(o, ' ');
 		if (p->differential) {
 			folded_write_count(o, p->nodes[n].self[0]);
@@ -517,6 +563,9 @@ void folded_write(const struct profile *p, struct out *o)
 		folded_write_count(o, p->nodes[n].self[1]);
 		out_putc(o, '\n');
 	}
-	free(buf);
+	free(w.buf);
+	free(w.below);
+	free(w.path);
+	free(w.depth_of);
 	free(leaves);
 }
