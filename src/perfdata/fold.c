@@ -425,10 +425,10 @@ static void add_build_ids(struct symbolizer *sym, const struct perf_data *pd, si
 		sym_add_build_id(sym, pd->build_ids[i].filename, pd->build_ids[i].id, pd->build_ids[i].id_len);
 }
 
-/* sym_preload_start for the kernel and the user-space files of the
- * header's build-id table (perf lists those that had samples; modules
- * are not resolved). */
-static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd)
+/* sym_preload_start (all: report -j) or sym_preload_kernel for the kernel
+ * and the user-space files of the header's build-id table (perf lists
+ * those that had samples; modules are not resolved). */
+static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd, bool all)
 {
 	const char **paths = xreallocarray(NULL, pd->nr_build_ids + 1, sizeof(*paths));
 	size_t n = 0;
@@ -439,21 +439,9 @@ static struct sym_preload *preload_header_files(struct symbolizer *sym, const st
 		    !strcmp(name, "[kernel.kallsyms]"))
 			paths[n++] = name;
 	}
-	struct sym_preload *p = sym_preload_start(sym, paths, n);
+	struct sym_preload *p = all ? sym_preload_start(sym, paths, n) : sym_preload_kernel(sym, paths, n);
 	free(paths);
 	return p;
-}
-
-/* Does the header's build-id table list the kernel (it had samples)? */
-static bool header_has_kernel(const struct perf_data *pd)
-{
-	for (size_t i = 0; i < pd->nr_build_ids; i++) {
-		uint16_t mode = pd->build_ids[i].misc & PD_CPUMODE_MASK;
-		if ((mode == PD_CPUMODE_KERNEL || mode == PD_CPUMODE_GUEST_KERNEL) &&
-		    !strcmp(pd->build_ids[i].filename, "[kernel.kallsyms]"))
-			return true;
-	}
-	return false;
 }
 
 static int longest_event_name(const struct perf_data *pd)
@@ -580,16 +568,17 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	}
 	/* Symbol tables read while the records are (file mode: the header's
 	   build-ids are all there now): report -j those of the files the
-	   header says had samples, one fold thread the kernel's alone (the
-	   first kernel sample needs them as soon as the records are sorted) */
+	   header says had samples, one fold thread the kernel's (the first
+	   kernel sample needs them as soon as the records are sorted; the
+	   files' are read while that thread still works) */
 	int threads = fold_threads(o);
 	struct symbolizer *sym = NULL;
 	struct sym_preload *preload = NULL;
 	size_t header_ids = pd.nr_build_ids;
-	if (!pd.pipe && (threads > 1 || header_has_kernel(&pd))) {
+	if (!pd.pipe) {
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
-		preload = threads > 1 ? preload_header_files(sym, &pd) : sym_preload_kernel(sym);
+		preload = preload_header_files(sym, &pd, threads > 1);
 	}
 	struct replay r = { .pd = &pd };
 	int ret = replay_collect(&r);
@@ -609,8 +598,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	st->sort_moves = replay_sort_by_time(&r);
 	if (sym) {
 		if (threads == 1) {
-			/* the kernel's symbols are read: sym is ours again */
-			sym_preload_stop(preload);
+			sym_preload_finish(preload); /* sym is ours again */
 			preload = NULL;
 		}
 		add_build_ids(sym, &pd, header_ids);
@@ -618,7 +606,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
 		if (threads > 1)
-			preload = preload_header_files(sym, &pd);
+			preload = preload_header_files(sym, &pd, true);
 	}
 	const char *filter;
 	struct folder *f = NULL;

@@ -28,7 +28,8 @@ struct sym_preload {
 	struct dso *kernel; /* read first: the first kernel sample needs it */
 	struct dso **dsos;  /* made on the calling thread: fixed addresses */
 	size_t nr;
-	atomic_bool stop;
+	bool kernel_only;   /* sym_preload_kernel: the thread reads no dsos */
+	atomic_bool stop, done;
 	pthread_t thread;
 };
 
@@ -37,8 +38,9 @@ static void *preload_main(void *arg)
 	struct sym_preload *p = arg;
 	if (p->kernel)
 		sym_kernel_prepare(p->s, p->kernel);
-	for (size_t i = 0; i < p->nr && !atomic_load(&p->stop); i++)
+	for (size_t i = 0; i < p->nr && !p->kernel_only && !atomic_load(&p->stop); i++)
 		sym_dso_prepare(p->s, p->dsos[i]);
+	atomic_store(&p->done, true);
 	return NULL;
 }
 
@@ -55,25 +57,9 @@ static bool file_path(const char *path)
 	return true;
 }
 
-static struct sym_preload *start(struct sym_preload *p)
-{
-	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
-		free(p->dsos);
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-struct sym_preload *sym_preload_kernel(struct symbolizer *s)
-{
-	struct sym_preload *p = xcalloc(1, sizeof(*p));
-	p->s = s;
-	p->kernel = sym_kernel_dso(s);
-	return start(p);
-}
-
-struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *paths, size_t n)
+/* p with the kernel's and the files' DSOs of paths[0..n) (made here, on
+ * the calling thread), the largest files first. */
+static struct sym_preload *preload_new(struct symbolizer *s, const char *const *paths, size_t n)
 {
 	struct sym_preload *p = xcalloc(1, sizeof(*p));
 	p->s = s;
@@ -91,8 +77,45 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
 	for (size_t i = 0; i < p->nr; i++)
 		p->dsos[i] = by_size[i].d;
 	free(by_size);
+	return p;
+}
+
+static struct sym_preload *start(struct sym_preload *p)
+{
+	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
+		free(p->dsos);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *paths, size_t n)
+{
+	struct sym_preload *p = preload_new(s, paths, n);
 	s->threaded = true;
 	return start(p);
+}
+
+struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *paths, size_t n)
+{
+	size_t i = 0;
+	while (i < n && strcmp(paths[i], "[kernel.kallsyms]"))
+		i++;
+	if (i == n)
+		return NULL; /* no kernel samples: no wait to fill */
+	struct sym_preload *p = preload_new(s, paths, n);
+	p->kernel_only = true;
+	return start(p);
+}
+
+void sym_preload_finish(struct sym_preload *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr && !atomic_load(&p->done); i++)
+		sym_dso_prepare(p->s, p->dsos[i]);
+	sym_preload_stop(p);
 }
 
 void sym_preload_stop(struct sym_preload *p)

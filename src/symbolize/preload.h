@@ -18,13 +18,18 @@ struct sym_preload;
  * kernel's symbols; other names than files' paths are left alone). s is then `threaded` (snapshot.h). Returns NULL
  * when there is nothing to read or no thread could be started. */
 struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *paths, size_t n);
-/* The kernel's symbols alone read on a thread of their own (report -j1:
- * reading /proc/kallsyms is mostly the kernel formatting it, ~40 ms for a
- * system-wide capture, while the calling thread reads and sorts the
- * records). s is not made `threaded`: the caller leaves s alone until
- * sym_preload_stop returned. NULL when no thread could be started (the
- * first kernel lookup reads them then). */
-struct sym_preload *sym_preload_kernel(struct symbolizer *s);
+/* report -j1: the kernel's symbols read on a thread of their own while
+ * the calling thread reads and sorts the records (reading /proc/kallsyms
+ * is mostly the kernel formatting it: ~30 ms of a system-wide capture's
+ * ~45 ms to read and sort it), the files' DSOs of paths[0..n) made (as
+ * sym_preload_start). NULL when paths has no "[kernel.kallsyms]" or no
+ * thread could be started. s is not made `threaded`: the caller leaves s
+ * alone until sym_preload_finish returned. */
+struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *paths, size_t n);
+/* While the kernel's symbols are still being read, the files' tables,
+ * largest first, on the calling thread (work the replay's first lookups
+ * would do, done while it would wait); then wait for the thread, free. */
+void sym_preload_finish(struct sym_preload *p);
 /* Stop after the table being read, wait for the thread, free. */
 void sym_preload_stop(struct sym_preload *p);
 
