@@ -33,18 +33,21 @@ uint32_t procmaps_space_new(struct procmaps *pm)
 	return pm->nr_spaces++;
 }
 
-/* The first piece that ends after addr (nr when none). */
+/* The first piece that ends after addr (nr when none). Without branches
+ * on the comparisons: report looks up random addresses (return addresses,
+ * and stack words in frame-pointer-less chains), which a branch predicts
+ * badly. */
 static uint32_t first_after(const struct addr_space *as, uint64_t addr)
 {
-	uint32_t lo = 0, hi = as->nr;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (as->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	uint32_t lo = 0, n = as->nr;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		lo += half & -(uint32_t)(as->v[lo + half - 1].end <= addr);
+		n -= half;
 	}
-	return lo;
+	return lo + (as->v[lo].end <= addr);
 }
 
 /* Put piece p in, cutting what it overlaps: the pieces [i, j) it meets

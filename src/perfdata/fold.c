@@ -53,6 +53,7 @@ struct folder {
 	struct profile *p;
 	struct report_stats *st;
 	const char *filter; /* event being kept */
+	const struct pd_attr *kept_attr; /* the last attribute found to be of it */
 	bool filter_defaulted, filter_noted;
 	struct sample_frames frames;
 	struct script_text script;
@@ -226,7 +227,8 @@ static uint64_t entry_stamp(const struct folder *f, bool kernel)
 
 /* The folded symbols of callchain address ip (hv: of the hypervisor, which
  * has no maps) into run: first, count. */
-static void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv, uint32_t run[2])
+static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv,
+						 uint32_t run[2])
 {
 	struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
 	if (hv)
@@ -247,33 +249,38 @@ static void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv, uint
  * lookup may load the kernel's symbols, which changes the kernel's. For
  * samples whose names do not depend on the process (not Java) and that
  * need no per-frame output (--script, --inline, sites). */
-static node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node)
+static __attribute__((noinline)) node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node)
 {
 	struct callchain_walk w;
 	callchain_walk_start(&w, s, f->o->max_stack);
 	size_t n = 0;
-	uint64_t ip, stamps[2] = { entry_stamp(f, false), entry_stamp(f, true) };
+	uint64_t ip, user_stamp = entry_stamp(f, false), kernel_stamp = entry_stamp(f, true);
+	struct ip_slot *cache = f->ip_cache;
+	uint32_t(*runs)[2] = f->runs;
 	int got;
 	while ((got = callchain_walk_next(&w, &ip)) > 0 && n < SAMPLE_FRAMES_MAX) {
-		uint64_t stamp = stamps[w.kernel];
-		struct ip_slot *slot = &f->ip_cache[(hash_u64(ip ^ stamp) >> 24) & (IP_SLOTS - 1)];
+		uint64_t stamp = w.kernel ? kernel_stamp : user_stamp;
+		struct ip_slot *slot = &cache[(hash_u64(ip ^ stamp) >> 24) & (IP_SLOTS - 1)];
 		if (!w.hv && slot->ip == ip && slot->stamp == stamp && slot->count != UINT32_MAX) {
-			f->runs[n][0] = slot->first;
-			f->runs[n++][1] = slot->count;
+			runs[n][0] = slot->first;
+			runs[n++][1] = slot->count;
 			continue;
 		}
-		fold_entry(f, ip, w.kernel, w.hv, f->runs[n]);
+		fold_entry(f, ip, w.kernel, w.hv, runs[n]);
 		if (w.kernel)
-			stamps[1] = entry_stamp(f, true);
-		if (!w.hv && stamps[w.kernel] == stamp)
-			*slot = (struct ip_slot){ ip, stamp, f->runs[n][0], f->runs[n][1] };
+			kernel_stamp = entry_stamp(f, true);
+		if (!w.hv && (w.kernel ? kernel_stamp : user_stamp) == stamp)
+			*slot = (struct ip_slot){ ip, stamp, runs[n][0], runs[n][1] };
 		n++;
 	}
 	if (got < 0)
 		n = 0; /* perf drops the chain */
-	for (size_t i = n; i-- > 0;)
-		for (uint32_t k = 0; k < f->runs[i][1]; k++)
-			node = profile_push(f->p, node, f->seq_syms[f->runs[i][0] + k]);
+	const uint32_t *syms = f->seq_syms;
+	for (size_t i = n; i-- > 0;) {
+		const uint32_t *sym = syms + runs[i][0], *end = sym + runs[i][1];
+		for (; sym < end; sym++)
+			node = profile_push(f->p, node, *sym);
+	}
 	return node;
 }
 
@@ -302,12 +309,16 @@ static const char *count_unit(const struct pd_attr *a)
 static bool keep_event(struct folder *f, const struct pd_sample *s)
 {
 	const char *ev = s->attr->name;
+	if (s->attr == f->kept_attr)
+		return true;
 	if (!f->filter) {
 		f->filter = ev;
 		f->filter_defaulted = true;
 	}
-	if (!strcmp(ev, f->filter))
+	if (!strcmp(ev, f->filter)) {
+		f->kept_attr = s->attr;
 		return true;
+	}
 	if (f->filter_defaulted && !f->filter_noted && !f->o->quiet) {
 		fprintf(stderr, "Filtering for events of type: %s\n", ev);
 		f->filter_noted = true;
@@ -344,8 +355,7 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	uint32_t pname = sample_pname(f, comm, s);
 	if (pname == UINT32_MAX)
 		return;
-	const char *pn = strpool_str(&f->p->names, pname);
-	bool java = frame_pname_is_java(pn, strlen(pn));
+	bool java = frame_pname_is_java(strpool_str(&f->p->names, pname), strpool_len(&f->p->names, pname));
 	uint64_t period = s->period ? s->period : 1;
 	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
 		period = 1;
