@@ -147,40 +147,47 @@ static void tree_insert(struct symtab *t, uint32_t n)
 	tree_link(t, n, parent, d);
 }
 
-/* The same inserts of symbols 0 .. n-1 in order, without the descents.
- * The descent puts a new node between its neighbours among the nodes
- * already in the tree (by start, then insertion order): under the one
- * before it when that one has no right child, else under the one after
- * it (which then has no left child). Those neighbours at insertion time
- * are, in the final order by_start, the nearest earlier and later
- * entries inserted before it: found for all in one pass each way. */
-static void tree_insert_all(struct symtab *t, const uint32_t *by_start, size_t n)
+/* The same inserts as perf's descents, without them: the nodes of seq[]
+ * (all symbols in in-order, ties in insertion order) with an index in
+ * [first_new, end) are inserted in index order; those before first_new
+ * are already in the tree. A descent puts a new node between its neighbours among the
+ * nodes already in the tree: under the one before it when that one has
+ * no right child, else under the one after it (which then has no left
+ * child). Those neighbours at insertion time are, in seq, the nearest
+ * earlier and later entries inserted before it: found for all in one pass
+ * each way. */
+static void tree_insert_all(struct symtab *t, const uint32_t *seq, size_t n, uint32_t first_new,
+			    uint32_t end)
 {
-	uint32_t *before = xmalloc((n ? n : 1) * sizeof(*before));
-	uint32_t *after = xmalloc((n ? n : 1) * sizeof(*after));
+	size_t nr_new = end - first_new;
+	uint32_t *before = xmalloc((nr_new ? nr_new : 1) * sizeof(*before));
+	uint32_t *after = xmalloc((nr_new ? nr_new : 1) * sizeof(*after));
 	uint32_t *stack = xmalloc((n ? n : 1) * sizeof(*stack));
-	size_t depth = 0;
+	size_t depth = 0; /* inserted earlier: a smaller index */
 	for (size_t k = 0; k < n; k++) {
-		uint32_t i = by_start[k];
+		uint32_t i = seq[k];
 		while (depth && stack[depth - 1] > i)
 			depth--;
-		before[i] = depth ? stack[depth - 1] : NIL;
+		if (i >= first_new)
+			before[i - first_new] = depth ? stack[depth - 1] : NIL;
 		stack[depth++] = i;
 	}
 	depth = 0;
 	for (size_t k = n; k-- > 0;) {
-		uint32_t i = by_start[k];
+		uint32_t i = seq[k];
 		while (depth && stack[depth - 1] > i)
 			depth--;
-		after[i] = depth ? stack[depth - 1] : NIL;
+		if (i >= first_new)
+			after[i - first_new] = depth ? stack[depth - 1] : NIL;
 		stack[depth++] = i;
 	}
 	free(stack);
-	for (uint32_t i = 0; i < n; i++) {
-		if (before[i] != NIL && t->rb[before[i]].child[1] == NIL)
-			tree_link(t, i, before[i], 1);
+	for (uint32_t k = 0; k < nr_new; k++) {
+		uint32_t i = first_new + k;
+		if (before[k] != NIL && t->rb[before[k]].child[1] == NIL)
+			tree_link(t, i, before[k], 1);
 		else
-			tree_link(t, i, after[i], 0);
+			tree_link(t, i, after[k], 0);
 	}
 	free(before);
 	free(after);
@@ -910,6 +917,13 @@ static void erase_group(struct symtab *t, struct dup_group *g)
 			tree_relabel(t, node, survivor);
 		return;
 	}
+	/* the node takes the binary search's stand-in's number, so that the
+	 * tree's nodes are the entries of `sorted` (see build_tree) */
+	for (uint32_t i = 0; i < g->nr; i++)
+		if (t->v[m[i]].pending && m[i] != node) {
+			tree_relabel(t, node, m[i]);
+			node = m[i];
+		}
 	t->rb[node].stand_in = 1;
 }
 
@@ -920,18 +934,24 @@ static void build_tree(struct symtab *t)
 	t->rb = xmalloc((t->nr ? t->nr : 1) * sizeof(*t->rb));
 	size_t upto = t->finished ? t->nr_at_finish : t->nr;
 	if (t->finished) {
-		tree_insert_all(t, t->by_start, upto);
+		tree_insert_all(t, t->by_start, upto, 0, (uint32_t)upto);
 	} else {
 		size_t n;
 		uint32_t *by_start = sorted_range(t, 0, upto, &n);
-		tree_insert_all(t, by_start, n);
+		tree_insert_all(t, by_start, n, 0, (uint32_t)upto);
 		free(by_start);
 	}
 	t->nr_erased = 0;
 	for (size_t i = 0; i < t->nr_groups; i++)
 		erase_group(t, &t->groups[i]);
-	for (size_t i = upto; i < t->nr; i++)
-		tree_insert(t, (uint32_t)i);
+	/* the later inserts: the tree holds the entries of `sorted` before
+	 * upto (survivors, stand-ins under their group's stand-in number) */
+	if (t->decide_every_erase) {
+		for (size_t i = upto; i < t->nr; i++)
+			tree_insert(t, (uint32_t)i);
+	} else if (upto < t->nr) {
+		tree_insert_all(t, t->sorted, t->nr_sorted, (uint32_t)upto, (uint32_t)t->nr);
+	}
 	t->tree_built = true;
 }
 

@@ -62,7 +62,8 @@ struct symtab {
 	size_t merged_upto;       /* symbols already merged into `sorted` */
 	size_t nr_erased;         /* duplicates the fix-up erased from the tree */
 	bool decide_every_erase;  /* choose at every step of the fix-up, as perf
-				     does (no stand-ins): for tests */
+				     does (no stand-ins), and insert later
+				     symbols by descents: for tests */
 	uint8_t *dead;            /* not a lookup candidate (lost, or pending) */
 	struct dup_group *groups; /* by start */
 	size_t nr_groups, groups_alloc;

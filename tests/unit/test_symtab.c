@@ -241,6 +241,17 @@ TEST(symtab_deferred_duplicates_match_eager_choice)
 		symtab_finish(&eager, false);
 		for (size_t i = 0; i < lazy.nr; i++)
 			pending_seen += lazy.v[i].pending;
+		/* symbols added after the fix-up (PLT entries, a stopped .dynsym
+		 * pass): on starts already there too, and in index order not
+		 * sorted; inserted by neighbours here, by descents there */
+		for (int i = 0; i < round % 7; i++) {
+			seed = seed * 1103515245u + 12345u;
+			uint64_t start = 0x1000 + (seed >> 9) % 12 * 0x20 + (seed >> 3) % 2 * 0x10;
+			uint64_t size = (seed >> 7) % 3 ? 0x20 : 0;
+			const char *raw = mangled_pool[(seed >> 17) % npool];
+			symtab_add(&lazy, start, size, SYM_BIND_GLOBAL, raw, strlen(raw), strlen(raw), 0);
+			symtab_add(&eager, start, size, SYM_BIND_GLOBAL, raw, strlen(raw), strlen(raw), 0);
+		}
 		/* a few lookups first (deciding some groups), then all of them */
 		for (int pass = 0; pass < 2; pass++) {
 			for (uint64_t a = 0xff0; a < 0x1000 + 14 * 0x20; a += pass ? 1 : 0x1d) {
