@@ -22,8 +22,7 @@ static int collect(const struct pd_record *rec, void *arg)
 		return 0; /* everything else (and unknown types) is skipped */
 	}
 	VEC_GROW(r->ents, r->nr + 1, r->alloc);
-	r->ents[r->nr] = (struct replay_entry){ .time = rec->time, .pos = rec->pos, .seq = (uint32_t)r->nr,
-						.in_dbuf = rec->in_dbuf };
+	r->ents[r->nr] = (struct replay_entry){ .time = rec->time, .where = rec->pos << 1 | (rec->in_dbuf & 1) };
 	r->nr++;
 	return 0;
 }
@@ -70,10 +69,11 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 
 static struct pd_record entry_record(const struct replay *rp, const struct replay_entry *e)
 {
-	const uint8_t *d = pd_record_bytes(rp->pd, e->in_dbuf, e->pos);
+	uint64_t pos = e->where >> 1;
+	bool in_dbuf = e->where & 1;
+	const uint8_t *d = pd_record_bytes(rp->pd, in_dbuf, pos);
 	return (struct pd_record){ .type = pd_u32(d), .misc = pd_u16(d + 4), .size = pd_u16(d + 6),
-				   .data = d, .offset = e->pos, .in_dbuf = e->in_dbuf, .pos = e->pos,
-				   .time = e->time };
+				   .data = d, .offset = pos, .in_dbuf = in_dbuf, .pos = pos, .time = e->time };
 }
 
 int replay_sample_at(const struct replay *r, size_t i, struct pd_sample *s)

@@ -13,12 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where one record is, and when it happened. */
+/* When one record happened, and where it is: its offset << 1 | whether
+ * the offset is in the decompressed data (16 bytes: the records of a
+ * capture are collected, then moved by the sort). */
 struct replay_entry {
 	uint64_t time;
-	uint64_t pos;
-	uint32_t seq;
-	uint8_t in_dbuf;
+	uint64_t where;
 };
 
 struct replay {

@@ -40,21 +40,11 @@ static int key_cmp(const struct profile *p, const struct key *a, const struct ke
 	return la < lb ? -1 : 1;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Sort v[0..n) (and vals alongside, if not NULL), where keys are distinct
  * in their bits from `low` up: insertion sort when short, LSD radix sort
  * by bytes (skipping bytes all keys share) when long. */
 static void sort_u64(uint64_t *v, uint32_t *vals, size_t n, int low)
 {
-	if (n > 32 && n < 512 && !vals) {
-		qsort(v, n, sizeof(*v), u64_cmp);
-		return;
-	}
 	if (n <= 32) {
 		for (size_t i = 1; i < n; i++) {
 			uint64_t x = v[i];

@@ -1,6 +1,7 @@
 /* Unit tests for profile/: the trie, folded parsing and writing, ordering. */
 #include "harness.h"
 
+#include "base/alloc.h"
 #include "profile/folded.h"
 #include "profile/order.h"
 #include "profile/profile.h"
@@ -203,6 +204,57 @@ TEST(order_property_random)
 	 * the terminator falls inside them) */
 	for (int round = 0; round < 50; round++)
 		check_random_order(t_, &seed, round % 2 ? "0123456" : "01234567:", round);
+}
+
+/* A node with hundreds of children (siblings are sorted by insertion when
+ * few, by radix sort when more): the folded lines come out as sorted
+ * whole lines. Names share long prefixes and differ in the last bytes. */
+TEST(folded_many_siblings_sorted)
+{
+	for (int kids = 20; kids <= 700; kids = kids * 3 / 2) {
+		char *text = NULL, **lines = malloc((size_t)kids * sizeof(*lines));
+		size_t len = 0, alloc = 0;
+		unsigned seed = (unsigned)kids;
+		int nlines = 0;
+		for (int i = 0; i < kids; i++) {
+			char line[64];
+			seed = seed * 1103515245 + 12345;
+			int l = snprintf(line, sizeof(line), "root;std::vector<int>::push_%u;x%u %d", (seed >> 8) % 100000,
+					 (seed >> 4) % 3, 1 + i % 5);
+			int dup = 0;
+			for (int k = 0; k < nlines && !dup; k++)
+				dup = !strncmp(lines[k], line, (size_t)(strrchr(line, ' ') - line + 1));
+			if (dup)
+				continue;
+			lines[nlines++] = strdup(line);
+			VEC_GROW(text, len + (size_t)l + 2, alloc);
+			memcpy(text + len, line, (size_t)l);
+			len += (size_t)l;
+			text[len++] = '\n';
+		}
+		qsort(lines, (size_t)nlines, sizeof(char *), cmp_lines);
+		struct profile p;
+		profile_init(&p);
+		folded_parse(&p, "t", text, len, NULL, NULL);
+		struct out *o = out_open_mem();
+		folded_write(&p, o);
+		char *got = out_mem_detach(o, NULL), *at = got;
+		for (int k = 0; k < nlines; k++) {
+			size_t l = strlen(lines[k]);
+			if (strncmp(at, lines[k], l) || at[l] != '\n') {
+				unit_fail(t_, __FILE__, __LINE__, "%d children: line %d is not '%s'", kids, k, lines[k]);
+				break;
+			}
+			at += l + 1;
+		}
+		CHECK(!*at);
+		free(got);
+		for (int k = 0; k < nlines; k++)
+			free(lines[k]);
+		free(lines);
+		free(text);
+		profile_release(&p);
+	}
 }
 
 /* Random folded text over "ab;" (empty frames, leading and trailing ';',
