@@ -52,10 +52,10 @@ static uint32_t first_after(const struct addr_space *as, uint64_t addr)
 
 /* Put piece p in, cutting what it overlaps: the pieces [i, j) it meets
  * become the part of the first left of p, p, and the part of the last
- * right of it. */
-static void insert_piece(struct addr_space *as, struct map_piece p)
+ * right of it. i is first_after(as, p.start). */
+static void insert_piece_at(struct addr_space *as, struct map_piece p, uint32_t i)
 {
-	uint32_t i = first_after(as, p.start), j = i;
+	uint32_t j = i;
 	while (j < as->nr && as->v[j].start < p.end)
 		j++;
 	struct map_piece put[3];
@@ -71,6 +71,11 @@ static void insert_piece(struct addr_space *as, struct map_piece p)
 	memcpy(as->v + i, put, n * sizeof(*put));
 	as->nr = nr;
 	as->gen++;
+}
+
+static void insert_piece(struct addr_space *as, struct map_piece p)
+{
+	insert_piece_at(as, p, first_after(as, p.start));
 }
 
 uint32_t procmaps_path(struct procmaps *pm, const char *path, size_t len)
@@ -100,7 +105,7 @@ void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, 
 	}
 	VEC_GROW(pm->maps, pm->nr + 1, pm->alloc);
 	pm->maps[pm->nr] = (struct mapping){ pid, sym, tag, start, end, pgoff };
-	insert_piece(as, (struct map_piece){ start, end, pm->nr++ });
+	insert_piece_at(as, (struct map_piece){ start, end, pm->nr++ }, at);
 }
 
 void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src)
