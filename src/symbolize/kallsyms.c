@@ -5,28 +5,57 @@
 #include "base/input.h"
 #include "base/lines.h"
 
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* A hex digit's value plus one; 0 for any other byte. */
+static const uint8_t hex_digit_1[256] = {
+	['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,	['6'] = 7,  ['7'] = 8,
+	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* Eight hex digits (either case) at s into *v; false when one is not a
+ * hex digit. Byte by byte without carries: a letter's nibble is its low
+ * four bits plus 9; a byte is a digit exactly when writing that nibble
+ * back as a lowercase digit gives the byte (letters compared with the
+ * case bit set) and the nibble is below 16. */
+static bool hex8(const char *s, uint32_t *v)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t x;
+	memcpy(&x, s, 8); /* little-endian: the first digit in the low byte */
+	uint64_t nib = (x & 0x0f * ones) + (x >> 6 & ones) * 9;
+	uint64_t letter = ((nib + 6 * ones) & 0x10 * ones) >> 4;
+	uint64_t lower = nib + 0x30 * ones + letter * 0x27;
+	if ((x | letter * 0x20) != lower || (nib & 0x10 * ones))
+		return false;
+	uint64_t pairs = ((nib << 4) + (nib >> 8)) & 0x00ff00ff00ff00ffull;
+	uint64_t quads = ((pairs << 8) + (pairs >> 16)) & 0x0000ffff0000ffffull;
+	*v = (uint32_t)((quads << 16) + (quads >> 32));
+	return true;
+}
+
+/* Up to 16 hex digits (a 17th is an error). */
 static int parse_hex(const char **p, const char *end, uint64_t *v)
 {
 	uint64_t x = 0;
 	const char *s = *p;
+	uint32_t hi, lo;
+	/* a 64-bit kernel's addresses: 16 digits, then not one */
+	if (end - s > 16 && hex8(s, &hi) && hex8(s + 8, &lo) && !hex_digit_1[(unsigned char)s[16]]) {
+		*p = s + 16;
+		*v = (uint64_t)hi << 32 | lo;
+		return 0;
+	}
 	int n = 0;
 	while (s < end && n < 17) {
-		int c = *s, d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
+		unsigned d = hex_digit_1[(unsigned char)*s];
+		if (!d)
 			break;
-		x = x << 4 | (uint64_t)d;
+		x = x << 4 | (d - 1);
 		s++;
 		n++;
 	}
@@ -56,14 +85,17 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Call fn(line, length, arg) on each line of a small or pseudo file;
- * -1 when it cannot be read. */
-static int each_line(const char *path, void (*fn)(const char *line, size_t n, void *arg), void *arg)
+/* Call fn(line, length, arg) on each line of a small or pseudo file,
+ * after sized(file length, arg) when given; -1 when it cannot be read. */
+static int each_line(const char *path, void (*fn)(const char *line, size_t n, void *arg),
+		     void (*sized)(size_t len, void *arg), void *arg)
 {
 	size_t len;
 	char *buf = slurp(path, &len);
 	if (!buf)
 		return -1;
+	if (sized)
+		sized(len, arg);
 	struct lines it;
 	const char *line;
 	size_t n;
@@ -101,12 +133,12 @@ static bool kallsyms_line(const char *line, size_t n, struct kallsyms_line *k)
  * binding: only 'W' is weak, lowercase is local. */
 static bool kallsyms_add(struct symtab *t, const struct kallsyms_line *k)
 {
-	char up = (char)toupper((unsigned char)k->type);
+	char c = k->type, up = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
 	if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
 		return false;
 	if (k->name[0] == '$')
 		return false;
-	int bind = k->type == 'W' ? SYM_BIND_WEAK : isupper((unsigned char)k->type) ? SYM_BIND_GLOBAL : SYM_BIND_LOCAL;
+	int bind = c == 'W' ? SYM_BIND_WEAK : c == up ? SYM_BIND_GLOBAL : SYM_BIND_LOCAL;
 	unsigned us = 0;
 	while (us < k->name_len && k->name[us] == '_')
 		us++;
@@ -136,11 +168,19 @@ static void kernel_line(const char *line, size_t n, void *arg)
 	l->count++;
 }
 
+/* Room for a symbol per 20 bytes (a 64-bit kernel's lines are longer:
+ * 16 digits, type, name): no regrowing while loading. */
+static void kernel_sized(size_t len, void *arg)
+{
+	struct kernel_load *l = arg;
+	symtab_reserve(l->t, l->t->nr + len / 20 + 1);
+}
+
 int kallsyms_load(struct symtab *t, const char *path, uint64_t *text)
 {
 	struct kernel_load l = { t, text, 0, false };
 	*text = 0;
-	if (each_line(path, kernel_line, &l) < 0)
+	if (each_line(path, kernel_line, kernel_sized, &l) < 0)
 		return -1;
 	if (!l.nonzero) { /* kptr_restrict hides addresses */
 		symtab_release(t);
@@ -189,7 +229,7 @@ static void module_line(const char *line, size_t n, void *arg)
 int kmodules_load(struct kmodules *m, const char *path)
 {
 	struct module_load l = { m, NULL };
-	if (each_line(path, module_line, &l) < 0)
+	if (each_line(path, module_line, NULL, &l) < 0)
 		return -1;
 	for (size_t i = 0; i < m->nr; i++) {
 		symtab_finish(&m->v[i].syms, true);
@@ -269,7 +309,7 @@ static void jitmap_line(const char *line, size_t n, void *arg)
 int jitmap_load(struct symtab *t, const char *path)
 {
 	size_t before = t->nr;
-	if (each_line(path, jitmap_line, t) < 0)
+	if (each_line(path, jitmap_line, NULL, t) < 0)
 		return -1;
 	symtab_finish(t, false);
 	return (int)(t->nr - before);

@@ -23,18 +23,24 @@ static const char kallsyms_text[] =
 	"ffffffffc0b00100 t nvme_queue_rq\t[nvme]\n"
 	"ffffffffc0c00000 t bpf_prog_6deef7357e7b4530_sd_devices\t[bpf]\n";
 
-static char *write_kallsyms(void)
+static char *write_text(const char *text)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path = malloc(4096);
 	snprintf(path, 4096, "%s/kallsyms-XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, kallsyms_text, sizeof(kallsyms_text) - 1) != (ssize_t)(sizeof(kallsyms_text) - 1)) {
+	size_t len = strlen(text);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
 		free(path);
 		return NULL;
 	}
 	close(fd);
 	return path;
+}
+
+static char *write_kallsyms(void)
+{
+	return write_text(kallsyms_text);
 }
 
 TEST(kmodules_name_module_frames_by_their_module)
@@ -87,4 +93,77 @@ TEST(kmodules_frames_annotated_as_kernel)
 	CHECK(p.n == strlen("ext4_map_blocks_[k]") && !memcmp(p.s, "ext4_map_blocks_[k]", p.n));
 	frame_parts_release(&pp);
 	free(line);
+}
+
+/* perf's reading of kallsyms lines: hex in either case, at most 16 digits,
+ * no other character; types T/W/D/B in either case (not r, not '$'
+ * names). Of symbols at one address the last survives (zero sizes: only
+ * it reaches the next symbol), whatever the binding or the names. */
+TEST(kallsyms_lines_as_perf_reads_them)
+{
+	char *path = write_text("FFFFFFFF81000000 T _text\n"
+				"ffffffff81001000 W weak_alias_with_a_longer_name\n"
+				"ffffffff81001000 t local_name\n"
+				"ffffffff81002000 W upper_weak_longer\n"
+				"ffffffff81002000 w lower_weak\n"
+				"FfFfFfFf81003000 T Upper_Hex_Next\n"
+				"1ffffffff81004000 T seventeen_digits\n"
+				"ffffffff81005000 r rodata_sym\n"
+				"ffffffff81006000 d data_sym\n"
+				"ffffffff81007000 t $x\n"
+				"ffffffff8100800g T bad_low_digit\n"
+				"fffGffff81008000 T bad_high_digit\n"
+				"ffffffff81:08000 T bad_punctuation\n"
+				"ffffffff81009000 B end\n");
+	REQUIRE(path);
+	struct symtab t;
+	symtab_init(&t);
+	uint64_t text = 0;
+	CHECK(kallsyms_load(&t, path, &text) == 8);
+	CHECK_EQ_U64(text, 0xffffffff81000000);
+	static const struct {
+		uint64_t addr;
+		const char *name;
+	} want[] = {
+		{ 0xffffffff81000010, "_text" },	  { 0xffffffff81001010, "local_name" },
+		{ 0xffffffff81002010, "lower_weak" },	  { 0xffffffff81004010, "Upper_Hex_Next" },
+		{ 0xffffffff81005010, "Upper_Hex_Next" }, { 0xffffffff81006010, "data_sym" },
+		{ 0xffffffff81007010, "data_sym" },	  { 0xffffffff81009000, "end" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct symbol *s = symtab_find(&t, want[i].addr);
+		REQUIRE(s);
+		CHECK_STR(symtab_name(&t, s), want[i].name);
+	}
+	symtab_release(&t);
+	unlink(path);
+	free(path);
+}
+
+/* Every byte value in the first and in the second half of an address:
+ * only the 22 hex digits make a line perf reads. */
+TEST(kallsyms_addresses_take_hex_digits_only)
+{
+	static char text[2 * 256 * 40];
+	size_t len = 0;
+	int hex = 0;
+	for (int half = 0; half < 2; half++)
+		for (int b = 1; b < 256; b++) {
+			if (b == '\n')
+				continue;
+			char addr[17] = "ffffffff81000000";
+			addr[half ? 12 : 3] = (char)b;
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s T sym_%d_%d\n", addr, half, b);
+			hex += (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
+		}
+	char *path = write_text(text);
+	REQUIRE(path);
+	struct symtab t;
+	symtab_init(&t);
+	uint64_t text_addr;
+	CHECK_EQ_U64((uint64_t)kallsyms_load(&t, path, &text_addr), (uint64_t)hex);
+	CHECK_EQ_U64((uint64_t)hex, 44);
+	symtab_release(&t);
+	unlink(path);
+	free(path);
 }
