@@ -551,6 +551,7 @@ void folded_write(const struct profile *p, struct out *o)
 	size_t nr;
 	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nr);
 	struct path_writer w = { .p = p, .depth_of = xcalloc_dense(p->nr ? p->nr : 1, sizeof(*w.depth_of)) };
+	VEC_GROW(w.buf, 256, w.alloc); /* never NULL: the root's line is empty */
 	for (size_t i = 0; i < nr; i++) {
 		node_t n = leaves[i];
 		size_t len = path_to(&w, n);
