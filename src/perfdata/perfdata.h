@@ -164,6 +164,8 @@ struct perf_data {
 	struct hashmap id_map; /* sample id -> attr index */
 	int id_pos_sample;  /* u64 index of the id in a SAMPLE body, or -1 */
 	int id_pos_trailer; /* u64 index counted from the end of other records, or -1 */
+	int trailer_words;  /* u64s of other records' sample_id trailer (the first
+			       attribute's, with sample_id_all), or -1: none */
 	int time_pos_sample; /* u64 index of the time in a SAMPLE body under every attribute,
 				-1 when none has it, -2 when they differ */
 	/* decompression */

@@ -73,18 +73,23 @@ static int time_pos(uint64_t st)
 
 /* Positions of the sample id, used to find a record's attribute, and of
  * the time when all attributes agree (a sample's time is then read
- * without finding its attribute). */
+ * without finding its attribute); the size of other records' sample_id
+ * trailer. */
 static void compute_id_pos(struct perf_data *pd)
 {
-	pd->id_pos_sample = pd->id_pos_trailer = -1;
+	pd->id_pos_sample = pd->id_pos_trailer = pd->trailer_words = -1;
 	pd->time_pos_sample = -1;
 	if (!pd->nr_attrs)
 		return;
-	pd->time_pos_sample = time_pos(pd->attrs[0].sample_type);
+	uint64_t st = pd->attrs[0].sample_type;
+	if (pd->attrs[0].flags >> 18 & 1) /* sample_id_all */
+		pd->trailer_words = !!(st & PD_SAMPLE_TID) + !!(st & PD_SAMPLE_TIME) + !!(st & PD_SAMPLE_ID) +
+				    !!(st & PD_SAMPLE_STREAM_ID) + !!(st & PD_SAMPLE_CPU) +
+				    !!(st & PD_SAMPLE_IDENTIFIER);
+	pd->time_pos_sample = time_pos(st);
 	for (size_t i = 1; i < pd->nr_attrs; i++)
 		if (time_pos(pd->attrs[i].sample_type) != pd->time_pos_sample)
 			pd->time_pos_sample = -2;
-	uint64_t st = pd->attrs[0].sample_type;
 	if (st & PD_SAMPLE_IDENTIFIER) {
 		pd->id_pos_sample = 0;
 		pd->id_pos_trailer = 1;

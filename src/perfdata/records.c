@@ -89,15 +89,10 @@ const struct pd_attr *pd_record_attr(const struct perf_data *pd, const struct pd
 bool pd_record_id_trailer(const struct perf_data *pd, const struct pd_record *r,
 			  int32_t *pid, int32_t *tid, uint64_t *time)
 {
-	if (!pd->nr_attrs || r->type == PD_RECORD_SAMPLE || r->type >= 64)
+	if (!pd->nr_attrs || r->type == PD_RECORD_SAMPLE || r->type >= 64 || pd->trailer_words < 0)
 		return false;
-	const struct pd_attr *a = &pd->attrs[0];
-	if (!(a->flags >> 18 & 1)) /* sample_id_all */
-		return false;
-	uint64_t st = a->sample_type;
-	size_t n = 0;
-	n += !!(st & PD_SAMPLE_TID) + !!(st & PD_SAMPLE_TIME) + !!(st & PD_SAMPLE_ID) +
-	     !!(st & PD_SAMPLE_STREAM_ID) + !!(st & PD_SAMPLE_CPU) + !!(st & PD_SAMPLE_IDENTIFIER);
+	uint64_t st = pd->attrs[0].sample_type;
+	size_t n = (size_t)pd->trailer_words; /* set with the attributes (pd_finish_attrs) */
 	if ((size_t)r->size < 8 + 8 * n)
 		return false;
 	const uint8_t *p = r->data + r->size - 8 * n;
