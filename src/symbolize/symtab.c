@@ -708,14 +708,35 @@ static void merge_late(struct symtab *t)
 		free(late);
 		return;
 	}
+	/* each later symbol goes after the survivors starting at or before
+	 * it: found by a galloping search from the previous one's place (the
+	 * survivors' blocks between them are copied, not compared one by one
+	 * at random places of v) */
 	uint32_t *m = xmalloc((t->nr_sorted + nl) * sizeof(*m));
-	size_t i = 0, j = 0, k = 0;
-	while (i < t->nr_sorted || j < nl) {
-		if (j == nl || (i < t->nr_sorted && t->v[t->sorted[i]].start <= t->v[late[j]].start))
-			m[k++] = t->sorted[i++];
-		else
-			m[k++] = late[j++];
+	size_t i = 0, k = 0;
+	for (size_t j = 0; j < nl; j++) {
+		uint64_t start = t->v[late[j]].start;
+		size_t lo = i, hi = i, step = 1;
+		while (hi < t->nr_sorted && t->v[t->sorted[hi]].start <= start) {
+			lo = hi + 1;
+			hi += step;
+			step *= 2;
+		}
+		hi = hi < t->nr_sorted ? hi : t->nr_sorted;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->v[t->sorted[mid]].start <= start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memcpy(m + k, t->sorted + i, (lo - i) * sizeof(*m));
+		k += lo - i;
+		i = lo;
+		m[k++] = late[j];
 	}
+	memcpy(m + k, t->sorted + i, (t->nr_sorted - i) * sizeof(*m));
+	k += t->nr_sorted - i;
 	free(late);
 	free(t->sorted);
 	t->sorted = m;
