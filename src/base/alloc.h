@@ -8,7 +8,7 @@
  * xcalloc_dense) are aligned on 2 MiB, a multiple of it and asked for
  * transparent huge pages: such arrays (symbol tables, records, profile
  * nodes) are mostly written, and one fault per 2 MiB instead of 512 took
- * report's page faults on a system-wide capture from 19,400 to ~8,600
+ * report's page faults on a system-wide capture from 19,600 to 10,200
  * (each costs ~2 us here). xrealloc grows them to twice the size asked,
  * so the next 3/2 growth stays in place. All are freed with free(). */
 void *xmalloc(size_t n);
