@@ -658,7 +658,11 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 		free(ord);
 		return;
 	}
-	/* fixup_end: zero-sized symbols end where the next begins. */
+	/* fixup_end: zero-sized symbols end where the next begins; the runs
+	 * of equal starts (perf's duplicates) are noted on the way, as
+	 * (first, count) pairs of positions in ord */
+	uint32_t *runs = NULL;
+	size_t nr_runs = 0, runs_alloc = 0, run_from = 0;
 	for (size_t i = 0; i + 1 < n; i++) {
 		struct symbol *prev = &t->v[ord[i]], *curr = &t->v[ord[i + 1]];
 		if (prev->end == prev->start) {
@@ -667,25 +671,40 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 			else
 				prev->end = curr->start;
 		}
+		if (curr->start != prev->start) {
+			if (i + 1 - run_from > 1) {
+				VEC_GROW(runs, 2 * nr_runs + 2, runs_alloc);
+				runs[2 * nr_runs] = (uint32_t)run_from;
+				runs[2 * nr_runs++ + 1] = (uint32_t)(i + 1 - run_from);
+			}
+			run_from = i + 1;
+		}
+	}
+	if (n - run_from > 1) {
+		VEC_GROW(runs, 2 * nr_runs + 2, runs_alloc);
+		runs[2 * nr_runs] = (uint32_t)run_from;
+		runs[2 * nr_runs++ + 1] = (uint32_t)(n - run_from);
 	}
 	struct symbol *last = &t->v[ord[n - 1]];
 	if (last->end == last->start)
 		last->end = (last->start + 4095) / 4096 * 4096 + 4096;
 	/* fixup_duplicate: one symbol per start (see struct dup_group) */
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n && t->v[ord[j]].start == t->v[ord[i]].start)
-			j++;
-		if (j - i > 1)
-			add_group(t, ord + i, (uint32_t)(j - i));
-		i = j;
-	}
-	/* keep the survivors' order for lookups, and everyone's for the tree */
+	for (size_t r = 0; r < nr_runs; r++)
+		add_group(t, ord + runs[2 * r], runs[2 * r + 1]);
+	/* keep the survivors' order for lookups (only a run can have lost
+	 * symbols), and everyone's for the tree */
 	uint32_t *live = xmalloc(n * sizeof(*live));
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!t->dead[ord[i]])
-			live[w++] = ord[i];
+	size_t w = 0, from = 0;
+	for (size_t r = 0; r <= nr_runs; r++) {
+		size_t first = r < nr_runs ? runs[2 * r] : n, count = r < nr_runs ? runs[2 * r + 1] : 0;
+		memcpy(live + w, ord + from, (first - from) * sizeof(*live));
+		w += first - from;
+		for (size_t k = first; k < first + count; k++)
+			if (!t->dead[ord[k]])
+				live[w++] = ord[k];
+		from = first + count;
+	}
+	free(runs);
 	free(t->sorted);
 	t->sorted = live;
 	t->nr_sorted = w;

@@ -144,6 +144,9 @@ TEST(symtab_duplicates_keep_perfs_choice)
 	symtab_add(&t, 0x300, 0, SYM_BIND_GLOBAL, "first", 5, 5, 0);
 	symtab_add(&t, 0x300, 0, SYM_BIND_GLOBAL, "second", 6, 6, 0);
 	symtab_add(&t, 0x400, 16, SYM_BIND_GLOBAL, "after", 5, 5, 0);
+	/* duplicates at the table's last start too */
+	symtab_add(&t, 0x500, 16, SYM_BIND_GLOBAL, "longer_last", 11, 11, 0);
+	symtab_add(&t, 0x500, 16, SYM_BIND_GLOBAL, "last", 4, 4, 0);
 	symtab_finish(&t, false);
 	struct symbol *s = symtab_find(&t, 0x104);
 	REQUIRE(s);
@@ -155,6 +158,11 @@ TEST(symtab_duplicates_keep_perfs_choice)
 	REQUIRE(s);
 	CHECK_STR(symtab_name(&t, s), "second");
 	CHECK(symtab_find(&t, 0x210) == NULL); /* gap after a sized symbol */
+	s = symtab_find(&t, 0x508);
+	REQUIRE(s);
+	CHECK_STR(symtab_name(&t, s), "longer_last");
+	CHECK_EQ_U64(t.nr_sorted, 5); /* one per start */
+	CHECK(!t.tree_built);         /* so nothing overlaps */
 	symtab_release(&t);
 }
 
