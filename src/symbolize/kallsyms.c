@@ -22,6 +22,8 @@ static const uint8_t hex_digit_1[256] = {
  * four bits plus 9; a byte is a digit exactly when writing that nibble
  * back as a lowercase digit gives the byte (letters compared with the
  * case bit set) and the nibble is below 16. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "hex8 reads the first digit from the low byte");
+
 static bool hex8(const char *s, uint32_t *v)
 {
 	const uint64_t ones = 0x0101010101010101ull;

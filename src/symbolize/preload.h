@@ -4,7 +4,9 @@
  * while the calling thread reads the records, instead of the first lookup
  * that lands in each (what a table holds does not depend on when it is
  * read: its path and the header's build-id decide). Lookups that need a
- * table being read wait for it (the DSO's lock). */
+ * table being read wait for it (the DSO's lock). At report's default -j1
+ * only the kernel's symbols are read on the thread (sym_preload_kernel),
+ * and it is joined before the first lookup: nothing is locked. */
 #ifndef SCORCH_SYMBOLIZE_PRELOAD_H
 #define SCORCH_SYMBOLIZE_PRELOAD_H
 

@@ -262,7 +262,10 @@ TEST(symbolize_thread_names)
 	CHECK(sym_thread_comm(s, 700, -1)[0] == ':');
 	CHECK_STR(sym_thread_comm(s, 1, 1), ":1");
 	CHECK_STR(sym_thread_comm(s, 0, 0), "swapper");
-	/* the same name is the same pointer (callers cache on it) */
+	/* the same name is the same pointer (callers cache on it), whichever
+	   record gave it */
+	sym_comm(s, 800, 800, "worker", 6, false);
+	CHECK(sym_thread_comm(s, 800, 800) == sym_thread_comm(s, 500, 500));
 	CHECK(sym_thread_comm(s, 500, 501) == sym_thread_comm(s, 500, 501));
 	fixture_close(&fx);
 }
