@@ -60,14 +60,20 @@ static char *put_digits(char *end, uint64_t v, int min)
 	return p;
 }
 
+size_t numfmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24], *end = tmp + sizeof(tmp), *d = put_digits(end, v, 1);
+	size_t n = (size_t)(end - d);
+	memcpy(buf, d, n);
+	return n;
+}
+
 size_t numfmt_fixed(char *buf, double v, int decimals)
 {
 	uint64_t r;
 	if (decimals == 0 && !signbit(v) && v < 0x1p53 && v == (double)(uint64_t)v) {
 		/* a whole number (counts): its digits */
-		char tmp[24], *end = tmp + sizeof(tmp), *d = put_digits(end, (uint64_t)v, 1);
-		size_t n = (size_t)(end - d);
-		memcpy(buf, d, n);
+		size_t n = numfmt_u64(buf, (uint64_t)v);
 		buf[n] = '\0';
 		return n;
 	}

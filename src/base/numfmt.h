@@ -7,6 +7,7 @@
 #define SCORCH_BASE_NUMFMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Enough for "%.*f" of any double with up to NUMFMT_MAX_DECIMALS. */
 enum { NUMFMT_BUF = 512, NUMFMT_MAX_DECIMALS = 6 };
@@ -22,6 +23,9 @@ double numfmt_round(double v, int decimals);
 /* snprintf(buf, NUMFMT_BUF, "%.15g", v): Perl's stringification of a
  * number. Returns the length. */
 size_t numfmt_g15(char *buf, double v);
+
+/* v's decimal digits at buf (no NUL): at most 20. Returns the length. */
+size_t numfmt_u64(char *buf, uint64_t v);
 
 /* "1,234,567": a count grouped by thousands, as the graphs' tooltips print
  * it. Returns the length (cut to cap - 1). */

@@ -1,6 +1,7 @@
 #include "base/out.h"
 
 #include "base/alloc.h"
+#include "base/numfmt.h"
 #include "base/tempfile.h"
 
 #include <errno.h>
@@ -323,13 +324,8 @@ void out_printf(struct out *o, const char *fmt, ...)
 
 void out_u64(struct out *o, uint64_t v)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	out_write(o, tmp + i, sizeof(tmp) - (size_t)i);
+	char digits[24];
+	out_write(o, digits, numfmt_u64(digits, v));
 }
 
 /* Copy the finished temporary over the kept file's content. */

@@ -3,6 +3,7 @@
 #include "profile/frame_rules.h"
 
 #include "base/alloc.h"
+#include "base/numfmt.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -363,20 +364,6 @@ void frame_append_srcline(struct frame_parts *pp, const char *s, size_t n)
 	free(tmp);
 }
 
-/* v (>= 0) in decimal at buf (no NUL); returns the length. */
-static size_t decimal(char buf[24], long long v)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-	unsigned long long u = (unsigned long long)v;
-	do {
-		tmp[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	memcpy(buf, tmp + i, sizeof(tmp) - i);
-	return sizeof(tmp) - i;
-}
-
 bool frame_thread_pname(const char *comm, long long pid, long long tid, bool have_pid, bool opt_pid,
 			bool opt_tid, struct frame_parts *pp)
 {
@@ -389,11 +376,11 @@ bool frame_thread_pname(const char *comm, long long pid, long long tid, bool hav
 		/* The lazy comm cannot end inside a comm without whitespace: the
 		 * regex captures the comm and the numbers as they are. */
 		struct frame_slice c = { comm, cl };
-		struct frame_slice t = { tids, decimal(tids, tid) };
+		struct frame_slice t = { tids, numfmt_u64(tids, (uint64_t)tid) };
 		if (!have_pid) {
 			frame_pname(c, t, (struct frame_slice){ "", 0 }, opt_pid, opt_tid, pp);
 		} else {
-			struct frame_slice p = { pids, decimal(pids, pid) };
+			struct frame_slice p = { pids, numfmt_u64(pids, (uint64_t)pid) };
 			frame_pname(c, p, t, opt_pid, opt_tid, pp);
 		}
 		return true;

@@ -6,6 +6,7 @@
 
 #include "base/numfmt.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,4 +106,22 @@ TEST(numfmt_g15_matches_printf)
 		}
 	}
 	free(v);
+}
+
+TEST(numfmt_u64_matches_printf)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	int bad = 0;
+	for (int i = 0; i < 20000 && bad < 5; i++) {
+		/* the edges, then random values of every length */
+		uint64_t x = i == 0 ? 0 : i == 1 ? UINT64_MAX : i < 22 ? 1 + (uint64_t)(i - 2) * 9 : next_random(&s) >> (i % 64);
+		char want[32], got[32];
+		int wn = snprintf(want, sizeof(want), "%" PRIu64, x);
+		size_t gn = numfmt_u64(got, x);
+		if ((size_t)wn != gn || memcmp(want, got, gn)) {
+			got[gn < sizeof(got) ? gn : 0] = '\0';
+			unit_fail(t_, __FILE__, __LINE__, "%" PRIu64 ": want %s, got %s", x, want, got);
+			bad++;
+		}
+	}
 }
