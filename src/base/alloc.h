@@ -3,6 +3,7 @@
 #define SCORCH_BASE_ALLOC_H
 
 #include <stddef.h>
+#include <string.h>
 
 /* Blocks of 1 MiB or more (from xmalloc, xrealloc, xreallocarray,
  * xcalloc_dense) are aligned on 2 MiB, a multiple of it and asked for
@@ -53,6 +54,17 @@ char *xmemdup0(const void *p, size_t n);
 			(ptr) = xreallocarray((ptr), vec_grow_n_, sizeof(*(ptr)));   \
 			(alloc) = vec_grow_n_;                                       \
 		}                                                                    \
+	} while (0)
+
+/* VEC_GROW for arrays indexed by id and read before they are written: the
+ * new elements are zeroed. */
+#define VEC_GROW_ZEROED(ptr, need, alloc)                                            \
+	do {                                                                         \
+		size_t vec_was_ = (size_t)(alloc);                                   \
+		VEC_GROW(ptr, need, alloc);                                          \
+		if ((size_t)(alloc) > vec_was_)                                      \
+			memset((ptr) + vec_was_, 0,                                  \
+			       ((size_t)(alloc) - vec_was_) * sizeof(*(ptr)));       \
 	} while (0)
 
 #endif

@@ -46,11 +46,7 @@ uint32_t frame_sites_module(struct profile *p, const char *file, size_t n, const
 	};
 	s->nr_modules = m + 1;
 	uint32_t f = strpool_intern(&s->files, file, n);
-	if (f >= s->by_file_alloc) {
-		uint32_t old = s->by_file_alloc;
-		VEC_GROW(s->by_file, (size_t)f + 1, s->by_file_alloc);
-		memset(s->by_file + old, 0, (s->by_file_alloc - old) * sizeof(*s->by_file));
-	}
+	VEC_GROW_ZEROED(s->by_file, (size_t)f + 1, s->by_file_alloc);
 	if (!s->by_file[f])
 		s->by_file[f] = m;
 	return m;
@@ -69,11 +65,7 @@ void frame_sites_note(struct profile *p, sym_t name, uint32_t module, uint64_t a
 	struct frame_sites *s = sites_of(p);
 	if (!module || module >= s->nr_modules)
 		return;
-	if (name >= s->of_sym_alloc) {
-		uint32_t old = s->of_sym_alloc;
-		VEC_GROW(s->of_sym, (size_t)name + 1, s->of_sym_alloc);
-		memset(s->of_sym + old, 0, (s->of_sym_alloc - old) * sizeof(*s->of_sym));
-	}
+	VEC_GROW_ZEROED(s->of_sym, (size_t)name + 1, s->of_sym_alloc);
 	if (s->of_sym[name].module)
 		return;
 	s->of_sym[name] = (struct frame_site){ module, address };

@@ -109,11 +109,7 @@ int nameattr_load(struct nameattr *na, const char *path)
 			break;
 		}
 		uint32_t id = strpool_intern(&na->names, line, (size_t)(tab - line));
-		if (id >= na->alloc) {
-			size_t old = na->alloc;
-			VEC_GROW(na->entries, (size_t)id + 1, na->alloc);
-			memset(na->entries + old, 0, (na->alloc - old) * sizeof(*na->entries));
-		}
+		VEC_GROW_ZEROED(na->entries, (size_t)id + 1, na->alloc);
 		struct nameattr_entry *e = &na->entries[id];
 		const char *f = tab + 1, *lend = line + n;
 		while (f <= lend && !ret) {

@@ -80,11 +80,7 @@ bool sym_kernel_loaded(const struct symbolizer *s)
 static const struct space_view *space_view(struct sym_snapshots *ss, uint32_t as)
 {
 	const struct addr_space *sp = &ss->s->maps.spaces[as];
-	if (as >= ss->last_alloc) {
-		size_t n = ss->last_alloc;
-		VEC_GROW(ss->last, (size_t)as + 1, ss->last_alloc);
-		memset(ss->last + n, 0, (ss->last_alloc - n) * sizeof(*ss->last));
-	}
+	VEC_GROW_ZEROED(ss->last, (size_t)as + 1, ss->last_alloc);
 	struct last_view *l = &ss->last[as];
 	if (l->view && l->gen == sp->gen)
 		return l->view;

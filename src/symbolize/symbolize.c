@@ -511,11 +511,7 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m)
 	}
 	/* A new map replaces the parts of older ones it overlaps, as perf's
 	 * maps__fixup_overlappings does (procmaps.h). */
-	if (key >= s->map_paths_alloc) {
-		size_t was = s->map_paths_alloc;
-		VEC_GROW(s->map_paths, (size_t)key + 1, s->map_paths_alloc);
-		memset(s->map_paths + was, 0, (s->map_paths_alloc - was) * sizeof(*s->map_paths));
-	}
+	VEC_GROW_ZEROED(s->map_paths, (size_t)key + 1, s->map_paths_alloc);
 	if (!s->map_paths[key])
 		s->map_paths[key] = procmaps_path(&s->maps, fn, fn_len) + 1;
 	procmaps_space_add_path(&s->maps, asi, (uint32_t)m->pid, m->start, m->start + m->len, pgoff,
