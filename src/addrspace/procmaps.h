@@ -57,6 +57,8 @@ void procmaps_release(struct procmaps *pm);
 
 /* ---- spaces by id (report: one per process of its thread table) ---- */
 
+/* Room for n more mappings and spaces more spaces. */
+void procmaps_reserve(struct procmaps *pm, uint64_t n, uint64_t spaces);
 /* A new, empty space; returns its id. */
 uint32_t procmaps_space_new(struct procmaps *pm);
 /* Add a mapping [start, end) to space, cutting what it overlaps (the same

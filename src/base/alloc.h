@@ -56,6 +56,16 @@ char *xmemdup0(const void *p, size_t n);
 		}                                                                    \
 	} while (0)
 
+/* Make room for exactly `need` elements in ptr[] (when it has less): for
+ * a count known before the elements come. */
+#define VEC_RESERVE(ptr, need, alloc)                                                \
+	do {                                                                         \
+		if ((size_t)(need) > (size_t)(alloc)) {                              \
+			(ptr) = xreallocarray((ptr), (size_t)(need), sizeof(*(ptr)));  \
+			(alloc) = (need);                                            \
+		}                                                                    \
+	} while (0)
+
 /* VEC_GROW for arrays indexed by id and read before they are written: the
  * new elements are zeroed. */
 #define VEC_GROW_ZEROED(ptr, need, alloc)                                            \

@@ -13,8 +13,12 @@ static int collect(const struct pd_record *rec, void *arg)
 	switch (rec->type) {
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
-	case PD_RECORD_COMM:
+		r->mmaps++;
+		break;
 	case PD_RECORD_FORK:
+		r->forks++;
+		break;
+	case PD_RECORD_COMM:
 	case PD_RECORD_EXIT:
 	case PD_RECORD_SAMPLE:
 		break;
@@ -128,6 +132,7 @@ static void replay_one(struct replay *rp, struct symbolizer *sym, const struct r
 void replay_run(struct replay *r, struct symbolizer *sym,
 		void (*on_sample)(void *arg, const struct pd_sample *s), void *arg)
 {
+	sym_reserve(sym, r->mmaps, r->forks);
 	for (r->at = 0; r->at < r->nr; r->at++)
 		replay_one(r, sym, &r->ents[r->at], on_sample, arg);
 }

@@ -26,6 +26,7 @@ struct replay {
 	struct replay_entry *ents;
 	size_t nr, alloc;
 	uint64_t records; /* records walked (all types) */
+	uint64_t mmaps, forks; /* MMAP/MMAP2 and FORK records kept */
 	uint64_t samples; /* samples delivered or found damaged */
 	size_t at;        /* during replay_run: the entry being delivered */
 	bool damaged;     /* a sample that could not be parsed */

@@ -446,6 +446,12 @@ struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
 
 /* ---- maps ------------------------------------------------------------------- */
 
+void sym_reserve(struct symbolizer *s, uint64_t mmaps, uint64_t forks)
+{
+	procmaps_reserve(&s->maps, mmaps, forks);
+	VEC_RESERVE(s->threads, s->nr_threads + forks, s->threads_alloc);
+}
+
 static bool starts(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));

@@ -76,6 +76,11 @@ struct sym_mmap {
 
 void sym_mmap(struct symbolizer *s, const struct sym_mmap *m);
 
+/* Room for the maps of `mmaps` more MMAP records and the threads of
+ * `forks` more FORK records, made at once (a replay knows these counts
+ * before it starts): no copies while the arrays would grow. */
+void sym_reserve(struct symbolizer *s, uint64_t mmaps, uint64_t forks);
+
 /* ---- lookups ----------------------------------------------------------- */
 
 /* The comm perf would print for this thread (":TID" if no COMM seen). */
