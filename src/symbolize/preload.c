@@ -28,19 +28,30 @@ struct sym_preload {
 	struct dso *kernel; /* read first: the first kernel sample needs it */
 	struct dso **dsos;  /* made on the calling thread: fixed addresses */
 	size_t nr;
-	bool kernel_only;   /* sym_preload_kernel: the thread reads no dsos */
-	atomic_bool stop, done;
+	atomic_size_t next; /* dsos[next..] are not taken yet */
+	atomic_bool stop;
 	pthread_t thread;
 };
+
+/* Read the tables of the dsos not taken yet, one at a time: the thread
+ * and (sym_preload_finish) the calling thread share them, each DSO read
+ * by one of them. */
+static void prepare_dsos(struct sym_preload *p)
+{
+	while (!atomic_load(&p->stop)) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->nr)
+			break;
+		sym_dso_prepare(p->s, p->dsos[i]);
+	}
+}
 
 static void *preload_main(void *arg)
 {
 	struct sym_preload *p = arg;
 	if (p->kernel)
 		sym_kernel_prepare(p->s, p->kernel);
-	for (size_t i = 0; i < p->nr && !p->kernel_only && !atomic_load(&p->stop); i++)
-		sym_dso_prepare(p->s, p->dsos[i]);
-	atomic_store(&p->done, true);
+	prepare_dsos(p);
 	return NULL;
 }
 
@@ -99,22 +110,14 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
 
 struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *paths, size_t n)
 {
-	size_t i = 0;
-	while (i < n && strcmp(paths[i], "[kernel.kallsyms]"))
-		i++;
-	if (i == n)
-		return NULL; /* no kernel samples: no wait to fill */
-	struct sym_preload *p = preload_new(s, paths, n);
-	p->kernel_only = true;
-	return start(p);
+	return start(preload_new(s, paths, n));
 }
 
 void sym_preload_finish(struct sym_preload *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nr && !atomic_load(&p->done); i++)
-		sym_dso_prepare(p->s, p->dsos[i]);
+	prepare_dsos(p);
 	sym_preload_stop(p);
 }
 

@@ -5,8 +5,10 @@
  * that lands in each (what a table holds does not depend on when it is
  * read: its path and the header's build-id decide). Lookups that need a
  * table being read wait for it (the DSO's lock). At report's default -j1
- * only the kernel's symbols are read on the thread (sym_preload_kernel),
- * and it is joined before the first lookup: nothing is locked. */
+ * the thread reads the kernel's symbols first (sym_preload_kernel), the
+ * calling thread joins in on the files when it has read the records, and
+ * the thread is joined before the first lookup: each table is read by
+ * one thread, nothing is locked. */
 #ifndef SCORCH_SYMBOLIZE_PRELOAD_H
 #define SCORCH_SYMBOLIZE_PRELOAD_H
 
@@ -20,17 +22,18 @@ struct sym_preload;
  * kernel's symbols; other names than files' paths are left alone). s is then `threaded` (snapshot.h). Returns NULL
  * when there is nothing to read or no thread could be started. */
 struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *paths, size_t n);
-/* report -j1: the kernel's symbols read on a thread of their own while
- * the calling thread reads and sorts the records (reading /proc/kallsyms
- * is mostly the kernel formatting it: ~30 ms of a system-wide capture's
- * ~45 ms to read and sort it), the files' DSOs of paths[0..n) made (as
- * sym_preload_start). NULL when paths has no "[kernel.kallsyms]" or no
- * thread could be started. s is not made `threaded`: the caller leaves s
- * alone until sym_preload_finish returned. */
+/* report -j1: the kernel's symbols, then the files' tables, read on a
+ * thread of their own while the calling thread reads and sorts the
+ * records (reading /proc/kallsyms is mostly the kernel formatting it: ~30
+ * ms of a system-wide capture's ~45 ms to read and sort it; a capture of
+ * another kernel has the files read meanwhile instead), the files' DSOs of
+ * paths[0..n) made (as sym_preload_start). NULL when there is nothing to
+ * read or no thread could be started. s is not made `threaded`: the
+ * caller leaves s alone until sym_preload_finish returned. */
 struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *paths, size_t n);
-/* While the kernel's symbols are still being read, the files' tables,
- * largest first, on the calling thread (work the replay's first lookups
- * would do, done while it would wait); then wait for the thread, free. */
+/* The files' tables the thread has not taken yet, largest first, read on
+ * the calling thread too (work the replay's first lookups would do, done
+ * while it would wait); then wait for the thread, free. */
 void sym_preload_finish(struct sym_preload *p);
 /* Stop after the table being read, wait for the thread, free. */
 void sym_preload_stop(struct sym_preload *p);
