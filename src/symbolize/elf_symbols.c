@@ -375,12 +375,20 @@ static void hex(char *out, const uint8_t *id, size_t n)
 	out[2 * n] = 0;
 }
 
+/* Candidate path for the roles still open; *opened, when it holds the
+ * file already opened as ef_open(path, build-id) would, is taken instead
+ * of opening it again. */
 static bool try_candidate(struct elf_file *syms, struct elf_file *runtime, const char *path,
-			  const struct elf_load_req *r)
+			  const struct elf_load_req *r, struct elf_file *opened)
 {
 	struct elf_file f;
-	if (!ef_open(&f, path, r->build_id, r->build_id_len))
+	if (opened && opened->elf) {
+		f = *opened;
+		memset(opened, 0, sizeof(*opened));
+		opened->fd = -1;
+	} else if (!ef_open(&f, path, r->build_id, r->build_id_len)) {
 		return false;
+	}
 	bool used = false;
 	if (!syms->elf && f.symtab) {
 		*syms = f;
@@ -388,10 +396,11 @@ static bool try_candidate(struct elf_file *syms, struct elf_file *runtime, const
 	}
 	if (!runtime->elf && f.dynsym) {
 		if (used) {
-			/* Same file in both roles: open it again for the second. */
-			struct elf_file g;
-			if (ef_open(&g, path, NULL, 0))
-				*runtime = g;
+			/* Same file in both roles: one Elf, closed once (the
+			   end of elf_load_symbols), the descriptor syms's. */
+			*runtime = f;
+			runtime->fd = -1;
+			runtime->path = xstrdup(f.path);
 		} else {
 			*runtime = f;
 			used = true;
@@ -462,14 +471,13 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 				const char *cands[] = { c1, c2, c3 };
 				for (size_t i = 0; i < 3; i++)
 					if (strcmp(cands[i], real))
-						try_candidate(&syms, &runtime, cands[i], r);
+						try_candidate(&syms, &runtime, cands[i], r, NULL);
 				free(c1);
 				free(c2);
 				free(d2);
 				free(c3);
 				free(dir);
 			}
-			ef_close(&self);
 		}
 		/* 2. build-id cache, 3. /usr/lib/debug, 4. the file. */
 		char *cands[6] = { 0 };
@@ -491,10 +499,12 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 		}
 		cands[nc++] = xstrdup(real);
 		for (size_t i = 0; i < nc; i++) {
+			/* the file itself (last) is self, open already */
 			if (!(syms.elf && runtime.elf))
-				try_candidate(&syms, &runtime, cands[i], r);
+				try_candidate(&syms, &runtime, cands[i], r, i == nc - 1 ? &self : NULL);
 			free(cands[i]);
 		}
+		ef_close(&self);
 		free(real);
 	}
 	if (!syms.elf && !runtime.elf)
