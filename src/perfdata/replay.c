@@ -64,11 +64,15 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 	} else {
 		m.prot = (r->misc & (1u << 13)) ? 1 /* PROT_READ: data */ : 4 /* PROT_EXEC */;
 	}
+	/* The name in place when it ends inside the record (perf pads it
+	 * with NULs): a copy for each of a system-wide capture's 129,000
+	 * MMAP2 records cost 2% of report's instructions. */
 	const char *fn = (const char *)p + fixed;
-	char *name = xmemdup0(fn, strnlen(fn, n - fixed));
-	m.filename = name;
+	size_t len = strnlen(fn, n - fixed);
+	char *copy = len < n - fixed ? NULL : xmemdup0(fn, len);
+	m.filename = copy ? copy : fn;
 	sym_mmap(sym, &m);
-	free(name);
+	free(copy);
 }
 
 static struct pd_record entry_record(const struct replay *rp, const struct replay_entry *e)
