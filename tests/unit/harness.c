@@ -25,6 +25,15 @@ void unit_fail(struct unit_test *t, const char *file, int line, const char *fmt,
 	t->failures++;
 }
 
+int unit_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	int failed = 0;

@@ -16,6 +16,8 @@ struct unit_test {
 };
 
 void unit_register(struct unit_test *t);
+/* Write text into path (a fixture file). Returns 0, or -1. */
+int unit_write_file(const char *path, const char *text);
 void unit_fail(struct unit_test *t, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

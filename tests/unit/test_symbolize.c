@@ -20,25 +20,16 @@ struct fixture {
 	struct symbolizer *s;
 };
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
 static int fixture_open(struct fixture *fx)
 {
 	fx->pid = 1000000000 + (int32_t)(getpid() % 100000000);
 	snprintf(fx->kallsyms, sizeof(fx->kallsyms), "/tmp/scorch-unit-%d.kallsyms", (int)getpid());
 	snprintf(fx->jit, sizeof(fx->jit), "/tmp/perf-%d.map", (int)fx->pid);
-	if (write_file(fx->kallsyms, "ffffffff81000000 T _text\n"
+	if (unit_write_file(fx->kallsyms, "ffffffff81000000 T _text\n"
 				     "ffffffff81000100 T kfunc_a\n"
 				     "ffffffff81000200 T kfunc_b\n"
 				     "ffffffff81000300 T _etext\n") < 0 ||
-	    write_file(fx->jit, "10000 100 jit_one\n10100 100 jit_two\n") < 0)
+	    unit_write_file(fx->jit, "10000 100 jit_one\n10100 100 jit_two\n") < 0)
 		return -1;
 	struct sym_options o = { .kallsyms = fx->kallsyms };
 	fx->s = symbolizer_new(&o);

@@ -1,0 +1,261 @@
+/* report's fold of kernel callchains (src/perfdata/fold.c) on a capture
+ * written here in perf's pipe format: the folded stacks must be what perf
+ * script shows for each sample, although report answers most frames from
+ * caches of earlier answers (per address and address-space generation, per
+ * DSO address, per symbol). The samples are laid out to catch a cache that
+ * answers for the wrong process, the wrong map generation or the wrong
+ * walk context: two processes whose JIT maps give other names at the same
+ * addresses, interleaved with a thread of the first; the same kernel path
+ * under both; a stack that changes only at its root; an mmap between two
+ * samples of one stack; hypervisor frames; an unknown context marker (perf
+ * drops the chain); --max-stack (perf keeps the leaf-most entries). The
+ * expected stacks are written out by hand from the symbol files below. */
+#include "harness.h"
+
+#include "base/out.h"
+#include "perfdata/fold.h"
+#include "profile/folded.h"
+#include "profile/profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+enum { REC_MMAP = 1, REC_COMM = 3, REC_FORK = 7, REC_SAMPLE = 9, REC_HEADER_ATTR = 64 };
+enum { MISC_KERNEL = 1, MISC_USER = 2 };
+enum { ST_IP = 1u << 0, ST_TID = 1u << 1, ST_TIME = 1u << 2, ST_CALLCHAIN = 1u << 5, ST_PERIOD = 1u << 8 };
+#define CTX_HV ((uint64_t)-32)
+#define CTX_KERNEL ((uint64_t)-128)
+#define CTX_USER ((uint64_t)-512)
+#define CTX_BAD ((uint64_t)-4000) /* no context perf knows */
+
+struct capture {
+	uint8_t *b;
+	size_t n, alloc;
+	uint64_t time;
+};
+
+static void put(struct capture *c, const void *p, size_t n)
+{
+	if (c->n + n > c->alloc) {
+		c->alloc = (c->n + n) * 2;
+		c->b = realloc(c->b, c->alloc);
+	}
+	memcpy(c->b + c->n, p, n);
+	c->n += n;
+}
+
+static void put_u16(struct capture *c, uint16_t v) { put(c, &v, 2); }
+static void put_u32(struct capture *c, uint32_t v) { put(c, &v, 4); }
+static void put_u64(struct capture *c, uint64_t v) { put(c, &v, 8); }
+
+static size_t rec_begin(struct capture *c, uint32_t type, uint16_t misc)
+{
+	size_t at = c->n;
+	put_u32(c, type);
+	put_u16(c, misc);
+	put_u16(c, 0); /* size, set by rec_end */
+	return at;
+}
+
+/* The sample_id_all trailer of a record other than a sample. */
+static void put_id(struct capture *c, int32_t pid, int32_t tid)
+{
+	put_u32(c, (uint32_t)pid);
+	put_u32(c, (uint32_t)tid);
+	put_u64(c, c->time++);
+}
+
+static void rec_end(struct capture *c, size_t at)
+{
+	while ((c->n - at) % 8)
+		put(c, "", 1);
+	uint16_t size = (uint16_t)(c->n - at);
+	memcpy(c->b + at + 6, &size, 2);
+}
+
+static void put_name(struct capture *c, const char *s)
+{
+	put(c, s, strlen(s) + 1);
+}
+
+static void capture_start(struct capture *c)
+{
+	*c = (struct capture){ .time = 1000 };
+	put(c, "PERFILE2", 8);
+	put_u64(c, 16); /* a pipe header */
+	size_t at = rec_begin(c, REC_HEADER_ATTR, 0);
+	uint8_t attr[112] = { 0 };
+	uint32_t type = 1, size = sizeof(attr); /* software cpu-clock */
+	uint64_t sample_type = ST_IP | ST_TID | ST_TIME | ST_CALLCHAIN | ST_PERIOD;
+	uint64_t flags = 1u << 18; /* sample_id_all: other records carry pid, tid, time */
+	memcpy(attr, &type, 4);
+	memcpy(attr + 4, &size, 4);
+	memcpy(attr + 24, &sample_type, 8);
+	memcpy(attr + 40, &flags, 8);
+	put(c, attr, sizeof(attr));
+	put_u64(c, 1); /* its id */
+	rec_end(c, at);
+}
+
+static void comm(struct capture *c, int32_t pid, int32_t tid, const char *name)
+{
+	size_t at = rec_begin(c, REC_COMM, 0);
+	put_u32(c, (uint32_t)pid);
+	put_u32(c, (uint32_t)tid);
+	put_name(c, name);
+	while ((c->n - at) % 8)
+		put(c, "", 1);
+	put_id(c, pid, tid);
+	rec_end(c, at);
+}
+
+static void fork_thread(struct capture *c, int32_t pid, int32_t tid)
+{
+	size_t at = rec_begin(c, REC_FORK, 0);
+	put_u32(c, (uint32_t)pid);
+	put_u32(c, (uint32_t)pid);
+	put_u32(c, (uint32_t)tid);
+	put_u32(c, (uint32_t)pid);
+	put_u64(c, c->time++);
+	put_id(c, pid, tid);
+	rec_end(c, at);
+}
+
+static void mmap_rec(struct capture *c, int32_t pid, uint16_t misc, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *file)
+{
+	size_t at = rec_begin(c, REC_MMAP, misc);
+	put_u32(c, (uint32_t)pid);
+	put_u32(c, (uint32_t)pid);
+	put_u64(c, start);
+	put_u64(c, len);
+	put_u64(c, pgoff);
+	put_name(c, file);
+	while ((c->n - at) % 8)
+		put(c, "", 1);
+	put_id(c, pid, pid);
+	rec_end(c, at);
+}
+
+/* A sample of (pid, tid) with the kernel-provided callchain chain[0..n). */
+static void sample(struct capture *c, int32_t pid, int32_t tid, const uint64_t *chain, size_t n)
+{
+	uint64_t ip = 0;
+	for (size_t i = 0; i < n && !ip; i++)
+		if (chain[i] < (uint64_t)-4095)
+			ip = chain[i];
+	size_t at = rec_begin(c, REC_SAMPLE, ip >= 0xffffffff80000000ull ? MISC_KERNEL : MISC_USER);
+	put_u64(c, ip);
+	put_u32(c, (uint32_t)pid);
+	put_u32(c, (uint32_t)tid);
+	put_u64(c, c->time++);
+	put_u64(c, 1); /* period */
+	put_u64(c, n);
+	for (size_t i = 0; i < n; i++)
+		put_u64(c, chain[i]);
+	rec_end(c, at);
+}
+
+#define SAMPLE(c, pid, tid, ...) \
+	sample(c, pid, tid, (const uint64_t[]){ __VA_ARGS__ }, sizeof((uint64_t[]){ __VA_ARGS__ }) / 8)
+
+/* report's folded text of capture c with max_stack (0: perf's 127). */
+static char *fold_text(const struct capture *c, const char *kallsyms, int max_stack)
+{
+	struct report_opts o = { .max_stack = max_stack, .quiet = true, .threads = 1 };
+	o.sym.kallsyms = kallsyms;
+	struct profile p;
+	profile_init(&p);
+	struct report_stats st;
+	char *s = NULL;
+	if (report_fold("capture", c->b, c->n, &o, &p, &st) == 0) {
+		struct out *out = out_open_mem();
+		folded_write(&p, out);
+		size_t len;
+		s = out_mem_detach(out, &len);
+	}
+	profile_release(&p);
+	return s;
+}
+
+/* Addresses: both JIT maps at 0x10000 (entries 0x100 long), a late one at
+ * 0x30000; the kernel's text at 0xffffffff81000000. */
+enum { LEAF = 0x10010, MID = 0x10110, ROOT = 0x10210, LATE = 0x30010 };
+#define KFUNC_A 0xffffffff81000110ull
+#define KFUNC_B 0xffffffff81000220ull
+
+TEST(report_fold_caches_answer_per_process_map_and_context)
+{
+	int32_t a = 1000000000 + (int32_t)(getpid() % 100000000), b = a + 7, a2 = a + 1;
+	char kallsyms[64], jit_a[64], jit_b[64];
+	snprintf(kallsyms, sizeof(kallsyms), "/tmp/scorch-unit-fold-%d.kallsyms", (int)getpid());
+	snprintf(jit_a, sizeof(jit_a), "/tmp/perf-%d.map", (int)a);
+	snprintf(jit_b, sizeof(jit_b), "/tmp/perf-%d.map", (int)b);
+	REQUIRE(unit_write_file(kallsyms, "ffffffff81000000 T _text\n"
+				     "ffffffff81000100 T kfunc_a\n"
+				     "ffffffff81000200 T kfunc_b\n"
+				     "ffffffff81000300 T _etext\n") == 0);
+	REQUIRE(unit_write_file(jit_a, "10000 100 a_leaf\n10100 100 a_mid\n10200 100 a_root\n30000 100 a_late\n") == 0);
+	REQUIRE(unit_write_file(jit_b, "10000 100 b_leaf\n10100 100 b_mid\n10200 100 b_root\n") == 0);
+
+	struct capture c;
+	capture_start(&c);
+	mmap_rec(&c, -1, MISC_KERNEL, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull,
+		 "[kernel.kallsyms]_text");
+	comm(&c, a, a, "alpha");
+	comm(&c, b, b, "beta");
+	mmap_rec(&c, a, MISC_USER, 0x10000, 0x1000, 0, "//anon");
+	mmap_rec(&c, b, MISC_USER, 0x10000, 0x1000, 0, "//anon");
+	fork_thread(&c, a, a2);
+	/* the same addresses in two processes, and in a thread of the first */
+	SAMPLE(&c, a, a, CTX_USER, LEAF, MID, ROOT);
+	SAMPLE(&c, b, b, CTX_USER, LEAF, MID, ROOT);
+	SAMPLE(&c, a, a2, CTX_USER, LEAF, MID, ROOT);
+	/* one kernel path under both */
+	SAMPLE(&c, a, a, CTX_KERNEL, KFUNC_B, KFUNC_A, CTX_USER, LEAF, MID, ROOT);
+	SAMPLE(&c, b, b, CTX_KERNEL, KFUNC_B, KFUNC_A, CTX_USER, LEAF, MID, ROOT);
+	/* only the kernel part changes; then only the root */
+	SAMPLE(&c, b, b, CTX_KERNEL, KFUNC_A, CTX_USER, LEAF, MID, ROOT);
+	SAMPLE(&c, a, a, CTX_USER, LEAF, MID, LATE);
+	/* a map arrives at the root's address: the same stack names it now */
+	mmap_rec(&c, a, MISC_USER, 0x30000, 0x1000, 0, "//anon");
+	SAMPLE(&c, a, a, CTX_USER, LEAF, MID, LATE);
+	SAMPLE(&c, a, a2, CTX_USER, LEAF, MID, LATE);
+	SAMPLE(&c, b, b, CTX_USER, LEAF, MID, LATE);
+	/* the same entries read as kernel addresses (no such kernel symbols),
+	   as the hypervisor's, and after a marker perf does not know */
+	SAMPLE(&c, b, b, CTX_KERNEL, MID, ROOT);
+	SAMPLE(&c, b, b, CTX_HV, MID, CTX_USER, LEAF, MID, ROOT);
+	SAMPLE(&c, a, a, CTX_USER, LEAF, CTX_BAD, MID, ROOT);
+	SAMPLE(&c, a, a, CTX_USER, LEAF, MID, ROOT);
+
+	char *all = fold_text(&c, kallsyms, 0);
+	CHECK_STR(all, "alpha 1\n"
+		       "alpha;[unknown];a_mid;a_leaf 1\n"
+		       "alpha;a_late;a_mid;a_leaf 2\n"
+		       "alpha;a_root;a_mid;a_leaf 3\n"
+		       "alpha;a_root;a_mid;a_leaf;kfunc_a;kfunc_b 1\n"
+		       "beta;[unknown];[unknown] 1\n"
+		       "beta;[unknown];b_mid;b_leaf 1\n"
+		       "beta;b_root;b_mid;b_leaf 1\n"
+		       "beta;b_root;b_mid;b_leaf;[unknown] 1\n"
+		       "beta;b_root;b_mid;b_leaf;kfunc_a 1\n"
+		       "beta;b_root;b_mid;b_leaf;kfunc_a;kfunc_b 1\n");
+	/* perf keeps the two leaf-most entries (markers do not count) */
+	char *two = fold_text(&c, kallsyms, 2);
+	CHECK_STR(two, "alpha 1\n"
+		       "alpha;a_mid;a_leaf 6\n"
+		       "alpha;kfunc_a;kfunc_b 1\n"
+		       "beta;[unknown];[unknown] 1\n"
+		       "beta;b_leaf;[unknown] 1\n"
+		       "beta;b_leaf;kfunc_a 1\n"
+		       "beta;b_mid;b_leaf 2\n"
+		       "beta;kfunc_a;kfunc_b 1\n");
+	free(all);
+	free(two);
+	free(c.b);
+	unlink(kallsyms);
+	unlink(jit_a);
+	unlink(jit_b);
+}
