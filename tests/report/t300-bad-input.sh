@@ -43,6 +43,47 @@ else
 	else
 		not_ok "report bad input: zero-sized record (exit $rc)" "$(head -3 "$B/err")"
 	fi
+	# An MMAP2 record whose file name lost its NUL padding: the name is read
+	# as perf reads it, up to the first NUL in the record (here in the
+	# sample-id trailer after it: perf script -i ... --show-mmap-events
+	# prints ".../ld-linux-x86-64.so.2XX[$" for this file); and a name
+	# running to the record's very end is read without going past it.
+	ld=/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+	datasize=$(od -An -t u8 -j 48 -N 8 "$src" | tr -d ' ')
+	at=$(grep -obUa "$ld" "$src" | cut -d: -f1 | while read -r o; do
+		[ "$o" -ge "$dataoff" ] && [ "$o" -lt $((dataoff + datasize)) ] && echo "$o"; done | head -1)
+	if [ -z "$at" ]; then
+		not_ok "report bad input: no MMAP2 of $ld in $src"
+	else
+		from=$((at + ${#ld}))
+		pad=$(((8 - (from - dataoff) % 8) % 8))
+		xs=$(printf '%*s' "$pad" '' | tr ' ' X)
+		cp "$src" "$B/name.data"
+		printf '%s' "$xs" | dd of="$B/name.data" bs=1 seek="$from" conv=notrunc 2>/dev/null
+		rest=$(dd if="$B/name.data" bs=1 skip=$((from + pad)) count=64 2>/dev/null | tr '\000' '\n' | head -1)
+		"$SCORCH" report --script "$B/name.data" >"$B/out" 2>"$B/err"
+		rc=$?
+		if [ "$rc" = 0 ] && [ "$pad" -gt 0 ] && [ -n "$rest" ] && grep -qF "($ld$xs$rest)" "$B/out" &&
+			! grep -qF "($ld)" "$B/out"; then
+			ok "report bad input: an MMAP2 file name without its NUL padding ends at the record's first NUL"
+		else
+			not_ok "report bad input: MMAP2 file name without NUL padding (exit $rc, pad $pad)" \
+				"$(grep -F "$ld" "$B/out" | head -2; head -3 "$B/err")"
+		fi
+		# no NUL from the name to the record's end (the trailer too)
+		rsize=$(od -An -t u2 -j $((at - 72 + 6)) -N 2 "$src" | tr -d ' ')
+		rend=$((at - 72 + rsize))
+		printf '%*s' $((rend - from)) '' | tr ' ' X |
+			dd of="$B/name.data" bs=1 seek="$from" conv=notrunc 2>/dev/null
+		"$SCORCH" report --script "$B/name.data" >"$B/out" 2>"$B/err"
+		rc=$?
+		if [ "$rc" = 0 ] && [ "$(od -An -t u4 -j $((at - 72)) -N 4 "$src" | tr -d ' ')" = 10 ] &&
+			grep -q 'cpu-clock' "$B/out"; then
+			ok "report bad input: an MMAP2 file name running to the record's end"
+		else
+			not_ok "report bad input: MMAP2 file name to the record's end (exit $rc)" "$(head -3 "$B/err")"
+		fi
+	fi
 fi
 # a record type nobody knows is skipped (pipe mode: records run to EOF)
 pipe=$(dirname "$0")/../fuzz/corpus/perfdata/pipe-true.data
