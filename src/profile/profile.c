@@ -46,11 +46,6 @@ static node_t new_node(struct profile *p, node_t parent, sym_t name)
 	return id;
 }
 
-static uint32_t kid_hash(sym_t name, uint32_t log2cap)
-{
-	return (uint32_t)(name * 0x9e3779b1u) >> (32 - log2cap);
-}
-
 /* A table of 2^log2cap empty slots; returns its header's index. */
 static uint32_t table_new(struct profile *p, uint32_t log2cap)
 {
@@ -71,16 +66,6 @@ static uint32_t table_new(struct profile *p, uint32_t log2cap)
 	return t;
 }
 
-/* The slot of `name` in table t: its child, or the empty slot to fill. */
-static inline __attribute__((always_inline)) struct kid_slot *table_find(struct profile *p, uint32_t t, sym_t name)
-{
-	uint32_t log2cap = p->kid_slots[t].child, mask = (1u << log2cap) - 1;
-	struct kid_slot *slots = &p->kid_slots[t + 1];
-	for (uint32_t i = kid_hash(name, log2cap);; i = (i + 1) & mask)
-		if (!slots[i].child || slots[i].name == name)
-			return &slots[i];
-}
-
 /* Add name -> child to table t (absent from it); returns the table, which
  * moves when it grows. */
 static uint32_t table_add(struct profile *p, uint32_t t, sym_t name, node_t child)
@@ -91,20 +76,19 @@ static uint32_t table_add(struct profile *p, uint32_t t, sym_t name, node_t chil
 		for (uint32_t i = 0; i < 1u << log2cap; i++) {
 			struct kid_slot s = p->kid_slots[t + 1 + i];
 			if (s.child)
-				*table_find(p, bigger, s.name) = s;
+				*profile_kid_slot(p, bigger, s.name) = s;
 		}
 		p->kid_slots[bigger].name = nr;
 		p->kid_slots[t].name = p->kid_free[log2cap];
 		p->kid_free[log2cap] = t;
 		t = bigger;
 	}
-	*table_find(p, t, name) = (struct kid_slot){ name, child };
+	*profile_kid_slot(p, t, name) = (struct kid_slot){ name, child };
 	p->kid_slots[t].name = nr + 1;
 	return t;
 }
 
-/* profile_push when parent has no child named name: adds it. */
-static __attribute__((noinline)) node_t push_new(struct profile *p, node_t parent, sym_t name)
+node_t profile_push_new(struct profile *p, node_t parent, sym_t name)
 {
 	node_t kids = p->nodes[parent].kids;
 	if (kids == NODE_KIDS_NONE) {
@@ -124,21 +108,6 @@ static __attribute__((noinline)) node_t push_new(struct profile *p, node_t paren
 	t = table_add(p, t, name, id);
 	p->nodes[parent].kids = NODE_KIDS_TABLE | t;
 	return id;
-}
-
-/* The child found without a call: this runs for every frame of every
- * input line or sample. */
-node_t profile_push(struct profile *p, node_t parent, sym_t name)
-{
-	node_t kids = p->nodes[parent].kids;
-	if (kids & NODE_KIDS_TABLE) {
-		const struct kid_slot *s = table_find(p, kids & ~NODE_KIDS_TABLE, name);
-		if (s->child)
-			return s->child;
-	} else if (kids != NODE_KIDS_NONE && p->nodes[kids].name == name) {
-		return kids;
-	}
-	return push_new(p, parent, name);
 }
 
 void profile_add(struct profile *p, node_t leaf, double c0, double c1)

@@ -86,8 +86,35 @@ static inline uint32_t profile_name_len(const struct profile *p, node_t n)
 	return strpool_len(&p->names, p->nodes[n].name);
 }
 
-/* Find or add the child of `parent` named `name`. */
-node_t profile_push(struct profile *p, node_t parent, sym_t name);
+/* The slot of `name` in child table t: its child, or the empty slot to
+ * fill (a table always has one). */
+static inline struct kid_slot *profile_kid_slot(struct profile *p, uint32_t t, sym_t name)
+{
+	uint32_t log2cap = p->kid_slots[t].child, mask = (1u << log2cap) - 1;
+	struct kid_slot *slots = &p->kid_slots[t + 1];
+	for (uint32_t i = (uint32_t)(name * 0x9e3779b1u) >> (32 - log2cap);; i = (i + 1) & mask)
+		if (!slots[i].child || slots[i].name == name)
+			return &slots[i];
+}
+
+/* profile_push when parent has no child named name: adds it. */
+node_t profile_push_new(struct profile *p, node_t parent, sym_t name);
+
+/* Find or add the child of `parent` named `name`. Inline: this runs for
+ * every frame of every input line or sample, and a hit costs a few loads. */
+static inline node_t profile_push(struct profile *p, node_t parent, sym_t name)
+{
+	node_t kids = p->nodes[parent].kids;
+	if (kids & NODE_KIDS_TABLE) {
+		const struct kid_slot *s = profile_kid_slot(p, kids & ~NODE_KIDS_TABLE, name);
+		if (s->child)
+			return s->child;
+	} else if (kids != NODE_KIDS_NONE && p->nodes[kids].name == name) {
+		return kids;
+	}
+	return profile_push_new(p, parent, name);
+}
+
 /* Convenience: push a frame given as bytes. */
 static inline node_t profile_push_str(struct profile *p, node_t parent, const char *s, size_t n)
 {
