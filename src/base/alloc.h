@@ -11,7 +11,12 @@
  * nodes) are mostly written, and one fault per 2 MiB instead of 512 took
  * report's page faults on a system-wide capture from 19,600 to ~8,000
  * (each costs ~2 us here). xrealloc moves a block there when it first
- * reaches 1 MiB; later growth is realloc's (a remap, without copying).
+ * reaches 1 MiB; later growth is left to realloc. That is not the remap
+ * it looks like: the advice covers only the aligned part of glibc's
+ * mapping, which splits it, so glibc's mremap fails (EFAULT) and realloc
+ * falls back to malloc, copy and free, into pages without the advice
+ * (seen with strace; advising the whole mapping, or copying into a new
+ * huge-page block, each cost more faults or memory elsewhere).
  * All are freed with free(). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
