@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
  * needs one waits for it. */
 struct sized {
 	struct dso *d;
+	const char *path;
 	off_t size;
 };
 
@@ -21,6 +23,25 @@ static int larger_first(const void *a, const void *b)
 {
 	const struct sized *x = a, *y = b;
 	return (x->size < y->size) - (x->size > y->size);
+}
+
+static int by_dso(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct sized *)a)->d, y = (uintptr_t)((const struct sized *)b)->d;
+	return (x > y) - (x < y);
+}
+
+/* v[0..n) with each DSO once (a header's build-id table can name a path
+ * twice: two builds of one file); returns the new count. Each DSO must be
+ * taken once from the cursor: at -j1 the two threads read without locks. */
+static size_t unique_dsos(struct sized *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_dso);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!kept || v[kept - 1].d != v[i].d)
+			v[kept++] = v[i];
+	return kept;
 }
 
 struct sym_preload {
@@ -77,12 +98,15 @@ static struct sym_preload *preload_new(struct symbolizer *s, const char *const *
 	p->dsos = xreallocarray(NULL, n ? n : 1, sizeof(*p->dsos));
 	struct sized *by_size = xreallocarray(NULL, n ? n : 1, sizeof(*by_size));
 	for (size_t i = 0; i < n; i++) {
-		struct stat st;
 		if (!strcmp(paths[i], "[kernel.kallsyms]"))
 			p->kernel = sym_kernel_dso(s);
 		else if (file_path(paths[i]))
-			by_size[p->nr++] = (struct sized){ sym_file_dso(s, paths[i]),
-							   stat(paths[i], &st) ? 0 : st.st_size };
+			by_size[p->nr++] = (struct sized){ sym_file_dso(s, paths[i]), paths[i], 0 };
+	}
+	p->nr = unique_dsos(by_size, p->nr);
+	for (size_t i = 0; i < p->nr; i++) {
+		struct stat st;
+		by_size[i].size = stat(by_size[i].path, &st) ? 0 : st.st_size;
 	}
 	qsort(by_size, p->nr, sizeof(*by_size), larger_first);
 	for (size_t i = 0; i < p->nr; i++)

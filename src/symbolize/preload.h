@@ -8,7 +8,8 @@
  * the thread reads the kernel's symbols first (sym_preload_kernel), the
  * calling thread joins in on the files when it has read the records, and
  * the thread is joined before the first lookup: each table is read by
- * one thread, nothing is locked. */
+ * one thread (a DSO is listed once, however often the header names its
+ * path), nothing is locked. */
 #ifndef SCORCH_SYMBOLIZE_PRELOAD_H
 #define SCORCH_SYMBOLIZE_PRELOAD_H
 
