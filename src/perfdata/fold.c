@@ -622,10 +622,12 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		}
 	}
 	/* Symbol tables read while the records are (file mode: the header's
-	   build-ids are all there now): report -j those of the files the
-	   header says had samples, one fold thread the kernel's (the first
-	   kernel sample needs them as soon as the records are sorted; the
-	   files' are read while that thread still works) */
+	   build-ids are all there now): the kernel's and those of the files
+	   the header says had samples. report -j reads them on a thread of
+	   their own; one fold thread reads the kernel's first (the first
+	   kernel sample needs them as soon as the records are sorted), then
+	   files, which the calling thread joins in on once it has sorted the
+	   records (sym_preload_finish) */
 	int threads = fold_threads(o);
 	struct symbolizer *sym = NULL;
 	struct sym_preload *preload = NULL;
