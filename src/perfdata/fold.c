@@ -45,17 +45,6 @@ struct ip_slot {
 
 enum { IP_SLOTS = 1 << 16 };
 
-/* The same for a user address in a map, by where it lands whatever the
- * process: its DSO and the address in it (sym_dso_lookup). run: first << 4
- * | count (first below 2^28, count below 16); dso DSO_EMPTY: empty. */
-struct dso_slot {
-	uint64_t addr;
-	uint32_t dso, run;
-};
-
-enum { DSO_SLOTS = 1 << 15 };
-#define DSO_EMPTY UINT32_MAX
-
 struct folder {
 	const struct report_opts *o;
 	struct symbolizer *sym;
@@ -81,9 +70,8 @@ struct folder {
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
 	struct ip_slot *ip_cache;  /* IP_SLOTS, direct-mapped */
-	struct dso_slot *dso_cache; /* DSO_SLOTS, direct-mapped */
-	uint32_t unknown_run[2];    /* an address without a map (fold_entry);
-				       count UINT32_MAX: not made yet */
+	uint32_t unknown_run[2];   /* an address in no map (fold_entry);
+				      count UINT32_MAX: not made yet */
 	uint32_t (*runs)[2];       /* a sample's frames: first, count */
 	struct frame_parts parts; /* names of one frame or process */
 	char *line;               /* scratch for frame_names_of */
@@ -245,29 +233,16 @@ static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, 
 						 uint32_t run[2])
 {
 	struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
-	struct dso_slot *slot = NULL;
-	uint32_t dso;
-	uint64_t addr;
-	bool unknown = false; /* no map: named by the address only */
 	if (hv)
-		unknown = true; /* no lookup */
+		; /* no lookup */
 	else if (f->look.snap)
 		sym_snapshot_lookup(f->look.reader, f->look.snap, ip, kernel, &sf);
-	else if (kernel)
+	else
 		sym_lookup_in(f->sym, f->space, ip, kernel, &sf);
-	else if (sym_user_map(f->sym, f->space, ip, &dso, &addr)) {
-		slot = &f->dso_cache[(hash_u64(addr ^ (uint64_t)dso << 40) >> 24) & (DSO_SLOTS - 1)];
-		if (slot->dso == dso && slot->addr == addr) {
-			run[0] = slot->run >> 4;
-			run[1] = slot->run & 15;
-			return;
-		}
-		sym_dso_lookup(f->sym, dso, addr, &sf);
-	} else {
-		unknown = true;
-	}
-	/* without --addrs every such address folds the same */
-	unknown &= !f->o->addrs;
+	/* In no map (stack words read as return addresses where there are no
+	   frame pointers, a third of sys300k's lookups): without --addrs
+	   every such address folds the same. */
+	bool unknown = !sf.have_map && !f->o->addrs;
 	if (unknown && f->unknown_run[1] != UINT32_MAX) {
 		run[0] = f->unknown_run[0];
 		run[1] = f->unknown_run[1];
@@ -276,8 +251,6 @@ static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, 
 	struct resolved_frame r = { .name = sf.name, .dso = sf.dso, .ip = ip, .offset = sf.offset,
 				    .addr = sf.dso_addr };
 	frame_syms(f, &r, false, &run[0], &run[1]);
-	if (slot && run[1] < 16 && run[0] < (1u << 28))
-		*slot = (struct dso_slot){ addr, dso, run[0] << 4 | run[1] };
 	if (unknown)
 		memcpy(f->unknown_run, run, sizeof(f->unknown_run));
 }
@@ -519,9 +492,6 @@ struct folder *folder_new(const struct report_opts *o, const struct perf_data *p
 	f->ip_cache = xmalloc(IP_SLOTS * sizeof(*f->ip_cache));
 	for (size_t i = 0; i < IP_SLOTS; i++)
 		f->ip_cache[i].count = UINT32_MAX;
-	f->dso_cache = xmalloc(DSO_SLOTS * sizeof(*f->dso_cache));
-	for (size_t i = 0; i < DSO_SLOTS; i++)
-		f->dso_cache[i].dso = DSO_EMPTY;
 	f->unknown_run[1] = UINT32_MAX;
 	f->runs = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->runs));
 	if (o->inline_addr2line)
@@ -544,7 +514,6 @@ void folder_free(struct folder *f)
 	free(f->seq_syms);
 	free(f->pnames);
 	free(f->ip_cache);
-	free(f->dso_cache);
 	free(f->runs);
 	free(f->runs_made);
 	free(f);

@@ -662,30 +662,15 @@ int sym_lookup_in(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel
 		uint64_t a = ip + (uint64_t)s->kdelta;
 		return sym_dso_symbol(s, d, a, false, f);
 	}
-	uint32_t dso;
-	uint64_t a;
-	if (!sym_user_map(s, as, ip, &dso, &a))
-		return 1;
-	return sym_dso_lookup(s, dso, a, f);
-}
-
-bool sym_user_map(struct symbolizer *s, uint32_t space, uint64_t ip, uint32_t *dso, uint64_t *dso_addr)
-{
-	const struct mapping *m = procmaps_space_find(&s->maps, space, ip);
+	const struct mapping *m = procmaps_space_find(&s->maps, as, ip);
 	if (!m)
-		return false;
-	*dso = map_dso(m);
-	*dso_addr = map_identity(m) ? ip : ip - m->start + m->pgoff;
-	return true;
-}
-
-int sym_dso_lookup(struct symbolizer *s, uint32_t dso, uint64_t dso_addr, struct sym_frame *f)
-{
-	struct dso *d = s->dsos[dso];
+		return 1;
+	uint64_t a = map_identity(m) ? ip : ip - m->start + m->pgoff;
+	struct dso *d = s->dsos[map_dso(m)];
 	f->dso = d->name;
-	f->dso_addr = dso_addr;
+	f->dso_addr = a;
 	f->have_map = true;
-	return sym_dso_symbol(s, d, dso_addr, true, f);
+	return sym_dso_symbol(s, d, a, true, f);
 }
 
 int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,

@@ -113,16 +113,6 @@ const char *sym_sample_thread(struct symbolizer *s, int32_t pid, int32_t tid, ui
  * callers that keep their own, under sym_lookup_stamp. */
 int sym_lookup_in(struct symbolizer *s, uint32_t space, uint64_t ip, bool is_kernel, struct sym_frame *f);
 
-/* sym_lookup_in's user-space half in two steps, for callers that cache
- * the second one: the map of space that holds ip (false: none, and
- * sym_lookup_in answers [unknown]) as the id of its DSO and ip's address
- * in that DSO; then, into f (which holds the answer for no map) as
- * sym_lookup_in fills it, what the DSO holds at that address. The
- * second answer depends on (dso, dso_addr) only, in every space, for the
- * whole life of s. */
-bool sym_user_map(struct symbolizer *s, uint32_t space, uint64_t ip, uint32_t *dso, uint64_t *dso_addr);
-int sym_dso_lookup(struct symbolizer *s, uint32_t dso, uint64_t dso_addr, struct sym_frame *f);
-
 /* A value that stays while sym_lookup_in(s, space, ip, is_kernel, ...)
  * answers the same for every ip, and never comes back once changed: the
  * space and the generation of its maps (user addresses), or the

@@ -1,15 +1,17 @@
 /* report's fold of kernel callchains (src/perfdata/fold.c) on a capture
  * written here in perf's pipe format: the folded stacks must be what perf
- * script shows for each sample, although report answers most frames from
+ * script shows for each sample (perf script | scorch collapse perf gives
+ * the expected text below), although report answers most frames from
  * caches of earlier answers (per address and address-space generation, per
- * DSO address, per symbol). The samples are laid out to catch a cache that
- * answers for the wrong process, the wrong map generation or the wrong
- * walk context: two processes whose JIT maps give other names at the same
- * addresses, interleaved with a thread of the first; the same kernel path
- * under both; a stack that changes only at its root; an mmap between two
- * samples of one stack; hypervisor frames; an unknown context marker (perf
- * drops the chain); --max-stack (perf keeps the leaf-most entries). The
- * expected stacks are written out by hand from the symbol files below. */
+ * symbol, one for every address in no map). The samples are laid out to
+ * catch a cache that answers for the wrong process, the wrong map
+ * generation or the wrong walk context: two processes whose JIT maps give
+ * other names at the same addresses, interleaved with a thread of the
+ * first; the same kernel path under both; a stack that changes only in its
+ * kernel part, then only at its root; an mmap between two samples of one
+ * stack; the same entries read as kernel and as hypervisor addresses; an
+ * unknown context marker (perf drops the chain); --max-stack (perf keeps
+ * the leaf-most entries). */
 #include "harness.h"
 
 #include "base/out.h"
