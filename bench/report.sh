@@ -130,7 +130,12 @@ t_pipe=$wall
 if [ -n "${STACKCOLLAPSE_PL:-}" ]; then
 	run "perf script | stackcollapse-perf.pl" sh -c "perf script -i '$data' 2>/dev/null | perl '$STACKCOLLAPSE_PL' > '$OUT/report.perl.folded'"
 	awk -v ts="${t_one:-$t_scorch}" -v cs="${c_one:-$c_scorch}" -v tw="$wall" -v cw="$cpu" 'BEGIN {
-		printf "speed-up of scorch report over perf script | stackcollapse-perf.pl (timed): %.1fx wall, %.1fx cpu\n", tw / ts, cw / cs }'
+		printf "speed-up of scorch report over perf script | stackcollapse-perf.pl (timed): %.1fx wall, %.1fx cpu\n", tw / ts, cw / cs
+		printf "# issue 13 asks for 50x: scorch report at %.3f s wall or less (%.3f s cpu); it took %.3f s (%.3f s cpu)\n", tw / 50, cw / 50, ts, cs }'
+	# a cost no reader of a capture of this kernel avoids: perf script and
+	# scorch both name kernel frames from /proc/kallsyms, which the kernel
+	# formats anew on every read
+	run "read /proc/kallsyms (kernel time)" dd if=/proc/kallsyms of=/dev/null bs=8M status=none
 	if cmp -s "$OUT/report.perl.folded" "$OUT/report.scorch.folded"; then
 		echo "# stackcollapse-perf.pl output identical to scorch report's"
 	elif sed 's/ [0-9]*$//' "$OUT/report.perl.folded" >"$OUT/report.perl.folded.stacks" &&
