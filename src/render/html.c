@@ -83,12 +83,19 @@ struct sym_count {
 	node_t node;
 };
 
-static int by_count(const void *a, const void *b)
+/* By decreasing count, then by name (not by sym, whose order is the
+ * order the profile met the names in). */
+static int by_count(const void *a, const void *b, void *names)
 {
 	const struct sym_count *x = a, *y = b;
 	if (x->count != y->count)
 		return (x->count < y->count) - (x->count > y->count);
-	return (x->sym > y->sym) - (x->sym < y->sym);
+	if (!x->count)
+		return (x->sym > y->sym) - (x->sym < y->sym);
+	const struct strpool *pool = names;
+	uint32_t xl = strpool_len(pool, x->sym), yl = strpool_len(pool, y->sym);
+	int c = memcmp(strpool_str(pool, x->sym), strpool_str(pool, y->sym), xl < yl ? xl : yl);
+	return c ? c : (xl > yl) - (xl < yl);
 }
 
 static void names_build(struct names *nm, const struct profile *p, const struct layout *const *ls, int nr)
@@ -106,7 +113,7 @@ static void names_build(struct names *nm, const struct profile *p, const struct 
 			if (!e->count++)
 				e->node = n;
 		}
-	qsort(c, nsyms, sizeof(*c), by_count);
+	qsort_r(c, nsyms, sizeof(*c), by_count, (void *)&p->names);
 	nm->id_of_sym = xcalloc(nsyms, sizeof(uint32_t));
 	nm->sym_of_id = xreallocarray(NULL, nsyms + 1, sizeof(uint32_t));
 	nm->node_of_id = xreallocarray(NULL, nsyms + 1, sizeof(node_t));

@@ -21,29 +21,44 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 	const char *unit = !count_unit ? "none" : !strcmp(count_unit, "ns") ? "nanoseconds"
 					 : !strcmp(count_unit, "us") ? "microseconds"
 					 : !strcmp(count_unit, "bytes") ? "bytes" : "none";
-	/* Frame indexes: 0.. in order of first use, stored +1 (0 = none yet). */
+	size_t nleaves;
+	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nleaves);
+	/* Frame indexes: 0.. in order of first use by the sorted stacks
+	 * (outermost first; not in the order the profile made its nodes, so the file
+	 * does not depend on the order samples were folded in); stored +1 (0 =
+	 * none yet). */
 	uint32_t *frame_of_sym = xcalloc(p->names.nr + 1, sizeof(*frame_of_sym));
+	sym_t *sym_of_frame = xreallocarray(NULL, p->names.nr + 1, sizeof(*sym_of_frame));
 	uint32_t nframes = 0;
+	node_t *path = NULL;
+	size_t path_alloc = 0;
+	for (size_t i = 0; i < nleaves; i++) {
+		size_t depth = p->nodes[leaves[i]].depth;
+		VEC_GROW(path, depth, path_alloc);
+		for (node_t m = leaves[i]; m != PROFILE_ROOT; m = p->nodes[m].parent)
+			path[p->nodes[m].depth - 1] = m;
+		for (size_t d = 0; d < depth; d++) {
+			sym_t s = p->nodes[path[d]].name;
+			if (!frame_of_sym[s]) {
+				sym_of_frame[nframes] = s;
+				frame_of_sym[s] = ++nframes;
+			}
+		}
+	}
 	out_puts(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 		      "\"exporter\":\"scorch\",\"name\":\"scorch\",\"activeProfileIndex\":");
 	out_puts(out, p->differential ? "1," : "0,");
 	out_puts(out, "\"shared\":{\"frames\":[");
-	for (node_t n = 1; n < p->nr; n++) {
-		sym_t s = p->nodes[n].name;
-		if (frame_of_sym[s])
-			continue;
-		frame_of_sym[s] = ++nframes;
-		if (nframes > 1)
+	for (uint32_t k = 0; k < nframes; k++) {
+		sym_t s = sym_of_frame[k];
+		if (k)
 			out_putc(out, ',');
 		out_puts(out, "\n{\"name\":");
 		json_string(out, strpool_str(&p->names, s), strpool_len(&p->names, s));
 		out_putc(out, '}');
 	}
+	free(sym_of_frame);
 	out_puts(out, "]},\"profiles\":[");
-	size_t nleaves;
-	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nleaves);
-	node_t *path = NULL;
-	size_t path_alloc = 0;
 	/* A differential profile: "before" (column 0) and "after" (column 1,
 	 * the active one, as flamegraph's widths follow it). */
 	int ncols = p->differential ? 2 : 1;
