@@ -32,11 +32,16 @@ struct report_opts {
 	int threads;              /* threads that fold (0 or 1: this one);
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
+	int kernel_test;          /* tests, at -j1 (fold.c, kernel_catch_up): 1, the
+				     replay waits for the kernel's symbols; 2, they
+				     count as read only when a record needs them */
 };
 
 struct report_stats {
 	uint64_t records, samples, folded, skipped_event, unwound, unwind_failed;
 	uint64_t sort_moves; /* records that were out of time order */
+	uint64_t held_for_kernel; /* -j1: samples folded once the kernel's symbols
+				     were read (fold.c, kernel_catch_up) */
 	char hostname[256];     /* where it was recorded (perf.data HOSTNAME), or "" */
 	char cmdline[512];      /* how (perf's command line, CMDLINE), or "" */
 	char event[64];         /* the event folded, or "" */

@@ -86,6 +86,14 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 	free(copy);
 }
 
+/* Whether an MMAP record changes the kernel's map only (sym_mmap). */
+static bool kernel_mmap(const struct pd_record *r, const uint8_t *p, size_t n)
+{
+	uint32_t cpumode = r->misc & PD_CPUMODE_MASK;
+	return cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL ||
+	       (n >= 4 && (int32_t)pd_u32(p) == -1);
+}
+
 static struct pd_record entry_record(const struct replay *rp, const struct replay_entry *e)
 {
 	uint64_t pos = e->where >> 1;
@@ -127,6 +135,11 @@ static void replay_one(struct replay *rp, struct symbolizer *sym, const struct r
 		break;
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
+		if (rp->defer_kernel_map && kernel_mmap(&r, p, n) && rp->defer_kernel_map(rp->hook_arg)) {
+			VEC_GROW(rp->deferred, rp->nr_deferred + 1, rp->deferred_alloc);
+			rp->deferred[rp->nr_deferred++] = (size_t)(e - rp->ents);
+			break;
+		}
 		replay_mmap(sym, &r, p, n);
 		break;
 	case PD_RECORD_SAMPLE: {
@@ -152,8 +165,20 @@ void replay_run(struct replay *r, struct symbolizer *sym,
 		replay_one(r, sym, &r->ents[r->at], on_sample, arg);
 }
 
+void replay_apply_deferred(struct replay *r, struct symbolizer *sym)
+{
+	for (size_t i = 0; i < r->nr_deferred; i++) {
+		struct pd_record rec = entry_record(r, &r->ents[r->deferred[i]]);
+		replay_mmap(sym, &rec, rec.data + 8, rec.size - 8u);
+	}
+	r->nr_deferred = 0;
+}
+
 void replay_release(struct replay *r)
 {
+	free(r->deferred);
+	r->deferred = NULL;
+	r->nr_deferred = r->deferred_alloc = 0;
 	free(r->ents);
 	r->ents = NULL;
 	r->nr = r->alloc = 0;

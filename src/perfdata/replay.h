@@ -30,6 +30,13 @@ struct replay {
 	uint64_t samples; /* samples delivered or found damaged */
 	size_t at;        /* during replay_run: the entry being delivered */
 	bool damaged;     /* a sample that could not be parsed */
+	/* If set, called before a kernel MMAP record (one that changes only
+	   the kernel's map) is applied: when it returns true, the record is
+	   kept for replay_apply_deferred instead. */
+	bool (*defer_kernel_map)(void *arg);
+	void *hook_arg;
+	size_t *deferred; /* entries of the kernel MMAP records kept */
+	size_t nr_deferred, deferred_alloc;
 };
 
 /* Walk pd and keep the records the replay needs. Returns 0, or -1 after
@@ -44,6 +51,9 @@ uint64_t replay_sort_by_time(struct replay *r);
  * samples to on_sample(arg, sample). */
 void replay_run(struct replay *r, struct symbolizer *sym,
 		void (*on_sample)(void *arg, const struct pd_sample *s), void *arg);
+
+/* Apply the kernel MMAP records kept by defer_kernel_map, in order. */
+void replay_apply_deferred(struct replay *r, struct symbolizer *sym);
 
 /* The sample of entry i again, once replay_run delivered it (the records
  * stay where they are until the replay is released; other threads may

@@ -51,6 +51,8 @@ struct sym_preload {
 	size_t nr;
 	atomic_size_t next; /* dsos[next..] are not taken yet */
 	atomic_bool stop;
+	atomic_bool kernel_done; /* the thread is past the kernel's symbols */
+	bool joined;
 	pthread_t thread;
 };
 
@@ -72,6 +74,8 @@ static void *preload_main(void *arg)
 	struct sym_preload *p = arg;
 	if (p->kernel)
 		sym_kernel_prepare(p->s, p->kernel);
+	/* seq_cst, before the thread takes a file: see sym_preload_files */
+	atomic_store(&p->kernel_done, true);
 	prepare_dsos(p);
 	return NULL;
 }
@@ -145,12 +149,35 @@ void sym_preload_finish(struct sym_preload *p)
 	sym_preload_stop(p);
 }
 
+struct sym_preload *sym_preload_files(struct sym_preload *p)
+{
+	if (!p)
+		return NULL;
+	prepare_dsos(p); /* the cursor is now past the end */
+	/* The thread stores kernel_done before it takes a file, and every
+	   atomic here is sequentially consistent: if it is not done yet, its
+	   own take comes after the last one above and finds nothing, so it
+	   touches the kernel's DSO only. If it is done, it may be reading a
+	   file it took: wait for it. */
+	if (atomic_load(&p->kernel_done)) {
+		pthread_join(p->thread, NULL);
+		p->joined = true;
+	}
+	return p;
+}
+
+bool sym_preload_kernel_ready(const struct sym_preload *p)
+{
+	return atomic_load(&((struct sym_preload *)p)->kernel_done);
+}
+
 void sym_preload_stop(struct sym_preload *p)
 {
 	if (!p)
 		return;
 	atomic_store(&p->stop, true);
-	pthread_join(p->thread, NULL);
+	if (!p->joined)
+		pthread_join(p->thread, NULL);
 	free(p->dsos);
 	free(p);
 }

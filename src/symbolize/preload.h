@@ -15,6 +15,7 @@
 
 #include "symbolize/symbolize.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sym_preload;
@@ -36,6 +37,16 @@ struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *
  * the calling thread too (work the replay's first lookups would do, done
  * while it would wait); then wait for the thread, free. */
 void sym_preload_finish(struct sym_preload *p);
+/* report -j1 with a replay that does not wait for the kernel's symbols:
+ * the files' tables not taken yet are read on the calling thread (as
+ * sym_preload_finish), which may then use s for everything but the
+ * kernel's DSO and map while the thread may still be reading the kernel's
+ * symbols (it takes no file after this). Before the first kernel lookup:
+ * sym_preload_finish. Returns p. */
+struct sym_preload *sym_preload_files(struct sym_preload *p);
+/* Whether the kernel's symbols are read (sym_preload_files's thread is
+ * past them). */
+bool sym_preload_kernel_ready(const struct sym_preload *p);
 /* Stop after the table being read, wait for the thread, free. */
 void sym_preload_stop(struct sym_preload *p);
 

@@ -18,9 +18,12 @@
 #include "perfdata/fold.h"
 #include "profile/folded.h"
 #include "profile/profile.h"
+#include "render/speedscope.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 enum { REC_MMAP = 1, REC_COMM = 3, REC_FORK = 7, REC_SAMPLE = 9, REC_HEADER_ATTR = 64 };
@@ -260,4 +263,117 @@ TEST(report_fold_caches_answer_per_process_map_and_context)
 	unlink(kallsyms);
 	unlink(jit_a);
 	unlink(jit_b);
+}
+
+/* ---- the kernel's symbols read late ------------------------------------------------ */
+
+/* The output of xz -dc path, or NULL. */
+static uint8_t *xz_read(const char *path, size_t *len)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s'", path);
+	FILE *in = popen(cmd, "r");
+	if (!in)
+		return NULL;
+	size_t n = 0, alloc = 1 << 20;
+	uint8_t *b = malloc(alloc);
+	size_t got;
+	while (b && (got = fread(b + n, 1, alloc - n, in)) > 0)
+		if ((n += got) == alloc)
+			b = realloc(b, alloc *= 2);
+	if (pclose(in) != 0 || !b || !n) {
+		free(b);
+		return NULL;
+	}
+	*len = n;
+	return b;
+}
+
+/* report's folded text and speedscope file of a capture, with
+ * report_opts.kernel_test `test`. */
+static void fold_late(const uint8_t *data, size_t len, const char *kallsyms, int test, char **folded,
+		      char **speedscope, uint64_t *held)
+{
+	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = test };
+	o.sym.kallsyms = kallsyms;
+	o.sym.debug_home = "/nonexistent/scorch-unit";
+	struct profile p;
+	profile_init(&p);
+	struct report_stats st = { 0 };
+	*folded = *speedscope = NULL;
+	if (report_fold("c-kernel.data", data, len, &o, &p, &st) == 0) {
+		size_t n;
+		struct out *out = out_open_mem();
+		folded_write(&p, out);
+		*folded = out_mem_detach(out, &n);
+		out = out_open_mem();
+		speedscope_write(out, &p, NULL);
+		*speedscope = out_mem_detach(out, &n);
+	}
+	*held = st.held_for_kernel;
+	profile_release(&p);
+}
+
+/* At -j1 the replay starts before the thread reading the kernel's symbols
+ * is done: samples whose kernel frames are their leaf end wait for them
+ * (fold.c, kernel_catch_up). Folding them late must give the files of
+ * folding them at once, on a real capture (tests/data/corpus) with the
+ * kernel's kallsyms of its machine. */
+/* kallsyms text with every address moved by delta (a kernel relocated
+ * since the capture: report then places its symbols by the capture's
+ * kernel MMAP record, which the late fold must apply first too). */
+static char *kallsyms_moved(const char *text, uint64_t delta)
+{
+	struct out *out = out_open_mem();
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		end = end ? end + 1 : line + strlen(line);
+		char *rest;
+		unsigned long long addr = strtoull(line, &rest, 16);
+		out_printf(out, "%016llx%.*s", addr + delta, (int)(end - rest), rest);
+		line = end;
+	}
+	size_t n;
+	return out_mem_detach(out, &n);
+}
+
+/* At -j1 the replay starts before the thread reading the kernel's symbols
+ * is done: samples whose kernel frames are their leaf end wait for them
+ * (fold.c, kernel_catch_up), and so do the kernel MMAP records. Folding
+ * them late must give the files of folding them at once, on a real
+ * capture (tests/data/corpus) with the kallsyms of its machine, as it was
+ * and relocated. */
+TEST(report_fold_kernel_symbols_read_late_fold_the_same)
+{
+	char kallsyms[64];
+	snprintf(kallsyms, sizeof(kallsyms), "/tmp/scorch-unit-late-%d.kallsyms", (int)getpid());
+	size_t klen, len;
+	char *ktext = (char *)xz_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
+	uint8_t *data = xz_read("tests/data/corpus/c-kernel.data.xz", &len);
+	REQUIRE(ktext && data);
+	ktext = realloc(ktext, klen + 1);
+	ktext[klen] = 0;
+	for (int moved = 0; moved < 2; moved++) {
+		char *text = moved ? kallsyms_moved(ktext, 0x3000000) : ktext;
+		REQUIRE(unit_write_file(kallsyms, text) == 0);
+		if (moved)
+			free(text);
+		char *folded_now, *ss_now, *folded_late, *ss_late;
+		uint64_t held_now, held_late;
+		fold_late(data, len, kallsyms, 1, &folded_now, &ss_now, &held_now);
+		fold_late(data, len, kallsyms, 2, &folded_late, &ss_late, &held_late);
+		REQUIRE(folded_now && folded_late);
+		CHECK_EQ_U64(held_now, 0);
+		CHECK(held_late > 10000); /* of its 24,440 samples: those with kernel frames */
+		CHECK(strstr(folded_now, ";entry_SYSCALL_64_after_hwframe;") != NULL); /* kernel names */
+		CHECK_STR(folded_late, folded_now);
+		CHECK_STR(ss_late, ss_now);
+		free(folded_now);
+		free(folded_late);
+		free(ss_now);
+		free(ss_late);
+	}
+	free(ktext);
+	free(data);
+	unlink(kallsyms);
 }
