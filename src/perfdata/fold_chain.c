@@ -1,0 +1,201 @@
+/* Callchains folded straight to the trie (folder.h): each address's
+ * folded symbols found once per lookup stamp, and, at report -j1, the
+ * samples held while the kernel's symbols are read. */
+#include "perfdata/folder.h"
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the lookup of a callchain address depends on besides the address,
+ * as a value that changes when its answer could (a folder looks up either
+ * always in views or always live: the two kinds are not told apart). */
+static uint64_t entry_stamp(const struct folder *f, bool kernel)
+{
+	const struct sym_snapshot *v = f->look.snap;
+	if (v)
+		return kernel ? (uint64_t)(uintptr_t)v->kernel : (uint64_t)(uintptr_t)v->space;
+	return sym_lookup_stamp(f->sym, f->space, kernel);
+}
+
+/* The folded symbols of callchain address ip (hv: of the hypervisor, which
+ * has no maps) into run: first, count. */
+static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv,
+						 uint32_t run[2])
+{
+	struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
+	if (hv)
+		; /* no lookup */
+	else if (f->look.snap)
+		sym_snapshot_lookup(f->look.reader, f->look.snap, ip, kernel, &sf);
+	else
+		sym_lookup_in(f->sym, f->space, ip, kernel, &sf);
+	/* In no map (stack words read as return addresses where there are no
+	   frame pointers, a third of sys300k's lookups): without --addrs
+	   every such address folds the same. */
+	bool unknown = !sf.have_map && !f->o->addrs;
+	if (unknown && f->unknown_run[1] != UINT32_MAX) {
+		run[0] = f->unknown_run[0];
+		run[1] = f->unknown_run[1];
+		return;
+	}
+	struct resolved_frame r = { .name = sf.name, .dso = sf.dso, .ip = ip, .offset = sf.offset,
+				    .addr = sf.dso_addr };
+	frame_syms(f, &r, false, &run[0], &run[1]);
+	if (unknown)
+		memcpy(f->unknown_run, run, sizeof(f->unknown_run));
+}
+
+/* The folded symbols of the callchain addresses ips[0..n) into runs: each
+ * address's found once per stamp (the same entries, markers and depth as
+ * sample_frames_resolve). The stamps of user addresses stay during a
+ * sample (no lookup changes maps); a kernel lookup may load the kernel's
+ * symbols, which changes the kernel's. */
+static void fold_ips(struct folder *f, const struct chain_ip *ips, size_t n, uint32_t (*runs)[2])
+{
+	uint64_t user_stamp = entry_stamp(f, false), kernel_stamp = entry_stamp(f, true);
+	struct ip_slot *cache = f->ip_cache;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ip = ips[i].ip;
+		bool kernel = ips[i].kernel, hv = ips[i].hv;
+		uint64_t stamp = kernel ? kernel_stamp : user_stamp;
+		struct ip_slot *slot = &cache[(hash_u64(ip ^ stamp) >> 24) & (IP_SLOTS - 1)];
+		if (!hv && slot->ip == ip && slot->stamp == stamp && slot->count != UINT32_MAX) {
+			runs[i][0] = slot->first;
+			runs[i][1] = slot->count;
+			continue;
+		}
+		fold_entry(f, ip, kernel, hv, runs[i]);
+		if (kernel)
+			kernel_stamp = entry_stamp(f, true);
+		if (!hv && (kernel ? kernel_stamp : user_stamp) == stamp)
+			*slot = (struct ip_slot){ ip, stamp, runs[i][0], runs[i][1] };
+	}
+}
+
+/* Push the folded symbols of runs[n - 1] down to runs[0] below node. */
+static node_t push_runs(struct folder *f, node_t node, const uint32_t (*runs)[2], size_t n)
+{
+	const uint32_t *syms = f->seq_syms;
+	for (size_t i = n; i-- > 0;) {
+		const uint32_t *sym = syms + runs[i][0], *end = sym + runs[i][1];
+		for (; sym < end; sym++)
+			node = profile_push(f->p, node, *sym);
+	}
+	return node;
+}
+
+/* ---- the kernel's symbols, while they are read ------------------------------------ */
+
+/* At report's default -j1 a thread reads /proc/kallsyms (the kernel
+ * formatting it takes ~35 ms here) while the calling thread reads the
+ * header's files; the replay used to wait for it. Now it starts at once:
+ * a sample whose kernel frames are its leaf end (what perf's callchains
+ * are: kernel entries, then user ones) has its other frames folded and
+ * its kernel addresses kept with the node they go below, and the kernel
+ * MMAP records met before the first such sample are kept too (the
+ * replay's defer_kernel_map). When the thread is done, or before anything
+ * that needs the kernel's map (another kind of sample, a later kernel
+ * MMAP record, the end), the records are applied and the samples looked
+ * up and folded, in their order. Nothing else reads the kernel's map: a
+ * user-space lookup depends on the process's maps only, and the first
+ * lookup that loads the kernel's symbols is the same one either way, so
+ * every frame is the same. Only the order in which the profile meets
+ * names and makes nodes changes: the writers do not depend on it
+ * (folded lines and pprof are sorted, speedscope and the HTML viewer
+ * number names by the sorted stacks and by name). tests/unit's
+ * test_report_fold.c compares both ways on a real capture.
+ * Measured on a 315k-sample capture of long-lived processes
+ * (bench/report.sh): 0.088 -> 0.064 s; where the replay is longer than
+ * the wait (process churn: sys300k) the gain is in the noise. */
+struct held_sample {
+	node_t under;
+	uint32_t first, nr; /* in held_ips */
+	bool dropped;       /* perf drops the chain: looked up, not pushed */
+	uint64_t period;
+};
+
+bool kernel_ready(struct folder *f)
+{
+	return f->o->kernel_test != 2 && sym_preload_kernel_ready(f->kernel_wait);
+}
+
+/* Wait for the kernel's symbols and fold the samples held for them. */
+void kernel_catch_up(struct folder *f)
+{
+	if (!f->kernel_wait)
+		return;
+	sym_preload_finish(f->kernel_wait);
+	f->kernel_wait = NULL;
+	replay_apply_deferred(f->replay, f->sym);
+	for (size_t i = 0; i < f->nr_held; i++) {
+		const struct held_sample *h = &f->held[i];
+		fold_ips(f, f->held_ips + h->first, h->nr, f->runs);
+		node_t leaf = h->under;
+		if (!h->dropped)
+			leaf = push_runs(f, h->under, (const uint32_t(*)[2])f->runs, h->nr);
+		profile_count(f->p, leaf, (double)h->period);
+	}
+	f->st->held_for_kernel = f->nr_held;
+	free(f->held);
+	free(f->held_ips);
+	f->held = NULL;
+	f->held_ips = NULL;
+	f->nr_held = f->held_alloc = f->nr_held_ips = f->held_ips_alloc = 0;
+}
+
+/* The replay's hook before a kernel MMAP record: kept for the catch-up
+ * while no sample is held (the kernel's symbols are what the thread is
+ * reading, and no lookup before the catch-up needs the kernel's map);
+ * else the held samples are folded first. */
+bool defer_kernel_map(void *arg)
+{
+	struct folder *f = arg;
+	if (f->kernel_wait && !f->nr_held)
+		return true;
+	kernel_catch_up(f);
+	return false;
+}
+
+/* ---- callchains -------------------------------------------------------------------- */
+
+/* The sample's addresses, then their folded symbols (folder.h). */
+node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, uint64_t period)
+{
+	struct callchain_walk w;
+	callchain_walk_start(&w, s, f->o->max_stack);
+	struct chain_ip *ips = f->ips;
+	size_t n = 0, kernel_end = 0; /* ips[0..kernel_end): up to the last kernel entry */
+	bool only_kernel = true;      /* in ips[0..kernel_end) */
+	uint64_t ip;
+	int got;
+	while ((got = callchain_walk_next(&w, &ip)) > 0 && n < SAMPLE_FRAMES_MAX) {
+		ips[n++] = (struct chain_ip){ ip, w.kernel, w.hv };
+		if (w.kernel && !w.hv)
+			kernel_end = n;
+	}
+	if (f->kernel_wait && kernel_end) {
+		for (size_t i = 0; i < kernel_end; i++)
+			only_kernel &= ips[i].kernel && !ips[i].hv;
+		if (!only_kernel)
+			kernel_catch_up(f);
+	}
+	if (f->kernel_wait && kernel_end) {
+		fold_ips(f, ips + kernel_end, n - kernel_end, f->runs + kernel_end);
+		if (got >= 0)
+			node = push_runs(f, node, (const uint32_t(*)[2])(f->runs + kernel_end), n - kernel_end);
+		VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
+		f->held[f->nr_held++] = (struct held_sample){ node, (uint32_t)f->nr_held_ips, (uint32_t)kernel_end,
+							      got < 0, period };
+		VEC_GROW(f->held_ips, f->nr_held_ips + kernel_end, f->held_ips_alloc);
+		memcpy(f->held_ips + f->nr_held_ips, ips, kernel_end * sizeof(*ips));
+		f->nr_held_ips += kernel_end;
+		return HELD_LEAF;
+	}
+	fold_ips(f, ips, n, f->runs);
+	if (got < 0)
+		n = 0; /* perf drops the chain */
+	return push_runs(f, node, (const uint32_t(*)[2])f->runs, n);
+}

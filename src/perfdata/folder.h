@@ -1,0 +1,121 @@
+/* The folder: what report's fold of one thread keeps (fold.c: process
+ * names, frames, samples; fold_chain.c: callchains straight to the trie,
+ * and the samples held while the kernel's symbols are read). Shared by
+ * those two files only. */
+#ifndef SCORCH_PERFDATA_FOLDER_H
+#define SCORCH_PERFDATA_FOLDER_H
+
+#include "base/hashmap.h"
+#include "perfdata/fold.h"
+#include "perfdata/inline_frames.h"
+#include "perfdata/replay.h"
+#include "perfdata/sample_frames.h"
+#include "perfdata/script_text.h"
+#include "profile/frame_rules.h"
+#include "profile/profile.h"
+#include "symbolize/preload.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pname_entry {
+	const char *comm;
+	int32_t pid, tid;
+	uint32_t sym;
+};
+
+struct chain_entry {
+	uint64_t check; /* second, independent hash of the key */
+	node_t leaf;
+};
+
+/* The folded symbols of one callchain address (seq_syms[first .. first +
+ * count)) while its lookup answers the same (stamp: entry_stamp). */
+struct ip_slot {
+	uint64_t ip, stamp; /* count UINT32_MAX: empty */
+	uint32_t first, count;
+};
+
+enum { IP_SLOTS = 1 << 16 };
+
+/* A callchain address and its context (fold_callchain). */
+struct chain_ip {
+	uint64_t ip;
+	bool kernel, hv;
+};
+
+struct held_sample;
+
+#define HELD_LEAF ((node_t)UINT32_MAX) /* fold_callchain: counted later */
+
+struct folder {
+	const struct report_opts *o;
+	struct symbolizer *sym;
+	struct frame_lookup look; /* where this thread's lookups go */
+	uint32_t space;           /* the sample's address space (look.snap NULL) */
+	struct profile *p;
+	struct report_stats *st;
+	const char *filter; /* event being kept */
+	const struct pd_attr *kept_attr; /* the last attribute found to be of it */
+	bool filter_defaulted, filter_noted;
+	struct sample_frames frames;
+	struct script_text script;
+	struct inline_frames *inlines; /* --inline */
+	struct hashmap frame_cache;    /* symbol/dso pointer -> index into seq_syms */
+	uint32_t *seq_syms;            /* folded frames, several per perf frame */
+	size_t nr_seq_syms, seq_syms_alloc;
+	struct hashmap pname_cache; /* hash of (comm, pid, tid) -> index into pnames */
+	struct pname_entry *pnames;
+	size_t nr_pnames, pnames_alloc;
+	/* whole-callchain cache: same chain, thread name and address-space
+	 * version -> the same trie leaf */
+	struct hashmap chain_cache;
+	struct chain_entry *chains;
+	size_t nr_chains, chains_alloc;
+	struct ip_slot *ip_cache;  /* IP_SLOTS, direct-mapped */
+	uint32_t unknown_run[2];   /* an address in no map (fold_entry);
+				      count UINT32_MAX: not made yet */
+	uint32_t (*runs)[2];       /* a sample's frames: first, count */
+	struct chain_ip *ips;      /* a sample's addresses (fold_callchain) */
+	/* while the kernel's symbols are read (kernel_catch_up) */
+	struct sym_preload *kernel_wait; /* NULL: read */
+	struct replay *replay;           /* its kernel MMAP records kept meanwhile */
+	struct held_sample *held;
+	size_t nr_held, held_alloc;
+	struct chain_ip *held_ips;
+	size_t nr_held_ips, held_ips_alloc;
+	struct frame_parts parts; /* names of one frame or process */
+	char *line;               /* scratch for frame_names_of */
+	size_t line_alloc;
+	/* report -j: what each sample created (struct profile_run), and the
+	 * sample that set st->count_unit */
+	struct profile_run *runs_made;
+	size_t nr_runs_made, runs_made_alloc;
+	uint64_t unit_seq;
+};
+
+/* The folded symbols of a resolved frame: seq_syms[*first .. + *count)
+ * (fold.c). */
+void frame_syms(struct folder *f, const struct resolved_frame *r, bool java, uint32_t *first, uint32_t *count);
+
+/* fold_chain.c: */
+
+/* A callchain folded below node without the per-frame detour, for samples
+ * whose names do not depend on the process (not Java) and that need no
+ * per-frame output (--script, --inline, sites). Returns the leaf, or
+ * HELD_LEAF when the sample is held until the kernel's symbols are read
+ * (its count is then added with its kernel frames). */
+node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, uint64_t period);
+
+/* Whether the kernel's symbols are read (kernel_wait set). */
+bool kernel_ready(struct folder *f);
+
+/* Wait for the kernel's symbols and fold the samples held for them (nothing
+ * when kernel_wait is NULL). */
+void kernel_catch_up(struct folder *f);
+
+/* The replay's hook before a kernel MMAP record (replay.h). */
+bool defer_kernel_map(void *arg);
+
+#endif
