@@ -497,7 +497,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	if (sym) {
 		if (threads == 1) {
 			if (!o->script && !o->sites && !o->inline_addr2line && pd.nr_build_ids == header_ids &&
-			    o->kernel_test != 1)
+			    o->kernel_test != KERNEL_TEST_AT_ONCE)
 				kernel_wait = sym_preload_files(preload);
 			else
 				sym_preload_finish(preload); /* sym is ours again */

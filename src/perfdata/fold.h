@@ -13,6 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tests: when report -j1 folds kernel frames (fold_chain.c,
+ * kernel_catch_up). */
+enum kernel_test {
+	KERNEL_TEST_OFF,     /* as it runs: once the kernel's symbols are read */
+	KERNEL_TEST_AT_ONCE, /* the replay waits for them */
+	KERNEL_TEST_LATE,    /* only when a record needs them */
+};
+
 struct report_opts {
 	bool pid, tid;            /* root frame comm-PID / comm-PID/TID */
 	bool kernel, jit;         /* _[k] / _[j] annotations */
@@ -32,9 +40,7 @@ struct report_opts {
 	int threads;              /* threads that fold (0 or 1: this one);
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
-	int kernel_test;          /* tests, at -j1 (fold.c, kernel_catch_up): 1, the
-				     replay waits for the kernel's symbols; 2, they
-				     count as read only when a record needs them */
+	enum kernel_test kernel_test; /* tests only */
 };
 
 struct report_stats {

@@ -119,7 +119,7 @@ struct held_sample {
 
 bool kernel_ready(struct folder *f)
 {
-	return f->o->kernel_test != 2 && sym_preload_kernel_ready(f->kernel_wait);
+	return f->o->kernel_test != KERNEL_TEST_LATE && sym_preload_kernel_ready(f->kernel_wait);
 }
 
 /* Wait for the kernel's symbols and fold the samples held for them. */
@@ -168,7 +168,6 @@ node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, 
 	callchain_walk_start(&w, s, f->o->max_stack);
 	struct chain_ip *ips = f->ips;
 	size_t n = 0, kernel_end = 0; /* ips[0..kernel_end): up to the last kernel entry */
-	bool only_kernel = true;      /* in ips[0..kernel_end) */
 	uint64_t ip;
 	int got;
 	while ((got = callchain_walk_next(&w, &ip)) > 0 && n < SAMPLE_FRAMES_MAX) {
@@ -176,13 +175,14 @@ node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, 
 		if (w.kernel && !w.hv)
 			kernel_end = n;
 	}
-	if (f->kernel_wait && kernel_end) {
-		for (size_t i = 0; i < kernel_end; i++)
-			only_kernel &= ips[i].kernel && !ips[i].hv;
-		if (!only_kernel)
-			kernel_catch_up(f);
-	}
-	if (f->kernel_wait && kernel_end) {
+	/* held while the kernel's symbols are read, if its kernel entries
+	   are its leaf end */
+	bool hold = f->kernel_wait && kernel_end;
+	for (size_t i = 0; hold && i < kernel_end; i++)
+		hold = ips[i].kernel && !ips[i].hv;
+	if (f->kernel_wait && kernel_end && !hold)
+		kernel_catch_up(f);
+	if (hold) {
 		fold_ips(f, ips + kernel_end, n - kernel_end, f->runs + kernel_end);
 		if (got >= 0)
 			node = push_runs(f, node, (const uint32_t(*)[2])(f->runs + kernel_end), n - kernel_end);

@@ -47,6 +47,19 @@ int replay_collect(struct replay *r)
 	return perf_data_walk(r->pd, collect, r);
 }
 
+/* Whether a record's cpumode is the (host or guest) kernel's. */
+static bool kernel_mode(const struct pd_record *r)
+{
+	uint32_t cpumode = r->misc & PD_CPUMODE_MASK;
+	return cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL;
+}
+
+/* Whether an MMAP record changes the kernel's map only (sym_mmap). */
+static bool kernel_mmap(const struct pd_record *r, const uint8_t *p, size_t n)
+{
+	return kernel_mode(r) || (n >= 4 && (int32_t)pd_u32(p) == -1);
+}
+
 static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const uint8_t *p, size_t n)
 {
 	size_t fixed = r->type == PD_RECORD_MMAP ? 32 : 32 + 24 + 8;
@@ -58,8 +71,7 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 	m.start = pd_u64(p + 8);
 	m.len = pd_u64(p + 16);
 	m.pgoff = pd_u64(p + 24);
-	uint32_t cpumode = r->misc & PD_CPUMODE_MASK;
-	m.kernel = cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL;
+	m.kernel = kernel_mode(r);
 	if (r->type == PD_RECORD_MMAP2) {
 		if (r->misc & (1u << 14)) { /* MMAP_BUILD_ID */
 			m.build_id_len = p[32] <= 20 ? p[32] : 20;
@@ -84,14 +96,6 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 	m.filename = copy ? copy : fn;
 	sym_mmap(sym, &m);
 	free(copy);
-}
-
-/* Whether an MMAP record changes the kernel's map only (sym_mmap). */
-static bool kernel_mmap(const struct pd_record *r, const uint8_t *p, size_t n)
-{
-	uint32_t cpumode = r->misc & PD_CPUMODE_MASK;
-	return cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL ||
-	       (n >= 4 && (int32_t)pd_u32(p) == -1);
 }
 
 static struct pd_record entry_record(const struct replay *rp, const struct replay_entry *e)

@@ -15,6 +15,17 @@ static void put_number(struct out *out, double v)
 	out_write(out, buf, numfmt_g15(buf, v));
 }
 
+/* The nodes from the root's child down to leaf into (*path)[0..depth);
+ * returns depth. */
+static size_t leaf_path(const struct profile *p, node_t leaf, node_t **path, size_t *alloc)
+{
+	size_t depth = p->nodes[leaf].depth;
+	VEC_GROW(*path, depth, *alloc);
+	for (node_t m = leaf; m != PROFILE_ROOT; m = p->nodes[m].parent)
+		(*path)[p->nodes[m].depth - 1] = m;
+	return depth;
+}
+
 void speedscope_write(struct out *out, const struct profile *p, const char *count_unit)
 {
 	/* speedscope's units: counts of anything are "none" */
@@ -23,20 +34,17 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 					 : !strcmp(count_unit, "bytes") ? "bytes" : "none";
 	size_t nleaves;
 	node_t *leaves = profile_sorted_leaves(p, ORDER_KEY_END, &nleaves);
-	/* Frame indexes: 0.. in order of first use by the sorted stacks
-	 * (outermost first; not in the order the profile made its nodes, so the file
-	 * does not depend on the order samples were folded in); stored +1 (0 =
-	 * none yet). */
+	/* Frame indexes: 0.. in order of first use by the sorted stacks,
+	 * outermost frame first (not in the order the profile made its nodes:
+	 * the file does not depend on the order samples were folded in);
+	 * stored +1 (0 = none yet). */
 	uint32_t *frame_of_sym = xcalloc(p->names.nr + 1, sizeof(*frame_of_sym));
 	sym_t *sym_of_frame = xreallocarray(NULL, p->names.nr + 1, sizeof(*sym_of_frame));
 	uint32_t nframes = 0;
 	node_t *path = NULL;
 	size_t path_alloc = 0;
 	for (size_t i = 0; i < nleaves; i++) {
-		size_t depth = p->nodes[leaves[i]].depth;
-		VEC_GROW(path, depth, path_alloc);
-		for (node_t m = leaves[i]; m != PROFILE_ROOT; m = p->nodes[m].parent)
-			path[p->nodes[m].depth - 1] = m;
+		size_t depth = leaf_path(p, leaves[i], &path, &path_alloc);
 		for (size_t d = 0; d < depth; d++) {
 			sym_t s = p->nodes[path[d]].name;
 			if (!frame_of_sym[s]) {
@@ -73,10 +81,7 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 		for (size_t i = 0; i < nleaves; i++) {
 			if (p->nodes[leaves[i]].self[col] == 0)
 				continue;
-			size_t depth = p->nodes[leaves[i]].depth;
-			VEC_GROW(path, depth, path_alloc);
-			for (node_t m = leaves[i]; m != PROFILE_ROOT; m = p->nodes[m].parent)
-				path[p->nodes[m].depth - 1] = m;
+			size_t depth = leaf_path(p, leaves[i], &path, &path_alloc);
 			out_puts(out, first ? "\n[" : ",\n[");
 			first = false;
 			for (size_t d = 0; d < depth; d++) {

@@ -166,9 +166,9 @@ struct sym_preload *sym_preload_files(struct sym_preload *p)
 	return p;
 }
 
-bool sym_preload_kernel_ready(const struct sym_preload *p)
+bool sym_preload_kernel_ready(struct sym_preload *p)
 {
-	return atomic_load(&((struct sym_preload *)p)->kernel_done);
+	return atomic_load(&p->kernel_done);
 }
 
 void sym_preload_stop(struct sym_preload *p)

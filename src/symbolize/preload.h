@@ -46,7 +46,7 @@ void sym_preload_finish(struct sym_preload *p);
 struct sym_preload *sym_preload_files(struct sym_preload *p);
 /* Whether the kernel's symbols are read (sym_preload_files's thread is
  * past them). */
-bool sym_preload_kernel_ready(const struct sym_preload *p);
+bool sym_preload_kernel_ready(struct sym_preload *p);
 /* Stop after the table being read, wait for the thread, free. */
 void sym_preload_stop(struct sym_preload *p);
 

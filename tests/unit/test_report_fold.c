@@ -291,8 +291,8 @@ static uint8_t *xz_read(const char *path, size_t *len)
 
 /* report's folded text and speedscope file of a capture, with
  * report_opts.kernel_test `test`. */
-static void fold_late(const uint8_t *data, size_t len, const char *kallsyms, int test, char **folded,
-		      char **speedscope, uint64_t *held)
+static void fold_late(const uint8_t *data, size_t len, const char *kallsyms, enum kernel_test test,
+		      char **folded, char **speedscope, uint64_t *held)
 {
 	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = test };
 	o.sym.kallsyms = kallsyms;
@@ -360,8 +360,8 @@ TEST(report_fold_kernel_symbols_read_late_fold_the_same)
 			free(text);
 		char *folded_now, *ss_now, *folded_late, *ss_late;
 		uint64_t held_now, held_late;
-		fold_late(data, len, kallsyms, 1, &folded_now, &ss_now, &held_now);
-		fold_late(data, len, kallsyms, 2, &folded_late, &ss_late, &held_late);
+		fold_late(data, len, kallsyms, KERNEL_TEST_AT_ONCE, &folded_now, &ss_now, &held_now);
+		fold_late(data, len, kallsyms, KERNEL_TEST_LATE, &folded_late, &ss_late, &held_late);
 		REQUIRE(folded_now && folded_late);
 		CHECK_EQ_U64(held_now, 0);
 		CHECK(held_late > 10000); /* of its 24,440 samples: those with kernel frames */
