@@ -166,8 +166,10 @@ for sig_num in INT:2 TERM:15 HUP:1 PIPE:13; do
 	for try in 1 2 3; do
 		rm -f "$ot/big.svg"
 		echo old >"$ot/big.svg"
-		# A background job of a script ignores SIGINT: give it the default.
-		env --default-signal=INT "$SCORCH" flamegraph --minwidth 0 "$ot/big.folded" \
+		# A background job of a script ignores SIGINT, and a suite started
+		# under nohup ignores SIGHUP (scorch then leaves them ignored, as
+		# it should): give the signals sent here their default action.
+		env --default-signal=INT,TERM,HUP,PIPE "$SCORCH" flamegraph --minwidth 0 "$ot/big.folded" \
 			-o "$ot/big.svg" 2>/dev/null &
 		pid=$!
 		sent=0
