@@ -14,6 +14,7 @@
  * the leaf-most entries). */
 #include "harness.h"
 
+#include "base/input.h"
 #include "base/out.h"
 #include "perfdata/fold.h"
 #include "profile/folded.h"
@@ -267,31 +268,27 @@ TEST(report_fold_caches_answer_per_process_map_and_context)
 
 /* ---- the kernel's symbols read late ------------------------------------------------ */
 
-/* The output of xz -dc path, or NULL. */
-static uint8_t *xz_read(const char *path, size_t *len)
+/* A corpus file, decompressed by magic as scorch reads its inputs
+ * (base/input.h), NUL-terminated; NULL when it cannot be read or is still
+ * compressed (a build without liblzma). */
+static char *corpus_read(const char *path, size_t *len)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "xz -dc '%s'", path);
-	FILE *in = popen(cmd, "r");
-	if (!in)
+	struct input in;
+	if (input_load(&in, path) < 0)
 		return NULL;
-	size_t n = 0, alloc = 1 << 20;
-	uint8_t *b = malloc(alloc);
-	size_t got;
-	while (b && (got = fread(b + n, 1, alloc - n, in)) > 0)
-		if ((n += got) == alloc)
-			b = realloc(b, alloc *= 2);
-	if (pclose(in) != 0 || !b || !n) {
-		free(b);
-		return NULL;
+	char *b = NULL;
+	if (!input_compressed(in.data, in.len) && (b = malloc(in.len + 1))) {
+		memcpy(b, in.data, in.len);
+		b[in.len] = 0;
+		*len = in.len;
 	}
-	*len = n;
+	input_release(&in);
 	return b;
 }
 
 /* report's folded text and speedscope file of a capture, with
  * report_opts.kernel_test `test`. */
-static void fold_late(const uint8_t *data, size_t len, const char *kallsyms, enum kernel_test test,
+static void fold_late(const char *data, size_t len, const char *kallsyms, enum kernel_test test,
 		      char **folded, char **speedscope, uint64_t *held)
 {
 	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = test };
@@ -314,11 +311,6 @@ static void fold_late(const uint8_t *data, size_t len, const char *kallsyms, enu
 	profile_release(&p);
 }
 
-/* At -j1 the replay starts before the thread reading the kernel's symbols
- * is done: samples whose kernel frames are their leaf end wait for them
- * (fold.c, kernel_catch_up). Folding them late must give the files of
- * folding them at once, on a real capture (tests/data/corpus) with the
- * kernel's kallsyms of its machine. */
 /* kallsyms text with every address moved by delta (a kernel relocated
  * since the capture: report then places its symbols by the capture's
  * kernel MMAP record, which the late fold must apply first too). */
@@ -348,11 +340,9 @@ TEST(report_fold_kernel_symbols_read_late_fold_the_same)
 	char kallsyms[64];
 	snprintf(kallsyms, sizeof(kallsyms), "/tmp/scorch-unit-late-%d.kallsyms", (int)getpid());
 	size_t klen, len;
-	char *ktext = (char *)xz_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
-	uint8_t *data = xz_read("tests/data/corpus/c-kernel.data.xz", &len);
+	char *ktext = corpus_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
+	char *data = corpus_read("tests/data/corpus/c-kernel.data.xz", &len);
 	REQUIRE(ktext && data);
-	ktext = realloc(ktext, klen + 1);
-	ktext[klen] = 0;
 	for (int moved = 0; moved < 2; moved++) {
 		char *text = moved ? kallsyms_moved(ktext, 0x3000000) : ktext;
 		REQUIRE(unit_write_file(kallsyms, text) == 0);
