@@ -314,7 +314,8 @@ static void add_build_ids(struct symbolizer *sym, const struct perf_data *pd, si
 /* sym_preload_start (all: report -j) or sym_preload_kernel for the kernel
  * and the user-space files of the header's build-id table (perf lists
  * those that had samples; modules are not resolved). */
-static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd, bool all)
+static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd, bool all,
+						bool files_first)
 {
 	const char **paths = xreallocarray(NULL, pd->nr_build_ids + 1, sizeof(*paths));
 	size_t n = 0;
@@ -325,9 +326,18 @@ static struct sym_preload *preload_header_files(struct symbolizer *sym, const st
 		    !strcmp(name, "[kernel.kallsyms]"))
 			paths[n++] = name;
 	}
-	struct sym_preload *p = all ? sym_preload_start(sym, paths, n) : sym_preload_kernel(sym, paths, n);
+	struct sym_preload *p = all ? sym_preload_start(sym, paths, n) : sym_preload_kernel(sym, paths, n, files_first);
 	free(paths);
 	return p;
+}
+
+/* -j1: whether the replay may go on without the kernel's symbols
+ * (fold_callchain holds the samples that need them) as far as the options
+ * say; the records must also bring no build-id (that could be the
+ * kernel's), known once they are read. */
+static bool kernel_may_come_late(const struct report_opts *o)
+{
+	return !o->script && !o->sites && !o->inline_addr2line && o->kernel_test != KERNEL_TEST_AT_ONCE;
 }
 
 static int longest_event_name(const struct perf_data *pd)
@@ -461,10 +471,12 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	/* Symbol tables read while the records are (file mode: the header's
 	   build-ids are all there now): the kernel's and those of the files
 	   the header says had samples. report -j reads them on a thread of
-	   their own; one fold thread reads the kernel's first (the first
-	   kernel sample needs them as soon as the records are sorted), then
-	   files, which the calling thread joins in on once it has sorted the
-	   records (sym_preload_finish) */
+	   their own; at -j1 one thread reads the kernel's and the files',
+	   which the calling thread joins in on once it has sorted the
+	   records (sym_preload_finish, sym_preload_files): the files first
+	   when the replay may go on without the kernel's symbols, else the
+	   kernel's first (the first kernel sample needs them as soon as the
+	   records are sorted) */
 	int threads = fold_threads(o);
 	struct symbolizer *sym = NULL;
 	struct sym_preload *preload = NULL;
@@ -472,7 +484,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	if (!pd.pipe) {
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
-		preload = preload_header_files(sym, &pd, threads > 1);
+		preload = preload_header_files(sym, &pd, threads > 1, kernel_may_come_late(o));
 	}
 	struct replay r = { .pd = &pd };
 	int ret = replay_collect(&r);
@@ -496,8 +508,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	struct sym_preload *kernel_wait = NULL;
 	if (sym) {
 		if (threads == 1) {
-			if (!o->script && !o->sites && !o->inline_addr2line && pd.nr_build_ids == header_ids &&
-			    o->kernel_test != KERNEL_TEST_AT_ONCE)
+			if (kernel_may_come_late(o) && pd.nr_build_ids == header_ids)
 				kernel_wait = sym_preload_files(preload);
 			else
 				sym_preload_finish(preload); /* sym is ours again */
@@ -508,7 +519,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
 		if (threads > 1)
-			preload = preload_header_files(sym, &pd, true);
+			preload = preload_header_files(sym, &pd, true, false);
 	}
 	const char *filter;
 	struct folder *f = NULL;

@@ -46,12 +46,18 @@ static size_t unique_dsos(struct sized *v, size_t n)
 
 struct sym_preload {
 	struct symbolizer *s;
-	struct dso *kernel; /* read first: the first kernel sample needs it */
+	struct dso *kernel; /* read first unless files_first */
 	struct dso **dsos;  /* made on the calling thread: fixed addresses */
 	size_t nr;
 	atomic_size_t next; /* dsos[next..] are not taken yet */
 	atomic_bool stop;
 	atomic_bool kernel_done; /* the thread is past the kernel's symbols */
+	/* files_first: the thread takes files before the kernel's symbols,
+	   and says under mu (files_cond) when it takes no more */
+	bool files_first;
+	bool files_done;
+	pthread_mutex_t mu;
+	pthread_cond_t files_cond;
 	bool joined;
 	pthread_t thread;
 };
@@ -72,6 +78,13 @@ static void prepare_dsos(struct sym_preload *p)
 static void *preload_main(void *arg)
 {
 	struct sym_preload *p = arg;
+	if (p->files_first) {
+		prepare_dsos(p);
+		pthread_mutex_lock(&p->mu);
+		p->files_done = true;
+		pthread_cond_signal(&p->files_cond);
+		pthread_mutex_unlock(&p->mu);
+	}
 	if (p->kernel)
 		sym_kernel_prepare(p->s, p->kernel);
 	/* seq_cst, before the thread takes a file: see sym_preload_files */
@@ -119,11 +132,20 @@ static struct sym_preload *preload_new(struct symbolizer *s, const char *const *
 	return p;
 }
 
+static void preload_free(struct sym_preload *p)
+{
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->files_cond);
+	free(p->dsos);
+	free(p);
+}
+
 static struct sym_preload *start(struct sym_preload *p)
 {
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->files_cond, NULL);
 	if ((!p->nr && !p->kernel) || pthread_create(&p->thread, NULL, preload_main, p)) {
-		free(p->dsos);
-		free(p);
+		preload_free(p);
 		return NULL;
 	}
 	return p;
@@ -136,9 +158,11 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
 	return start(p);
 }
 
-struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *paths, size_t n)
+struct sym_preload *sym_preload_kernel(struct symbolizer *s, const char *const *paths, size_t n, bool files_first)
 {
-	return start(preload_new(s, paths, n));
+	struct sym_preload *p = preload_new(s, paths, n);
+	p->files_first = files_first;
+	return start(p);
 }
 
 void sym_preload_finish(struct sym_preload *p)
@@ -154,6 +178,15 @@ struct sym_preload *sym_preload_files(struct sym_preload *p)
 	if (!p)
 		return NULL;
 	prepare_dsos(p); /* the cursor is now past the end */
+	if (p->files_first) {
+		/* it may be reading a file it took; then it reads the
+		   kernel's symbols only */
+		pthread_mutex_lock(&p->mu);
+		while (!p->files_done)
+			pthread_cond_wait(&p->files_cond, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		return p;
+	}
 	/* The thread stores kernel_done before it takes a file, and every
 	   atomic here is sequentially consistent: if it is not done yet, its
 	   own take comes after the last one above and finds nothing, so it
@@ -178,6 +211,5 @@ void sym_preload_stop(struct sym_preload *p)
 	atomic_store(&p->stop, true);
 	if (!p->joined)
 		pthread_join(p->thread, NULL);
-	free(p->dsos);
-	free(p);
+	preload_free(p);
 }
