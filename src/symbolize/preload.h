@@ -34,7 +34,8 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
  * kernel formatting it (~36 ms on a system-wide capture here); a capture
  * of 18,860 short-lived processes has ~20 ms of files' tables, which the
  * calling thread then read alone: files_first starts its replay ~10 ms
- * sooner (bench/report.sh on it: 0.131 -> 0.121 s, medians of 51).
+ * sooner (0.131 -> 0.121 s, medians of 51 alternating runs; on a capture
+ * of long-lived processes the same time either way).
  * NULL when there is nothing to read or no thread could be started. s is
  * not made `threaded`: the caller leaves s alone until
  * sym_preload_finish (or, for all but the kernel's DSO and map,
