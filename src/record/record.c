@@ -485,7 +485,8 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	}
 	n += k.nr_waker_user + k.nr_waker_kernel;
 
-	VEC_GROW(r->scratch, n, r->alloc_scratch);
+	/* never NULL, even for a stack with no frames: wf below is an offset from it */
+	VEC_GROW(r->scratch, n ? n : 1, r->alloc_scratch);
 	for (uint32_t i = 0; i < nr_user; i++) {
 		uint64_t a = user[i];
 		r->scratch[i] = procmaps_ref(&r->maps, smp->pid, i && a ? a - 1 : a);
