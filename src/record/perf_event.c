@@ -274,7 +274,7 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 	uint32_t u[2];
 	uint64_t type = st->sample_type ? st->sample_type : DEFAULT_SAMPLE_TYPE;
 
-#define TAKE(dst) do { if (p + sizeof(dst) > end) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
+#define TAKE(dst) do { if ((size_t)(end - p) < sizeof(dst)) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
 	TAKE(v); /* ip */
 	TAKE(u);
 	s.pid = u[0];
@@ -314,7 +314,8 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 		uint64_t size, dyn;
 		TAKE(size);
 		if (size) {
-			if (size > (uint64_t)(end - p) - 8)
+			/* the stack, then its dynamic size (8 bytes) */
+			if ((uint64_t)(end - p) < 8 || size > (uint64_t)(end - p) - 8)
 				return;
 			const char *data = p;
 			p += size;
