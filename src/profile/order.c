@@ -407,7 +407,8 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 					add_items(p, &wide, c, live[c], self_terminator);
 			}
 			size_t k = wide.nr - start;
-			sort_siblings(p, wide.v + start, k);
+			if (k) /* wide.v is NULL until an item was added */
+				sort_siblings(p, wide.v + start, k);
 			VEC_GROW(gap, gap_nr + k + 1, gap_alloc);
 			for (size_t j = 0; j <= k; j++)
 				gap[gap_nr + j] = (struct gap){ 0, false };
