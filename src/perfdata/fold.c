@@ -311,11 +311,16 @@ static void add_build_ids(struct symbolizer *sym, const struct perf_data *pd, si
 		sym_add_build_id(sym, pd->build_ids[i].filename, pd->build_ids[i].id, pd->build_ids[i].id_len);
 }
 
-/* sym_preload_start (all: report -j) or sym_preload_kernel for the kernel
- * and the user-space files of the header's build-id table (perf lists
- * those that had samples; modules are not resolved). */
-static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd, bool all,
-						bool files_first)
+/* How the symbol tables are read ahead: for report -j's fold threads
+ * (sym_preload_start), or at -j1 on one thread, the kernel's or the
+ * files' first (sym_preload_kernel). */
+enum preload_kind { PRELOAD_FOR_FOLD_THREADS, PRELOAD_KERNEL_FIRST, PRELOAD_FILES_FIRST };
+
+/* The preload of `kind` for the kernel and the user-space files of the
+ * header's build-id table (perf lists those that had samples; modules are
+ * not resolved). */
+static struct sym_preload *preload_header_files(struct symbolizer *sym, const struct perf_data *pd,
+						enum preload_kind kind)
 {
 	const char **paths = xreallocarray(NULL, pd->nr_build_ids + 1, sizeof(*paths));
 	size_t n = 0;
@@ -326,7 +331,9 @@ static struct sym_preload *preload_header_files(struct symbolizer *sym, const st
 		    !strcmp(name, "[kernel.kallsyms]"))
 			paths[n++] = name;
 	}
-	struct sym_preload *p = all ? sym_preload_start(sym, paths, n) : sym_preload_kernel(sym, paths, n, files_first);
+	struct sym_preload *p = kind == PRELOAD_FOR_FOLD_THREADS
+					? sym_preload_start(sym, paths, n)
+					: sym_preload_kernel(sym, paths, n, kind == PRELOAD_FILES_FIRST);
 	free(paths);
 	return p;
 }
@@ -484,7 +491,10 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	if (!pd.pipe) {
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
-		preload = preload_header_files(sym, &pd, threads > 1, kernel_may_come_late(o));
+		enum preload_kind kind = PRELOAD_FOR_FOLD_THREADS;
+		if (threads == 1)
+			kind = kernel_may_come_late(o) ? PRELOAD_FILES_FIRST : PRELOAD_KERNEL_FIRST;
+		preload = preload_header_files(sym, &pd, kind);
 	}
 	struct replay r = { .pd = &pd };
 	int ret = replay_collect(&r);
@@ -519,7 +529,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		sym = symbolizer_new(&o->sym);
 		add_build_ids(sym, &pd, 0);
 		if (threads > 1)
-			preload = preload_header_files(sym, &pd, true, false);
+			preload = preload_header_files(sym, &pd, PRELOAD_FOR_FOLD_THREADS);
 	}
 	const char *filter;
 	struct folder *f = NULL;
