@@ -395,6 +395,11 @@ void folder_free(struct folder *f)
 	free(f->seq_syms);
 	free(f->pnames);
 	free(f->ip_cache);
+	for (size_t i = 0; f->memos && i < CHAIN_MEMOS; i++) {
+		free(f->memos[i].ips);
+		free(f->memos[i].nodes);
+	}
+	free(f->memos);
 	free(f->runs);
 	free(f->ips);
 	free(f->held);

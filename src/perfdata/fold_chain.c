@@ -87,6 +87,62 @@ static node_t push_runs(struct folder *f, node_t node, const uint32_t (*runs)[2]
 	return node;
 }
 
+/* ---- a thread's last chain, again --------------------------------------------------- */
+
+static bool same_ip(const struct chain_ip *a, const struct chain_ip *b)
+{
+	return a->ip == b->ip && a->kernel == b->kernel && a->hv == b->hv;
+}
+
+/* The callchain addresses ips[0..n) (leaf first) folded and pushed below
+ * node for thread tid. The outer addresses it shares with the thread's
+ * last chain, below the same node and with the same lookup stamps, lead
+ * to the nodes they led to then: the same lookups give the same frames,
+ * and the trie keeps its nodes. Only the others are looked up and pushed.
+ * Measured (alternating runs, this 2-core VM): on 308k samples of three
+ * long-lived threads (93% of addresses shared) -16% instructions and ~10%
+ * CPU, wall the same (the kallsyms thread is the longer path there); on
+ * 897k such samples 5% less wall; on 308k samples of short-lived processes
+ * (33% shared) neutral. */
+static node_t fold_push(struct folder *f, int32_t tid, node_t node, const struct chain_ip *ips, size_t n)
+{
+	if (!f->memos)
+		f->memos = xcalloc(CHAIN_MEMOS, sizeof(*f->memos));
+	struct chain_memo *m = &f->memos[((uint32_t)tid * 0x9e3779b1u) >> 24 & (CHAIN_MEMOS - 1)];
+	uint64_t user_stamp = entry_stamp(f, false), kernel_stamp = entry_stamp(f, true);
+	size_t shared = 0;
+	if (m->n && m->tid == tid && m->under == node && m->user_stamp == user_stamp &&
+	    m->kernel_stamp == kernel_stamp)
+		while (shared < n && shared < m->n && same_ip(&ips[n - 1 - shared], &m->ips[shared]))
+			shared++;
+	size_t rest = n - shared;
+	fold_ips(f, ips, rest, f->runs);
+	if (shared && entry_stamp(f, true) != kernel_stamp) {
+		/* a lookup loaded the kernel's symbols: the shared addresses
+		   are looked up again, after it, as the leaf-first order does */
+		shared = 0;
+		rest = n;
+		fold_ips(f, ips, n, f->runs);
+	}
+	if (m->alloc < n) {
+		m->alloc = (uint32_t)n;
+		m->ips = xreallocarray(m->ips, n, sizeof(*m->ips));
+		m->nodes = xreallocarray(m->nodes, n, sizeof(*m->nodes));
+	}
+	*m = (struct chain_memo){ tid, node, user_stamp, entry_stamp(f, true), (uint32_t)n, m->alloc, m->ips,
+				  m->nodes };
+	node_t at = shared ? m->nodes[shared - 1] : node;
+	const uint32_t *syms = f->seq_syms;
+	for (size_t i = rest; i-- > 0;) {
+		const uint32_t *sym = syms + f->runs[i][0], *end = sym + f->runs[i][1];
+		for (; sym < end; sym++)
+			at = profile_push(f->p, at, *sym);
+		m->ips[n - 1 - i] = ips[i];
+		m->nodes[n - 1 - i] = at;
+	}
+	return at;
+}
+
 /* ---- the kernel's symbols, while they are read ------------------------------------ */
 
 /* At report's default -j1 a thread reads /proc/kallsyms (the kernel
@@ -183,9 +239,10 @@ node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, 
 	if (f->kernel_wait && kernel_end && !hold)
 		kernel_catch_up(f);
 	if (hold) {
-		fold_ips(f, ips + kernel_end, n - kernel_end, f->runs + kernel_end);
 		if (got >= 0)
-			node = push_runs(f, node, (const uint32_t(*)[2])(f->runs + kernel_end), n - kernel_end);
+			node = fold_push(f, s->tid, node, ips + kernel_end, n - kernel_end);
+		else
+			fold_ips(f, ips + kernel_end, n - kernel_end, f->runs);
 		VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
 		f->held[f->nr_held++] = (struct held_sample){ node, (uint32_t)f->nr_held_ips, (uint32_t)kernel_end,
 							      got < 0, period };
@@ -194,8 +251,9 @@ node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, 
 		f->nr_held_ips += kernel_end;
 		return HELD_LEAF;
 	}
-	fold_ips(f, ips, n, f->runs);
-	if (got < 0)
-		n = 0; /* perf drops the chain */
-	return push_runs(f, node, (const uint32_t(*)[2])f->runs, n);
+	if (got < 0) { /* perf drops the chain: looked up, not pushed */
+		fold_ips(f, ips, n, f->runs);
+		return node;
+	}
+	return fold_push(f, s->tid, node, ips, n);
 }

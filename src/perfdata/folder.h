@@ -47,6 +47,22 @@ struct chain_ip {
 
 struct held_sample;
 
+/* The last callchain one thread folded (fold_chain.c's fold_push): its
+ * addresses root first, and the trie node each one's frames led to. A
+ * thread's next sample usually shares its outer frames (main, the loop
+ * it runs); those are found again by comparing addresses, without their
+ * lookups or trie steps. */
+struct chain_memo {
+	int32_t tid;
+	node_t under;                     /* the node the chain went below */
+	uint64_t user_stamp, kernel_stamp; /* entry_stamp when it was folded */
+	uint32_t n, alloc;                 /* n 0: nothing to reuse */
+	struct chain_ip *ips;
+	node_t *nodes;
+};
+
+enum { CHAIN_MEMOS = 256 }; /* direct-mapped by tid */
+
 #define HELD_LEAF ((node_t)UINT32_MAX) /* fold_callchain: counted later */
 
 struct folder {
@@ -74,6 +90,7 @@ struct folder {
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
 	struct ip_slot *ip_cache;  /* IP_SLOTS, direct-mapped */
+	struct chain_memo *memos;  /* CHAIN_MEMOS, or NULL until the first */
 	uint32_t unknown_run[2];   /* an address in no map (fold_entry);
 				      count UINT32_MAX: not made yet */
 	uint32_t (*runs)[2];       /* a sample's frames: first, count */
