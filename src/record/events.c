@@ -2,6 +2,7 @@
 #include "record/events.h"
 
 #include "base/error.h"
+#include "record/tracefs.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -46,9 +47,6 @@ bool record_event_known(const char *name)
 	return sw_event_named(name) || strchr(name, ':');
 }
 
-/* Where tracefs may be mounted. */
-static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-
 static bool tracepoint_name_ok(const char *s, size_t n)
 {
 	if (!n)
@@ -68,30 +66,21 @@ static int tracepoint_id(const char *name, uint64_t *id)
 	size_t sys_len = (size_t)(colon - name);
 	if (!tracepoint_name_ok(name, sys_len) || !tracepoint_name_ok(colon + 1, strlen(colon + 1)))
 		return error("-e %s: not a tracepoint name (SYS:NAME, as in perf list)", name);
-	int first_errno = 0;
-	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
-		char path[512];
-		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", tracefs_dirs[i], (int)sys_len, name,
-			 colon + 1);
-		FILE *f = fopen(path, "r");
-		if (!f) {
-			if (!first_errno)
-				first_errno = errno;
-			continue;
-		}
-		unsigned long long v;
-		int got = fscanf(f, "%llu", &v);
-		fclose(f);
-		if (got != 1)
-			return error("%s: not a tracepoint id", path);
-		*id = v;
-		return 0;
-	}
-	if (first_errno == ENOENT)
+	char rel[300], path[512];
+	snprintf(rel, sizeof(rel), "events/%.*s/%s/id", (int)sys_len, name, colon + 1);
+	FILE *f = tracefs_open(rel, path, sizeof(path));
+	if (!f && errno == ENOENT)
 		return error("-e %s: no such tracepoint in %s/events (see perf list tracepoint)", name,
-			     tracefs_dirs[0]);
-	return error("-e %s: cannot read %s/events/%.*s/%s/id: %s (tracefs needs root)", name, tracefs_dirs[0],
-		     (int)sys_len, name, colon + 1, strerror(first_errno));
+			     TRACEFS_MOUNT_POINT);
+	if (!f)
+		return error("-e %s: cannot read %s: %s (tracefs needs root)", name, path, strerror(errno));
+	unsigned long long v;
+	int got = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (got != 1)
+		return error("%s: not a tracepoint id", path);
+	*id = v;
+	return 0;
 }
 
 int record_event_parse(const char *name, struct record_event_spec *spec)

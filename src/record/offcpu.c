@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/hashmap.h"
+#include "record/tracefs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,9 +39,6 @@ struct offcpu {
 	struct offcpu_counts counts;
 };
 
-/* Where tracefs may be mounted (as record/events.c looks). */
-static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-
 /* "field:long prev_state;\toffset:32;\tsize:8;\tsigned:1;" -> offset and
  * size of a field named name; 0 when the line is another field. */
 static int field_of(const char *line, const char *name, uint32_t *offset, uint32_t *size)
@@ -70,42 +68,34 @@ static int field_of(const char *line, const char *name, uint32_t *offset, uint32
 int offcpu_format_read(struct offcpu_format *f)
 {
 	memset(f, 0, sizeof(*f));
-	int first_errno = 0;
-	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
-		char path[256];
-		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", tracefs_dirs[i]);
-		FILE *in = fopen(path, "re");
-		if (!in) {
-			if (!first_errno)
-				first_errno = errno;
-			continue;
+	char path[256];
+	FILE *in = tracefs_open("events/sched/sched_switch/format", path, sizeof(path));
+	if (!in)
+		return error("--off-cpu: cannot read the sched_switch tracepoint's format %s: %s (tracefs needs "
+			     "root)", path, strerror(errno));
+	char line[512];
+	uint32_t size_pid = 0, size_next = 0;
+	bool have_id = false;
+	while (fgets(line, sizeof(line), in)) {
+		if (!strncmp(line, "ID: ", 4)) {
+			f->id = strtoull(line + 4, NULL, 10);
+			have_id = true;
 		}
-		char line[512];
-		uint32_t size_pid = 0, size_next = 0;
-		bool have_id = false;
-		while (fgets(line, sizeof(line), in)) {
-			if (!strncmp(line, "ID: ", 4)) {
-				f->id = strtoull(line + 4, NULL, 10);
-				have_id = true;
-			}
-			field_of(line, "prev_pid", &f->prev_pid, &size_pid);
-			field_of(line, "prev_state", &f->prev_state, &f->prev_state_size);
-			field_of(line, "next_pid", &f->next_pid, &size_next);
-		}
-		fclose(in);
-		if (!have_id || size_pid != 4 || size_next != 4 ||
-		    (f->prev_state_size != 4 && f->prev_state_size != 8))
-			return error("%s: not the sched_switch format scorch knows (prev_pid, prev_state, "
-				     "next_pid)", path);
-		f->min_size = f->prev_state + f->prev_state_size;
-		if (f->prev_pid + 4 > f->min_size)
-			f->min_size = f->prev_pid + 4;
-		if (f->next_pid + 4 > f->min_size)
-			f->min_size = f->next_pid + 4;
-		return 0;
+		field_of(line, "prev_pid", &f->prev_pid, &size_pid);
+		field_of(line, "prev_state", &f->prev_state, &f->prev_state_size);
+		field_of(line, "next_pid", &f->next_pid, &size_next);
 	}
-	return error("--off-cpu: cannot read the sched_switch tracepoint's format in %s/events/sched: "
-		     "%s (tracefs needs root)", tracefs_dirs[0], strerror(first_errno));
+	fclose(in);
+	if (!have_id || size_pid != 4 || size_next != 4 ||
+	    (f->prev_state_size != 4 && f->prev_state_size != 8))
+		return error("%s: not the sched_switch format scorch knows (prev_pid, prev_state, "
+			     "next_pid)", path);
+	f->min_size = f->prev_state + f->prev_state_size;
+	if (f->prev_pid + 4 > f->min_size)
+		f->min_size = f->prev_pid + 4;
+	if (f->next_pid + 4 > f->min_size)
+		f->min_size = f->next_pid + 4;
+	return 0;
 }
 
 struct offcpu *offcpu_new(const struct record_opts *o, struct recorder *r, const struct offcpu_format *fmt)
