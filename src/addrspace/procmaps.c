@@ -21,6 +21,9 @@ void procmaps_release(struct procmaps *pm)
 	for (uint32_t i = 0; i < pm->nr_spaces; i++)
 		free(pm->spaces[i].v);
 	free(pm->spaces);
+	for (uint32_t i = 0; i < pm->nr_bases; i++)
+		free(pm->bases[i].v);
+	free(pm->bases);
 	free(pm->maps);
 	hashmap_release(&pm->by_pid);
 	strpool_release(&pm->paths);
@@ -46,17 +49,52 @@ uint32_t procmaps_space_new(struct procmaps *pm)
  * on the comparisons: report looks up random addresses (return addresses,
  * and stack words in frame-pointer-less chains), which a branch predicts
  * badly. */
-static uint32_t first_after(const struct addr_space *as, uint64_t addr)
+static uint32_t first_after_in(const struct map_piece *v, uint32_t n, uint64_t addr)
 {
-	uint32_t lo = 0, n = as->nr;
+	uint32_t lo = 0;
 	if (!n)
 		return 0;
 	while (n > 1) {
 		uint32_t half = n / 2;
-		lo += half & -(uint32_t)(as->v[lo + half - 1].end <= addr);
+		lo += half & -(uint32_t)(v[lo + half - 1].end <= addr);
 		n -= half;
 	}
-	return lo + (as->v[lo].end <= addr);
+	return lo + (v[lo].end <= addr);
+}
+
+static uint32_t first_after(const struct addr_space *as, uint64_t addr)
+{
+	return first_after_in(as->v, as->nr, addr);
+}
+
+static const struct map_base *base_of(const struct procmaps *pm, const struct addr_space *as)
+{
+	return as->base ? &pm->bases[as->base - 1] : NULL;
+}
+
+/* The piece of v[0..n) that holds addr, or NULL. */
+static const struct map_piece *piece_in(const struct map_piece *v, uint32_t n, uint64_t addr)
+{
+	uint32_t i = first_after_in(v, n, addr);
+	return i < n && v[i].start <= addr ? &v[i] : NULL;
+}
+
+/* The piece of space as that holds addr: its own, else its base's. */
+static const struct map_piece *piece_at(const struct procmaps *pm, const struct addr_space *as, uint64_t addr)
+{
+	const struct map_piece *p = piece_in(as->v, as->nr, addr);
+	const struct map_base *b = base_of(pm, as);
+	if (!p && b)
+		p = piece_in(b->v, b->nr, addr);
+	return p;
+}
+
+static void base_release(struct procmaps *pm, uint32_t base)
+{
+	if (base && !--pm->bases[base - 1].refs) {
+		free(pm->bases[base - 1].v);
+		pm->bases[base - 1].v = NULL;
+	}
 }
 
 /* Put piece p in, cutting what it overlaps: the pieces [i, j) it meets
@@ -105,10 +143,17 @@ void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, 
 	if (end <= start)
 		return;
 	struct addr_space *as = &pm->spaces[space];
-	/* The same mapping again (maps file after MMAP2, or the reverse). */
+	/* The same mapping again (maps file after MMAP2, or the reverse): a
+	   piece of its own, or of its base where no own piece lies over it. */
 	uint32_t at = first_after(as, start);
-	if (at < as->nr && as->v[at].start == start && as->v[at].end == end) {
-		const struct mapping *m = &pm->maps[as->v[at].id];
+	const struct map_piece *same = NULL;
+	const struct map_base *b = base_of(pm, as);
+	if (at < as->nr && as->v[at].start < end)
+		same = &as->v[at];
+	else if (b)
+		same = piece_in(b->v, b->nr, start);
+	if (same && same->start == start && same->end == end) {
+		const struct mapping *m = &pm->maps[same->id];
 		if (m->start == start && m->end == end && m->pgoff == pgoff && m->path == sym && m->tag == tag)
 			return;
 	}
@@ -117,36 +162,84 @@ void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, 
 	insert_piece_at(as, (struct map_piece){ start, end, pm->nr++ }, at);
 }
 
-/* Room a fork's copy leaves for the mappings its process adds next: after
- * an exec 4-11 (in a system-wide capture of builds, 22,551 processes),
- * which would otherwise grow (copy) nearly every copied array once. */
-enum { FORK_SLACK = 8 };
+uint32_t procmaps_space_pieces_max(const struct procmaps *pm, uint32_t space)
+{
+	const struct addr_space *as = &pm->spaces[space];
+	const struct map_base *b = base_of(pm, as);
+	/* an own piece splits at most one of the base's in two */
+	return as->nr + (b ? b->nr + as->nr : 0);
+}
 
+uint32_t procmaps_space_pieces(const struct procmaps *pm, uint32_t space, struct map_piece *out)
+{
+	const struct addr_space *as = &pm->spaces[space];
+	const struct map_base *b = base_of(pm, as);
+	if (!b) {
+		if (as->nr)
+			memcpy(out, as->v, as->nr * sizeof(*out));
+		return as->nr;
+	}
+	/* the base's pieces cut by the own ones, merged with those in order */
+	uint32_t n = 0, own = 0, j = 0;
+	for (uint32_t i = 0; i < b->nr; i++) {
+		uint64_t at = b->v[i].start, end = b->v[i].end;
+		while (at < end) {
+			while (j < as->nr && as->v[j].end <= at)
+				j++;
+			if (j < as->nr && as->v[j].start <= at) {
+				at = as->v[j].end; /* under an own piece */
+				continue;
+			}
+			uint64_t to = j < as->nr && as->v[j].start < end ? as->v[j].start : end;
+			while (own < as->nr && as->v[own].start < at)
+				out[n++] = as->v[own++];
+			out[n++] = (struct map_piece){ at, to, b->v[i].id };
+			at = to;
+		}
+	}
+	while (own < as->nr)
+		out[n++] = as->v[own++];
+	return n;
+}
+
+/* fork onto an empty space: the child lies over the parent's pieces. If
+ * the parent has pieces of its own, they and its base are frozen into a
+ * new base that both lie over (the parent's lookups answer the same). */
 void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src)
 {
-	struct addr_space *d = &pm->spaces[dst];
-	const struct addr_space *s = &pm->spaces[src];
 	if (dst == src)
 		return;
-	if (!d->nr) {
-		VEC_RESERVE(d->v, s->nr + FORK_SLACK, d->alloc);
-		if (s->nr)
-			memcpy(d->v, s->v, s->nr * sizeof(*d->v));
-		d->nr = s->nr;
-		d->gen++;
+	struct addr_space *d = &pm->spaces[dst], *s = &pm->spaces[src];
+	if (d->nr || d->base) {
+		/* over pieces it has: each of the parent's put in (rare) */
+		struct map_piece *all = xreallocarray(NULL, procmaps_space_pieces_max(pm, src) + 1, sizeof(*all));
+		uint32_t n = procmaps_space_pieces(pm, src, all);
+		for (uint32_t i = 0; i < n; i++)
+			insert_piece(&pm->spaces[dst], all[i]);
+		free(all);
 		return;
 	}
-	for (uint32_t i = 0; i < s->nr; i++)
-		insert_piece(d, s->v[i]);
+	if (s->nr) {
+		struct map_piece *all = xreallocarray(NULL, procmaps_space_pieces_max(pm, src), sizeof(*all));
+		uint32_t n = procmaps_space_pieces(pm, src, all);
+		VEC_GROW(pm->bases, pm->nr_bases + 1, pm->alloc_bases);
+		pm->bases[pm->nr_bases++] = (struct map_base){ all, n, 1 };
+		s = &pm->spaces[src];
+		base_release(pm, s->base);
+		s->base = pm->nr_bases;
+		s->nr = 0;
+	}
+	d = &pm->spaces[dst];
+	d->base = s->base;
+	if (d->base)
+		pm->bases[d->base - 1].refs++;
+	d->gen++;
 }
 
 const struct mapping *procmaps_space_find(const struct procmaps *pm, uint32_t space, uint64_t addr)
 {
-	const struct addr_space *as = &pm->spaces[space];
-	uint32_t i = first_after(as, addr);
-	if (i < as->nr && as->v[i].start <= addr)
-		return &pm->maps[as->v[i].id];
-	return NULL;
+	const struct map_piece *p = piece_at(pm, &pm->spaces[space], addr);
+	return p ? &pm->maps[p->id] : NULL;
 }
 
 uint64_t procmaps_space_ref(const struct procmaps *pm, uint32_t space, uint64_t addr)
@@ -241,6 +334,8 @@ void procmaps_exec(struct procmaps *pm, uint32_t pid)
 	uint32_t space = space_get(pm, pid); /* may move pm->spaces */
 	struct addr_space *as = &pm->spaces[space];
 	as->nr = 0;
+	base_release(pm, as->base);
+	as->base = 0;
 	as->gen++;
 	as->read = true; /* the new image's mappings follow as MMAP2 records */
 }
@@ -250,7 +345,7 @@ void procmaps_fork(struct procmaps *pm, uint32_t ppid, uint32_t pid)
 	if (ppid == pid)
 		return;
 	uint32_t parent = procmaps_space_of(pm, ppid);
-	if (parent == UINT32_MAX || !pm->spaces[parent].nr)
+	if (parent == UINT32_MAX || (!pm->spaces[parent].nr && !pm->spaces[parent].base))
 		return;
 	uint32_t child = space_get(pm, pid);
 	procmaps_space_copy(pm, child, parent);

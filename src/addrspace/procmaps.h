@@ -10,6 +10,14 @@
  * (and perf's maps__fixup_overlappings) does. A mapping, once added, is
  * never changed or freed: its id stays valid to the end.
  *
+ * fork gives the child its parent's pieces without copying them: both
+ * then lie over one frozen list (a `base`), and each space's own pieces,
+ * added later, cover the base's where they overlap. A lookup tries the
+ * own pieces, then the base. The parent's own pieces are frozen into a new
+ * base at a fork only if it added some since the last: a shell that
+ * starts thousands of processes shares one list with all of them (perf
+ * copies the parent's maps into each child, and keeps them after exec).
+ *
  * A `ref` names an address for good: the mapping it fell in plus the
  * offset into that mapping. record turns user addresses into refs at
  * sampling time, so they stay valid whatever the process does afterwards
@@ -35,9 +43,16 @@ struct map_piece {
 	uint32_t id;
 };
 
+/* A frozen list of pieces that spaces lie over (refs of them). */
+struct map_base {
+	struct map_piece *v; /* sorted by start, disjoint; NULL once unused */
+	uint32_t nr, refs;
+};
+
 struct addr_space {
-	struct map_piece *v; /* sorted by start, disjoint */
+	struct map_piece *v; /* its own: sorted by start, disjoint */
 	uint32_t nr, alloc;
+	uint32_t base;       /* 1 + the index of the base under v, or 0 */
 	uint32_t gen;        /* bumped whenever a lookup could answer otherwise */
 	bool read;           /* /proc/PID/maps was read (or the pid is gone) */
 };
@@ -48,6 +63,8 @@ struct procmaps {
 	uint32_t nr, alloc;
 	struct addr_space *spaces;
 	uint32_t nr_spaces, alloc_spaces;
+	struct map_base *bases;
+	uint32_t nr_bases, alloc_bases;
 	struct hashmap by_pid; /* pid -> space (record's binding) */
 	const char *proc_root; /* "/proc" */
 };
@@ -74,6 +91,11 @@ void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, 
 void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src);
 /* The mapping that holds addr in space, or NULL. */
 const struct mapping *procmaps_space_find(const struct procmaps *pm, uint32_t space, uint64_t addr);
+/* The most pieces procmaps_space_pieces writes for space. */
+uint32_t procmaps_space_pieces_max(const struct procmaps *pm, uint32_t space);
+/* The pieces of space as one sorted, disjoint list (its own and the parts
+ * of its base they leave) into out; returns how many. */
+uint32_t procmaps_space_pieces(const struct procmaps *pm, uint32_t space, struct map_piece *out);
 static inline uint32_t procmaps_space_gen(const struct procmaps *pm, uint32_t space)
 {
 	return pm->spaces[space].gen;

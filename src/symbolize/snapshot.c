@@ -41,6 +41,8 @@ struct sym_snapshots {
 	struct last_view *last; /* by space id */
 	size_t last_alloc;
 	struct kernel_view *kernel;
+	struct map_piece *pieces; /* scratch: a space's pieces, its base's in */
+	size_t pieces_alloc;
 };
 
 struct sym_snapshots *sym_snapshots_new(struct symbolizer *s, void (*quiesce)(void *arg), void *arg)
@@ -61,6 +63,7 @@ void sym_snapshots_free(struct sym_snapshots *ss)
 		return;
 	ss->s->quiesce = NULL; /* stays `threaded`: a preload may still run */
 	arena_release(&ss->mem);
+	free(ss->pieces);
 	free(ss->last);
 	free(ss);
 }
@@ -84,11 +87,15 @@ static const struct space_view *space_view(struct sym_snapshots *ss, uint32_t as
 	struct last_view *l = &ss->last[as];
 	if (l->view && l->gen == sp->gen)
 		return l->view;
-	struct space_view *v = arena_alloc(&ss->mem, sizeof(*v) + sp->nr * sizeof(v->v[0]), 8);
-	v->nr = sp->nr;
-	for (uint32_t i = 0; i < sp->nr; i++) {
-		const struct mapping *m = &ss->s->maps.maps[sp->v[i].id];
-		v->v[i] = (struct view_piece){ .start = sp->v[i].start, .end = sp->v[i].end, .map_start = m->start,
+	uint32_t max = procmaps_space_pieces_max(&ss->s->maps, as);
+	VEC_RESERVE(ss->pieces, max, ss->pieces_alloc);
+	uint32_t nr = procmaps_space_pieces(&ss->s->maps, as, ss->pieces);
+	struct space_view *v = arena_alloc(&ss->mem, sizeof(*v) + nr * sizeof(v->v[0]), 8);
+	v->nr = nr;
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct map_piece *p = &ss->pieces[i];
+		const struct mapping *m = &ss->s->maps.maps[p->id];
+		v->v[i] = (struct view_piece){ .start = p->start, .end = p->end, .map_start = m->start,
 					       .pgoff = m->pgoff, .dso = ss->s->dsos[map_dso(m)],
 					       .identity = map_identity(m) };
 	}

@@ -100,3 +100,88 @@ TEST(procmaps_random_against_newest_wins)
 		procmaps_release(&pm);
 	}
 }
+
+/* fork shares the parent's pieces (a frozen base both lie over) instead of
+ * copying them: parents, children and grandchildren that keep adding
+ * mappings after their forks each answer as a copy would (the brute-force
+ * model copies), and procmaps_space_pieces lists one space's pieces,
+ * own and base, as the sorted, disjoint list of what it maps. */
+enum { MODEL_SPACES = 6, MODEL_MAPS = 120 };
+
+struct model_space {
+	uint32_t id;
+	struct naive v[MODEL_MAPS];
+	int n;
+};
+
+static bool space_matches(const struct procmaps *pm, const struct model_space *m)
+{
+	for (uint64_t addr = 0; addr < 0x52000; addr += 0x800) {
+		const struct naive *want = naive_find(m->v, m->n, addr);
+		const struct mapping *got = procmaps_space_find(pm, m->id, addr);
+		if (!want != !got || (want && (got->tag != want->tag || got->start != want->start)))
+			return false;
+	}
+	struct map_piece *all = malloc((procmaps_space_pieces_max(pm, m->id) + 1) * sizeof(*all));
+	uint32_t n = procmaps_space_pieces(pm, m->id, all);
+	bool ok = true;
+	uint64_t covered = 0, want_covered = 0;
+	for (uint32_t i = 0; i < n && ok; i++) {
+		ok = all[i].start < all[i].end && (!i || all[i - 1].end <= all[i].start);
+		const struct naive *first = naive_find(m->v, m->n, all[i].start);
+		const struct naive *last = naive_find(m->v, m->n, all[i].end - 1);
+		ok = ok && first && last && first->tag == pm->maps[all[i].id].tag && last->tag == first->tag;
+		covered += all[i].end - all[i].start;
+	}
+	for (uint64_t addr = 0; addr < 0x60000; addr += 0x1000)
+		want_covered += naive_find(m->v, m->n, addr) ? 0x1000 : 0;
+	free(all);
+	return ok && covered == want_covered;
+}
+
+TEST(procmaps_forks_share_then_diverge)
+{
+	srand(4242);
+	for (int round = 0; round < 300; round++) {
+		struct procmaps pm;
+		procmaps_init(&pm);
+		struct model_space *s = calloc(MODEL_SPACES, sizeof(*s));
+		int spaces = 1;
+		s[0].id = procmaps_space_new(&pm);
+		for (uint32_t k = 0; k < 60; k++) {
+			int at = rand() % spaces;
+			if (rand() % 4 == 0 && spaces < MODEL_SPACES) {
+				s[spaces] = s[at]; /* the model copies */
+				s[spaces].id = procmaps_space_new(&pm);
+				procmaps_space_copy(&pm, s[spaces].id, s[at].id);
+				spaces++;
+				continue;
+			}
+			uint64_t a = (uint64_t)(rand() % 64) * 0x1000, len = (uint64_t)(rand() % 16 + 1) * 0x1000;
+			struct model_space *m = &s[at];
+			if (m->n == MODEL_MAPS)
+				continue;
+			m->v[m->n++] = (struct naive){ a, a + len, 0, k };
+			procmaps_space_add(&pm, m->id, 1, a, a + len, 0, "/f", 2, k);
+		}
+		bool same = true;
+		for (int i = 0; i < spaces; i++)
+			same = same && space_matches(&pm, &s[i]);
+		CHECK(same);
+		/* a mapping a child sees through its base, added again: no change */
+		if (spaces > 1) {
+			const struct mapping *m = procmaps_space_find(&pm, s[1].id, 0x8000);
+			bool whole = m && m->start == 0x8000; /* no newer mapping cut it */
+			for (uint64_t a = 0x8000; whole && a < m->end; a += 0x1000)
+				whole = procmaps_space_find(&pm, s[1].id, a) == m;
+			if (whole) {
+				uint32_t nr = pm.nr, gen = procmaps_space_gen(&pm, s[1].id);
+				procmaps_space_add(&pm, s[1].id, 1, m->start, m->end, m->pgoff, "/f", 2, m->tag);
+				CHECK_EQ_U64(pm.nr, nr);
+				CHECK_EQ_U64(procmaps_space_gen(&pm, s[1].id), gen);
+			}
+		}
+		free(s);
+		procmaps_release(&pm);
+	}
+}
