@@ -37,7 +37,11 @@ struct ip_slot {
 	uint32_t first, count;
 };
 
-enum { IP_SLOTS = 1 << 16 };
+/* 384 KiB of slots, which stay in a core's L2: on captures of short-lived
+ * processes, whose addresses miss anyway (a new address space each), 8-12%
+ * faster than 1 << 16 (1.5 MiB), the same on long-lived threads; 1 << 12
+ * and 1 << 13 miss more than they gain (alternating runs, this VM). */
+enum { IP_SLOTS = 1 << 14 };
 
 /* A callchain address and its context (fold_callchain). */
 struct chain_ip {
