@@ -202,6 +202,14 @@ uint32_t procmaps_space_pieces(const struct procmaps *pm, uint32_t space, struct
 	return n;
 }
 
+/* The pieces of space, flattened (procmaps_space_pieces), in a new array. */
+static struct map_piece *pieces_copy(const struct procmaps *pm, uint32_t space, uint32_t *n)
+{
+	struct map_piece *all = xreallocarray(NULL, procmaps_space_pieces_max(pm, space) + 1, sizeof(*all));
+	*n = procmaps_space_pieces(pm, space, all);
+	return all;
+}
+
 /* fork onto an empty space: the child lies over the parent's pieces. If
  * the parent has pieces of its own, they and its base are frozen into a
  * new base that both lie over (the parent's lookups answer the same). */
@@ -212,16 +220,16 @@ void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src)
 	struct addr_space *d = &pm->spaces[dst], *s = &pm->spaces[src];
 	if (d->nr || d->base) {
 		/* over pieces it has: each of the parent's put in (rare) */
-		struct map_piece *all = xreallocarray(NULL, procmaps_space_pieces_max(pm, src) + 1, sizeof(*all));
-		uint32_t n = procmaps_space_pieces(pm, src, all);
+		uint32_t n;
+		struct map_piece *all = pieces_copy(pm, src, &n);
 		for (uint32_t i = 0; i < n; i++)
 			insert_piece(&pm->spaces[dst], all[i]);
 		free(all);
 		return;
 	}
 	if (s->nr) {
-		struct map_piece *all = xreallocarray(NULL, procmaps_space_pieces_max(pm, src), sizeof(*all));
-		uint32_t n = procmaps_space_pieces(pm, src, all);
+		uint32_t n;
+		struct map_piece *all = pieces_copy(pm, src, &n);
 		VEC_GROW(pm->bases, pm->nr_bases + 1, pm->alloc_bases);
 		pm->bases[pm->nr_bases++] = (struct map_base){ all, n, 1 };
 		s = &pm->spaces[src];

@@ -117,20 +117,21 @@ static node_t fold_push(struct folder *f, int32_t tid, node_t node, const struct
 			shared++;
 	size_t rest = n - shared;
 	fold_ips(f, ips, rest, f->runs);
-	if (shared && entry_stamp(f, true) != kernel_stamp) {
+	uint64_t kernel_after = entry_stamp(f, true);
+	if (shared && kernel_after != kernel_stamp) {
 		/* a lookup loaded the kernel's symbols: the shared addresses
 		   are looked up again, after it, as the leaf-first order does */
 		shared = 0;
 		rest = n;
 		fold_ips(f, ips, n, f->runs);
+		kernel_after = entry_stamp(f, true);
 	}
 	if (m->alloc < n) {
 		m->alloc = (uint32_t)n;
 		m->ips = xreallocarray(m->ips, n, sizeof(*m->ips));
 		m->nodes = xreallocarray(m->nodes, n, sizeof(*m->nodes));
 	}
-	*m = (struct chain_memo){ tid, node, user_stamp, entry_stamp(f, true), (uint32_t)n, m->alloc, m->ips,
-				  m->nodes };
+	*m = (struct chain_memo){ tid, node, user_stamp, kernel_after, (uint32_t)n, m->alloc, m->ips, m->nodes };
 	node_t at = shared ? m->nodes[shared - 1] : node;
 	const uint32_t *syms = f->seq_syms;
 	for (size_t i = rest; i-- > 0;) {
