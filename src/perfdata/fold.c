@@ -15,6 +15,7 @@
 #include "profile/frame_sites.h"
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,19 @@ static void chain_key(struct folder *f, const struct pd_sample *s, uint64_t vers
 	*h2 = h;
 }
 
+/* The "CPU N" frame of --per-cpu. */
+static sym_t cpu_frame(struct folder *f, const struct pd_sample *s)
+{
+	char cpu[24] = "CPU ?";
+	if (s->attr->sample_type & PD_SAMPLE_CPU)
+		snprintf(cpu, sizeof(cpu), "CPU %" PRIu32, s->cpu);
+	return profile_sym(f->p, cpu, strlen(cpu));
+}
+
+/* Samples folded by fold_kept itself after which its pushes stop going
+ * to a thread: each waits for the thread to catch up. */
+enum { SLOW_SAMPLES_UNTHREAD = 64 };
+
 /* Fold a sample of the event kept, of the thread named comm. */
 static void fold_kept(struct folder *f, const struct pd_sample *s, const char *comm)
 {
@@ -238,11 +252,23 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	 * more than it saves (b-sys-gcc: 52k hits of 275k samples). */
 	bool dwarf = s->regs && s->stack && s->stack_size;
 	bool cacheable = !o->script && s->callchain && !dwarf && !f->inlines;
+	if (cacheable && !o->sites && !java) {
+		sym_t cpu = PUSHES_NO_CPU;
+		if (o->per_cpu)
+			cpu = cpu_frame(f, s);
+		fold_callchain(f, s, cpu, pname, period);
+		f->st->folded++;
+		return;
+	}
+	/* The rest folds here, with the kernel's symbols and the trie's nodes
+	 * (after the samples before it); at -j1 on two cores, where those are
+	 * pushed on a thread of their own, a capture of such samples stops
+	 * that (each would wait for the thread). */
+	kernel_catch_up(f);
+	fold_pushes_sync(f->pushes);
+	if (++f->slow_samples == SLOW_SAMPLES_UNTHREAD)
+		fold_pushes_unthread(f->pushes);
 	uint64_t h1 = 0, h2 = 0;
-	bool direct = cacheable && !o->sites && !java;
-	if (!direct)
-		kernel_catch_up(f); /* these fold with the kernel's symbols now */
-	cacheable &= !direct;
 	uint64_t version = cacheable ? space_version(f, s) : 0;
 	if (cacheable) {
 		chain_key(f, s, version, pname, &h1, &h2);
@@ -253,27 +279,16 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 			return;
 		}
 	}
-	if (!o->script && !direct)
+	if (!o->script)
 		sample_frames_resolve(fr, &f->look, s, o->max_stack, o->no_inline);
 
 	/* Fold root-first: [CPU N,] comm, then frames from the outermost caller. */
 	node_t node = PROFILE_ROOT;
-	if (o->per_cpu) {
-		char cpu[24] = "CPU ?";
-		if (s->attr->sample_type & PD_SAMPLE_CPU)
-			snprintf(cpu, sizeof(cpu), "CPU %" PRIu32, s->cpu);
-		node = profile_push_str(f->p, node, cpu, strlen(cpu));
-	}
+	if (o->per_cpu)
+		node = profile_push(f->p, node, cpu_frame(f, s));
 	node = profile_push(f->p, node, pname);
-	if (direct) {
-		node = fold_callchain(f, s, node, period);
-		if (node == HELD_LEAF) { /* held: counted by kernel_catch_up */
-			f->st->folded++;
-			return;
-		}
-	} else
-		for (size_t i = fr->nr; i-- > 0;)
-			node = push_frame(f, node, &fr->f[i], java);
+	for (size_t i = fr->nr; i-- > 0;)
+		node = push_frame(f, node, &fr->f[i], java);
 	if (cacheable) {
 		VEC_GROW(f->chains, f->nr_chains + 1, f->chains_alloc);
 		f->chains[f->nr_chains] = (struct chain_entry){ h2, node };
@@ -359,7 +374,8 @@ static int longest_event_name(const struct perf_data *pd)
 }
 
 struct folder *folder_new(const struct report_opts *o, const struct perf_data *pd, struct profile *p,
-			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader)
+			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader,
+			  bool push_thread)
 {
 	/* sized for SAMPLE_FRAMES_MAX frames: on the heap */
 	struct folder *f = xcalloc(1, sizeof(*f));
@@ -377,6 +393,7 @@ struct folder *folder_new(const struct report_opts *o, const struct perf_data *p
 	f->ips = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->ips));
 	if (o->inline_addr2line)
 		f->inlines = inline_frames_new();
+	f->pushes = fold_pushes_new(p, push_thread);
 	return f;
 }
 
@@ -384,6 +401,7 @@ void folder_free(struct folder *f)
 {
 	if (!f)
 		return;
+	fold_pushes_free(f->pushes);
 	inline_frames_free(f->inlines);
 	script_text_release(&f->script);
 	hashmap_release(&f->frame_cache);
@@ -395,10 +413,8 @@ void folder_free(struct folder *f)
 	free(f->seq_syms);
 	free(f->pnames);
 	free(f->ip_cache);
-	for (size_t i = 0; f->memos && i < CHAIN_MEMOS; i++) {
+	for (size_t i = 0; f->memos && i < CHAIN_MEMOS; i++)
 		free(f->memos[i].ips);
-		free(f->memos[i].nodes);
-	}
 	free(f->memos);
 	free(f->runs);
 	free(f->ips);
@@ -464,6 +480,19 @@ static int fold_threads(const struct report_opts *o)
 	if (o->script || o->inline_addr2line || o->sites || o->threads < 1)
 		return 1;
 	return o->threads;
+}
+
+/* Whether report -j1's trie pushes go to a thread of their own
+ * (fold_pushes.h): when its samples may fold straight from their
+ * callchains and the process may run on two CPUs or more. */
+static bool push_thread(const struct report_opts *o)
+{
+	if (o->script || o->sites || o->inline_addr2line || o->pushes_inline)
+		return false;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set) >= 2;
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,
@@ -561,7 +590,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		}
 	}
 	if (threads == 1) {
-		f = folder_new(&again, &pd, p, st, sym, NULL);
+		f = folder_new(&again, &pd, p, st, sym, NULL, push_thread(o));
 		f->kernel_wait = kernel_wait;
 		kernel_wait = NULL;
 		f->replay = &r;
@@ -569,6 +598,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		r.hook_arg = f;
 		replay_run(&r, sym, fold_sample, f);
 		kernel_catch_up(f);
+		fold_pushes_sync(f->pushes); /* p is whole */
 		uint64_t unit_seq = UINT64_MAX;
 		folder_add_stats(f, st, &unit_seq);
 		filter = f->filter;

@@ -41,6 +41,7 @@ struct report_opts {
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
 	enum kernel_test kernel_test; /* tests only */
+	bool pushes_inline;           /* tests: -j1's trie pushes on the folding thread */
 };
 
 struct report_stats {

@@ -75,18 +75,6 @@ static void fold_ips(struct folder *f, const struct chain_ip *ips, size_t n, uin
 	}
 }
 
-/* Push the folded symbols of runs[n - 1] down to runs[0] below node. */
-static node_t push_runs(struct folder *f, node_t node, const uint32_t (*runs)[2], size_t n)
-{
-	const uint32_t *syms = f->seq_syms;
-	for (size_t i = n; i-- > 0;) {
-		const uint32_t *sym = syms + runs[i][0], *end = sym + runs[i][1];
-		for (; sym < end; sym++)
-			node = profile_push(f->p, node, *sym);
-	}
-	return node;
-}
-
 /* ---- a thread's last chain, again --------------------------------------------------- */
 
 static bool same_ip(const struct chain_ip *a, const struct chain_ip *b)
@@ -104,14 +92,16 @@ static bool same_ip(const struct chain_ip *a, const struct chain_ip *b)
  * CPU, wall the same (the kallsyms thread is the longer path there); on
  * 897k such samples 5% less wall; on 308k samples of short-lived processes
  * (33% shared) neutral. */
-static node_t fold_push(struct folder *f, int32_t tid, node_t node, const struct chain_ip *ips, size_t n)
+static void fold_push(struct folder *f, int32_t tid, sym_t cpu, sym_t pname, const struct chain_ip *ips, size_t n,
+		      bool hold, uint64_t period)
 {
 	if (!f->memos)
 		f->memos = xcalloc(CHAIN_MEMOS, sizeof(*f->memos));
-	struct chain_memo *m = &f->memos[((uint32_t)tid * 0x9e3779b1u) >> 24 & (CHAIN_MEMOS - 1)];
+	uint32_t slot = ((uint32_t)tid * 0x9e3779b1u) >> 24 & (CHAIN_MEMOS - 1);
+	struct chain_memo *m = &f->memos[slot];
 	uint64_t user_stamp = entry_stamp(f, false), kernel_stamp = entry_stamp(f, true);
 	size_t shared = 0;
-	if (m->n && m->tid == tid && m->under == node && m->user_stamp == user_stamp &&
+	if (m->n && m->tid == tid && m->cpu == cpu && m->pname == pname && m->user_stamp == user_stamp &&
 	    m->kernel_stamp == kernel_stamp)
 		while (shared < n && shared < m->n && same_ip(&ips[n - 1 - shared], &m->ips[shared]))
 			shared++;
@@ -129,19 +119,12 @@ static node_t fold_push(struct folder *f, int32_t tid, node_t node, const struct
 	if (m->alloc < n) {
 		m->alloc = (uint32_t)n;
 		m->ips = xreallocarray(m->ips, n, sizeof(*m->ips));
-		m->nodes = xreallocarray(m->nodes, n, sizeof(*m->nodes));
 	}
-	*m = (struct chain_memo){ tid, node, user_stamp, kernel_after, (uint32_t)n, m->alloc, m->ips, m->nodes };
-	node_t at = shared ? m->nodes[shared - 1] : node;
-	const uint32_t *syms = f->seq_syms;
-	for (size_t i = rest; i-- > 0;) {
-		const uint32_t *sym = syms + f->runs[i][0], *end = sym + f->runs[i][1];
-		for (; sym < end; sym++)
-			at = profile_push(f->p, at, *sym);
+	*m = (struct chain_memo){ tid, cpu, pname, user_stamp, kernel_after, (uint32_t)n, m->alloc, m->ips };
+	for (size_t i = rest; i-- > 0;)
 		m->ips[n - 1 - i] = ips[i];
-		m->nodes[n - 1 - i] = at;
-	}
-	return at;
+	fold_pushes_chain(f->pushes, cpu, pname, slot, (uint32_t)shared, (const uint32_t(*)[2])f->runs, rest,
+			  f->seq_syms, hold, period);
 }
 
 /* ---- the kernel's symbols, while they are read ------------------------------------ */
@@ -167,8 +150,7 @@ static node_t fold_push(struct folder *f, int32_t tid, node_t node, const struct
  * Measured on a 315k-sample capture of long-lived processes
  * (bench/report.sh): 0.088 -> 0.064 s; where the replay is longer than
  * the wait (process churn: sys300k) the gain is in the noise. */
-struct held_sample {
-	node_t under;
+struct held_sample { /* the held node of the same number (fold_pushes) */
 	uint32_t first, nr; /* in held_ips */
 	bool dropped;       /* perf drops the chain: looked up, not pushed */
 	uint64_t period;
@@ -190,10 +172,8 @@ void kernel_catch_up(struct folder *f)
 	for (size_t i = 0; i < f->nr_held; i++) {
 		const struct held_sample *h = &f->held[i];
 		fold_ips(f, f->held_ips + h->first, h->nr, f->runs);
-		node_t leaf = h->under;
-		if (!h->dropped)
-			leaf = push_runs(f, h->under, (const uint32_t(*)[2])f->runs, h->nr);
-		profile_count(f->p, leaf, (double)h->period);
+		fold_pushes_held(f->pushes, (uint32_t)i, (const uint32_t(*)[2])f->runs, h->dropped ? 0 : h->nr,
+				 f->seq_syms, h->period);
 	}
 	f->st->held_for_kernel = f->nr_held;
 	free(f->held);
@@ -219,7 +199,7 @@ bool defer_kernel_map(void *arg)
 /* ---- callchains -------------------------------------------------------------------- */
 
 /* The sample's addresses, then their folded symbols (folder.h). */
-node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, uint64_t period)
+void fold_callchain(struct folder *f, const struct pd_sample *s, sym_t cpu, sym_t pname, uint64_t period)
 {
 	struct callchain_walk w;
 	callchain_walk_start(&w, s, f->o->max_stack);
@@ -239,22 +219,19 @@ node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, 
 		hold = ips[i].kernel && !ips[i].hv;
 	if (f->kernel_wait && kernel_end && !hold)
 		kernel_catch_up(f);
-	if (hold) {
-		if (got >= 0)
-			node = fold_push(f, s->tid, node, ips + kernel_end, n - kernel_end);
-		else
-			fold_ips(f, ips + kernel_end, n - kernel_end, f->runs);
-		VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
-		f->held[f->nr_held++] = (struct held_sample){ node, (uint32_t)f->nr_held_ips, (uint32_t)kernel_end,
-							      got < 0, period };
-		VEC_GROW(f->held_ips, f->nr_held_ips + kernel_end, f->held_ips_alloc);
-		memcpy(f->held_ips + f->nr_held_ips, ips, kernel_end * sizeof(*ips));
-		f->nr_held_ips += kernel_end;
-		return HELD_LEAF;
-	}
 	if (got < 0) { /* perf drops the chain: looked up, not pushed */
-		fold_ips(f, ips, n, f->runs);
-		return node;
-	}
-	return fold_push(f, s->tid, node, ips, n);
+		size_t from = hold ? kernel_end : 0;
+		fold_ips(f, ips + from, n - from, f->runs);
+		fold_pushes_chain(f->pushes, cpu, pname, PUSHES_NO_MEMO, 0, NULL, 0, NULL, hold, period);
+	} else if (hold)
+		fold_push(f, s->tid, cpu, pname, ips + kernel_end, n - kernel_end, true, period);
+	else
+		fold_push(f, s->tid, cpu, pname, ips, n, false, period);
+	if (!hold)
+		return;
+	VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
+	f->held[f->nr_held++] = (struct held_sample){ (uint32_t)f->nr_held_ips, (uint32_t)kernel_end, got < 0, period };
+	VEC_GROW(f->held_ips, f->nr_held_ips + kernel_end, f->held_ips_alloc);
+	memcpy(f->held_ips + f->nr_held_ips, ips, kernel_end * sizeof(*ips));
+	f->nr_held_ips += kernel_end;
 }

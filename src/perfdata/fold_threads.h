@@ -10,10 +10,13 @@
 #include "symbolize/snapshot.h"
 
 /* One thread's folding state: its caches, and the profile p it folds into
- * (stats into st). reader NULL: lookups go to sym as it is now. */
+ * (stats into st). reader NULL: lookups go to sym as it is now.
+ * push_thread: its trie pushes go to a thread of their own (fold_pushes.h);
+ * p is then whole only after fold_pushes_sync or folder_free. */
 struct folder;
 struct folder *folder_new(const struct report_opts *o, const struct perf_data *pd, struct profile *p,
-			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader);
+			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader,
+			  bool push_thread);
 void folder_free(struct folder *f);
 
 /* Whether s is of the event folded (the first one seen unless

@@ -7,6 +7,7 @@
 
 #include "base/hashmap.h"
 #include "perfdata/fold.h"
+#include "perfdata/fold_pushes.h"
 #include "perfdata/inline_frames.h"
 #include "perfdata/replay.h"
 #include "perfdata/sample_frames.h"
@@ -52,29 +53,30 @@ struct chain_ip {
 struct held_sample;
 
 /* The last callchain one thread folded (fold_chain.c's fold_push): its
- * addresses root first, and the trie node each one's frames led to. A
- * thread's next sample usually shares its outer frames (main, the loop
- * it runs); those are found again by comparing addresses, without their
- * lookups or trie steps. */
+ * addresses root first, below which process name (and CPU), under which
+ * lookup stamps. A thread's next sample usually shares its outer frames
+ * (main, the loop it runs); those are found again by comparing addresses,
+ * without their lookups or trie steps (the nodes they led to are kept by
+ * fold_pushes, under the memo's slot). */
 struct chain_memo {
 	int32_t tid;
-	node_t under;                     /* the node the chain went below */
+	sym_t cpu, pname;                  /* the chain went below these */
 	uint64_t user_stamp, kernel_stamp; /* entry_stamp when it was folded */
 	uint32_t n, alloc;                 /* n 0: nothing to reuse */
 	struct chain_ip *ips;
-	node_t *nodes;
 };
 
 enum { CHAIN_MEMOS = 256 }; /* direct-mapped by tid */
-
-#define HELD_LEAF ((node_t)UINT32_MAX) /* fold_callchain: counted later */
 
 struct folder {
 	const struct report_opts *o;
 	struct symbolizer *sym;
 	struct frame_lookup look; /* where this thread's lookups go */
 	uint32_t space;           /* the sample's address space (look.snap NULL) */
-	struct profile *p;
+	struct profile *p;         /* its names; its nodes through pushes (after a
+				      fold_pushes_sync, also directly) */
+	struct fold_pushes *pushes;
+	uint32_t slow_samples;     /* folded on this side: fold_kept */
 	struct report_stats *st;
 	const char *filter; /* event being kept */
 	const struct pd_attr *kept_attr; /* the last attribute found to be of it */
@@ -122,12 +124,12 @@ void frame_syms(struct folder *f, const struct resolved_frame *r, bool java, uin
 
 /* fold_chain.c: */
 
-/* A callchain folded below node without the per-frame detour, for samples
- * whose names do not depend on the process (not Java) and that need no
- * per-frame output (--script, --inline, sites). Returns the leaf, or
- * HELD_LEAF when the sample is held until the kernel's symbols are read
- * (its count is then added with its kernel frames). */
-node_t fold_callchain(struct folder *f, const struct pd_sample *s, node_t node, uint64_t period);
+/* A callchain folded below [cpu (PUSHES_NO_CPU: none),] pname and counted
+ * period, without the per-frame detour, for samples whose names do not
+ * depend on the process (not Java) and that need no per-frame output
+ * (--script, --inline, sites). A sample whose kernel frames need the
+ * kernel's symbols may be held until they are read (kernel_catch_up). */
+void fold_callchain(struct folder *f, const struct pd_sample *s, sym_t cpu, sym_t pname, uint64_t period);
 
 /* Whether the kernel's symbols are read (kernel_wait set). */
 bool kernel_ready(struct folder *f);

@@ -367,3 +367,57 @@ TEST(report_fold_kernel_symbols_read_late_fold_the_same)
 	free(ktext);
 	free(data);
 }
+
+/* report's profile of a capture at -j1, its trie pushes on a thread of
+ * their own or not (report_opts.pushes_inline), kernel symbols late. */
+static bool fold_pushes_way(const char *data, size_t len, const char *kallsyms, bool inline_pushes,
+			    struct profile *p, uint64_t *held)
+{
+	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = KERNEL_TEST_LATE,
+				 .pushes_inline = inline_pushes };
+	o.sym.kallsyms = kallsyms;
+	o.sym.debug_home = "/nonexistent/scorch-unit";
+	profile_init(p);
+	struct report_stats st = { 0 };
+	bool ok = report_fold("c-kernel.data", data, len, &o, p, &st) == 0;
+	*held = st.held_for_kernel;
+	return ok;
+}
+
+/* At -j1 with two CPUs the trie's pushes and counts go to a thread of
+ * their own (perfdata/fold_pushes.c), held samples included: the profile
+ * must be the one made on one thread, node for node in the same order
+ * (names, parents, counts), on a real capture. Also run on one CPU, where
+ * no thread is made: the comparison then still holds (and passes). */
+TEST(report_fold_pushes_on_a_thread_make_the_same_nodes)
+{
+	char kallsyms[64];
+	snprintf(kallsyms, sizeof(kallsyms), "/tmp/scorch-unit-pushes-%d.kallsyms", (int)getpid());
+	size_t klen, len;
+	char *ktext = corpus_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
+	char *data = corpus_read("tests/data/corpus/c-kernel.data.xz", &len);
+	REQUIRE(ktext && data);
+	REQUIRE(unit_write_file(kallsyms, ktext) == 0);
+	struct profile here, there;
+	uint64_t held_here, held_there;
+	bool ok_here = fold_pushes_way(data, len, kallsyms, true, &here, &held_here);
+	bool ok_there = fold_pushes_way(data, len, kallsyms, false, &there, &held_there);
+	unlink(kallsyms);
+	CHECK(ok_here && ok_there);
+	CHECK(held_there > 10000); /* held samples went through the thread too */
+	CHECK_EQ_U64(held_here, held_there);
+	CHECK(here.nr > 1000);
+	CHECK_EQ_U64(here.nr, there.nr);
+	uint32_t differ = 0;
+	for (node_t i = 1; i < here.nr && i < there.nr; i++) {
+		const struct node *a = &here.nodes[i], *b = &there.nodes[i];
+		differ += a->parent != b->parent || a->self[0] != b->self[0] ||
+			  strcmp(profile_name(&here, i), profile_name(&there, i)) != 0;
+	}
+	CHECK_EQ_U64(differ, 0);
+	CHECK(profile_total(&here, 0) > 0 && profile_total(&here, 0) == profile_total(&there, 0));
+	profile_release(&here);
+	profile_release(&there);
+	free(ktext);
+	free(data);
+}
