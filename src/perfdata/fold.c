@@ -41,8 +41,9 @@ static uint32_t header_pname(struct folder *f, const char *buf, size_t n)
  * recognized (the sample is then dropped, as the script drops it). When
  * the header regex matches inside "COMM TID " the result depends on the
  * thread only and is cached; otherwise the whole line decides. */
-static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd_sample *s)
+static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd_sample *s, bool *by_thread)
 {
+	*by_thread = true;
 	uint64_t key = hash_mix((uint64_t)(uintptr_t)comm ^ 0x9e3779b97f4a7c15ull,
 				((uint64_t)(uint32_t)s->pid << 32 | (uint32_t)s->tid) + 1);
 	uint32_t v;
@@ -63,6 +64,7 @@ static uint32_t sample_pname(struct folder *f, const char *comm, const struct pd
 	}
 	/* Not within "COMM TID ": the whole header line decides (and the
 	 * result may differ per sample, so it is not cached). */
+	*by_thread = false;
 	size_t k = script_header(&f->script, comm, s);
 	return header_pname(f, f->script.buf, k);
 }
@@ -234,10 +236,20 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 {
 	const struct report_opts *o = f->o;
 	struct sample_frames *fr = &f->frames;
-	uint32_t pname = sample_pname(f, comm, s);
-	if (pname == UINT32_MAX)
-		return;
-	bool java = frame_pname_is_java(strpool_str(&f->p->names, pname), strpool_len(&f->p->names, pname));
+	/* The process name: the one the thread's last chain went below when
+	 * it is the same thread (comm, pid, tid) and was named by it alone
+	 * (such a chain is not Java's); else from the cache of names. */
+	const struct chain_memo *m = f->memos ? &f->memos[chain_memo_slot(s->tid)] : NULL;
+	uint32_t pname;
+	bool java = false, by_thread = true;
+	if (m && m->n && m->comm == comm && m->tid == s->tid && m->pid == s->pid) {
+		pname = m->pname;
+	} else {
+		pname = sample_pname(f, comm, s, &by_thread);
+		if (pname == UINT32_MAX)
+			return;
+		java = frame_pname_is_java(strpool_str(&f->p->names, pname), strpool_len(&f->p->names, pname));
+	}
 	uint64_t period = s->period ? s->period : 1;
 	if (!(s->attr->sample_type & PD_SAMPLE_PERIOD))
 		period = 1;
@@ -256,7 +268,7 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 		sym_t cpu = PUSHES_NO_CPU;
 		if (o->per_cpu)
 			cpu = cpu_frame(f, s);
-		fold_callchain(f, s, cpu, pname, period);
+		fold_callchain(f, s, by_thread ? comm : NULL, cpu, pname, period);
 		f->st->folded++;
 		return;
 	}
@@ -388,6 +400,7 @@ struct folder *folder_new(const struct report_opts *o, const struct perf_data *p
 	f->ip_cache = xmalloc(IP_SLOTS * sizeof(*f->ip_cache));
 	for (size_t i = 0; i < IP_SLOTS; i++)
 		f->ip_cache[i].count = UINT32_MAX;
+	f->file_cache = xcalloc(FILE_SLOTS, sizeof(*f->file_cache));
 	f->unknown_run[1] = UINT32_MAX;
 	f->runs = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->runs));
 	f->ips = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->ips));
@@ -413,6 +426,7 @@ void folder_free(struct folder *f)
 	free(f->seq_syms);
 	free(f->pnames);
 	free(f->ip_cache);
+	free(f->file_cache);
 	for (size_t i = 0; f->memos && i < CHAIN_MEMOS; i++)
 		free(f->memos[i].ips);
 	free(f->memos);

@@ -21,17 +21,34 @@ static uint64_t entry_stamp(const struct folder *f, bool kernel)
 }
 
 /* The folded symbols of callchain address ip (hv: of the hypervisor, which
- * has no maps) into run: first, count. */
+ * has no maps) into run: first, count. A user address's are those of its
+ * file and the address in the file, kept per those (file_cache): the
+ * processes of one program, each with its own address space (and, with
+ * ASLR, its own addresses), find them again without the symbol lookup.
+ * On bench/report.sh churn (308k samples, ~16k processes) 299k user
+ * lookups land on 8.3k distinct file addresses. */
 static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv,
 						 uint32_t run[2])
 {
 	struct sym_frame sf = { .dso = "[unknown]", .dso_addr = ip };
+	struct dso *file = NULL;
+	struct file_slot *slot = NULL;
 	if (hv)
 		; /* no lookup */
 	else if (f->look.snap)
 		sym_snapshot_lookup(f->look.reader, f->look.snap, ip, kernel, &sf);
-	else
-		sym_lookup_in(f->sym, f->space, ip, kernel, &sf);
+	else if (kernel)
+		sym_lookup_in(f->sym, f->space, ip, true, &sf);
+	else if ((file = sym_map_in(f->sym, f->space, ip, &sf))) {
+		slot = &f->file_cache[(hash_u64((uint64_t)(uintptr_t)file ^ hash_u64(sf.dso_addr)) >> 20) &
+				      (FILE_SLOTS - 1)];
+		if (slot->file == file && slot->addr == sf.dso_addr) {
+			run[0] = slot->first;
+			run[1] = slot->count;
+			return;
+		}
+		sym_symbol_in(f->sym, file, &sf);
+	}
 	/* In no map (stack words read as return addresses where there are no
 	   frame pointers, a third of sys300k's lookups): without --addrs
 	   every such address folds the same. */
@@ -46,6 +63,8 @@ static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, 
 	frame_syms(f, &r, false, &run[0], &run[1]);
 	if (unknown)
 		memcpy(f->unknown_run, run, sizeof(f->unknown_run));
+	if (slot)
+		*slot = (struct file_slot){ file, sf.dso_addr, run[0], run[1] };
 }
 
 /* The folded symbols of the callchain addresses ips[0..n) into runs: each
@@ -92,12 +111,13 @@ static bool same_ip(const struct chain_ip *a, const struct chain_ip *b)
  * CPU, wall the same (the kallsyms thread is the longer path there); on
  * 897k such samples 5% less wall; on 308k samples of short-lived processes
  * (33% shared) neutral. */
-static void fold_push(struct folder *f, int32_t tid, sym_t cpu, sym_t pname, const struct chain_ip *ips, size_t n,
-		      bool hold, uint64_t period)
+static void fold_push(struct folder *f, const struct pd_sample *s, const char *comm, sym_t cpu, sym_t pname,
+		      const struct chain_ip *ips, size_t n, bool hold, uint64_t period)
 {
 	if (!f->memos)
 		f->memos = xcalloc(CHAIN_MEMOS, sizeof(*f->memos));
-	uint32_t slot = ((uint32_t)tid * 0x9e3779b1u) >> 24 & (CHAIN_MEMOS - 1);
+	int32_t tid = s->tid;
+	uint32_t slot = chain_memo_slot(tid);
 	struct chain_memo *m = &f->memos[slot];
 	uint64_t user_stamp = entry_stamp(f, false), kernel_stamp = entry_stamp(f, true);
 	size_t shared = 0;
@@ -120,7 +140,7 @@ static void fold_push(struct folder *f, int32_t tid, sym_t cpu, sym_t pname, con
 		m->alloc = (uint32_t)n;
 		m->ips = xreallocarray(m->ips, n, sizeof(*m->ips));
 	}
-	*m = (struct chain_memo){ tid, cpu, pname, user_stamp, kernel_after, (uint32_t)n, m->alloc, m->ips };
+	*m = (struct chain_memo){ tid, s->pid, comm, cpu, pname, user_stamp, kernel_after, (uint32_t)n, m->alloc, m->ips };
 	for (size_t i = rest; i-- > 0;)
 		m->ips[n - 1 - i] = ips[i];
 	fold_pushes_chain(f->pushes, cpu, pname, slot, (uint32_t)shared, (const uint32_t(*)[2])f->runs, rest,
@@ -151,10 +171,33 @@ static void fold_push(struct folder *f, int32_t tid, sym_t cpu, sym_t pname, con
  * (bench/report.sh): 0.088 -> 0.064 s; where the replay is longer than
  * the wait (process churn: sys300k) the gain is in the noise. */
 struct held_sample { /* the held node of the same number (fold_pushes) */
-	uint32_t first, nr; /* in held_ips */
-	bool dropped;       /* perf drops the chain: looked up, not pushed */
+	size_t entry;        /* the sample's in the replay, read again at the
+				catch-up (a copy of its kernel addresses,
+				~10 MB on a capture of process churn, cost
+				more in page faults than parsing it twice) */
+	uint32_t kernel_end; /* its kernel entries: the first kernel_end */
+	bool dropped;        /* perf drops the chain: looked up, not pushed */
 	uint64_t period;
 };
+
+/* The callchain addresses of s, leaf first, into ips (n of them; the
+ * first *kernel_end up to the last kernel entry). Returns what the walk
+ * ended with: < 0 when perf drops the chain. */
+static int chain_ips(const struct folder *f, const struct pd_sample *s, struct chain_ip *ips, size_t *n,
+		     size_t *kernel_end)
+{
+	struct callchain_walk w;
+	callchain_walk_start(&w, s, f->o->max_stack);
+	uint64_t ip;
+	int got;
+	*n = *kernel_end = 0;
+	while ((got = callchain_walk_next(&w, &ip)) > 0 && *n < SAMPLE_FRAMES_MAX) {
+		ips[(*n)++] = (struct chain_ip){ ip, w.kernel, w.hv };
+		if (w.kernel && !w.hv)
+			*kernel_end = *n;
+	}
+	return got;
+}
 
 bool kernel_ready(struct folder *f)
 {
@@ -169,10 +212,17 @@ void kernel_catch_up(struct folder *f)
 	sym_preload_finish(f->kernel_wait);
 	f->kernel_wait = NULL;
 	replay_apply_deferred(f->replay, f->sym);
+	if (f->nr_held && !f->held_ips)
+		f->held_ips = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->held_ips));
 	for (size_t i = 0; i < f->nr_held; i++) {
 		const struct held_sample *h = &f->held[i];
-		fold_ips(f, f->held_ips + h->first, h->nr, f->runs);
-		fold_pushes_held(f->pushes, (uint32_t)i, (const uint32_t(*)[2])f->runs, h->dropped ? 0 : h->nr,
+		struct pd_sample s;
+		size_t n, kernel_end;
+		if (replay_sample_at(f->replay, h->entry, &s) < 0)
+			continue; /* (it was parsed when held: the same bytes again) */
+		chain_ips(f, &s, f->held_ips, &n, &kernel_end);
+		fold_ips(f, f->held_ips, h->kernel_end, f->runs);
+		fold_pushes_held(f->pushes, (uint32_t)i, (const uint32_t(*)[2])f->runs, h->dropped ? 0 : h->kernel_end,
 				 f->seq_syms, h->period);
 	}
 	f->st->held_for_kernel = f->nr_held;
@@ -180,7 +230,7 @@ void kernel_catch_up(struct folder *f)
 	free(f->held_ips);
 	f->held = NULL;
 	f->held_ips = NULL;
-	f->nr_held = f->held_alloc = f->nr_held_ips = f->held_ips_alloc = 0;
+	f->nr_held = f->held_alloc = 0;
 }
 
 /* The replay's hook before a kernel MMAP record: kept for the catch-up
@@ -199,19 +249,12 @@ bool defer_kernel_map(void *arg)
 /* ---- callchains -------------------------------------------------------------------- */
 
 /* The sample's addresses, then their folded symbols (folder.h). */
-void fold_callchain(struct folder *f, const struct pd_sample *s, sym_t cpu, sym_t pname, uint64_t period)
+void fold_callchain(struct folder *f, const struct pd_sample *s, const char *comm, sym_t cpu, sym_t pname,
+		    uint64_t period)
 {
-	struct callchain_walk w;
-	callchain_walk_start(&w, s, f->o->max_stack);
 	struct chain_ip *ips = f->ips;
-	size_t n = 0, kernel_end = 0; /* ips[0..kernel_end): up to the last kernel entry */
-	uint64_t ip;
-	int got;
-	while ((got = callchain_walk_next(&w, &ip)) > 0 && n < SAMPLE_FRAMES_MAX) {
-		ips[n++] = (struct chain_ip){ ip, w.kernel, w.hv };
-		if (w.kernel && !w.hv)
-			kernel_end = n;
-	}
+	size_t n, kernel_end; /* ips[0..kernel_end): up to the last kernel entry */
+	int got = chain_ips(f, s, ips, &n, &kernel_end);
 	/* held while the kernel's symbols are read, if its kernel entries
 	   are its leaf end */
 	bool hold = f->kernel_wait && kernel_end;
@@ -224,14 +267,11 @@ void fold_callchain(struct folder *f, const struct pd_sample *s, sym_t cpu, sym_
 		fold_ips(f, ips + from, n - from, f->runs);
 		fold_pushes_chain(f->pushes, cpu, pname, PUSHES_NO_MEMO, 0, NULL, 0, NULL, hold, period);
 	} else if (hold)
-		fold_push(f, s->tid, cpu, pname, ips + kernel_end, n - kernel_end, true, period);
+		fold_push(f, s, comm, cpu, pname, ips + kernel_end, n - kernel_end, true, period);
 	else
-		fold_push(f, s->tid, cpu, pname, ips, n, false, period);
-	if (!hold)
-		return;
-	VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
-	f->held[f->nr_held++] = (struct held_sample){ (uint32_t)f->nr_held_ips, (uint32_t)kernel_end, got < 0, period };
-	VEC_GROW(f->held_ips, f->nr_held_ips + kernel_end, f->held_ips_alloc);
-	memcpy(f->held_ips + f->nr_held_ips, ips, kernel_end * sizeof(*ips));
-	f->nr_held_ips += kernel_end;
+		fold_push(f, s, comm, cpu, pname, ips, n, false, period);
+	if (hold) {
+		VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
+		f->held[f->nr_held++] = (struct held_sample){ f->replay->at, (uint32_t)kernel_end, got < 0, period };
+	}
 }

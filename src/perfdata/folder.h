@@ -44,6 +44,16 @@ struct ip_slot {
  * and 1 << 13 miss more than they gain (alternating runs, this VM). */
 enum { IP_SLOTS = 1 << 14 };
 
+/* The folded symbols of a user file's address (seq_syms[first .. first +
+ * count)), for fold_entry; file NULL: empty. */
+struct file_slot {
+	const struct dso *file;
+	uint64_t addr;
+	uint32_t first, count;
+};
+
+enum { FILE_SLOTS = 1 << 14 };
+
 /* A callchain address and its context (fold_callchain). */
 struct chain_ip {
 	uint64_t ip;
@@ -59,7 +69,9 @@ struct held_sample;
  * without their lookups or trie steps (the nodes they led to are kept by
  * fold_pushes, under the memo's slot). */
 struct chain_memo {
-	int32_t tid;
+	int32_t tid, pid;
+	const char *comm;                  /* the thread's, when it alone named
+					      pname (else NULL) */
 	sym_t cpu, pname;                  /* the chain went below these */
 	uint64_t user_stamp, kernel_stamp; /* entry_stamp when it was folded */
 	uint32_t n, alloc;                 /* n 0: nothing to reuse */
@@ -67,6 +79,11 @@ struct chain_memo {
 };
 
 enum { CHAIN_MEMOS = 256 }; /* direct-mapped by tid */
+
+static inline uint32_t chain_memo_slot(int32_t tid)
+{
+	return ((uint32_t)tid * 0x9e3779b1u) >> 24 & (CHAIN_MEMOS - 1);
+}
 
 struct folder {
 	const struct report_opts *o;
@@ -96,6 +113,7 @@ struct folder {
 	struct chain_entry *chains;
 	size_t nr_chains, chains_alloc;
 	struct ip_slot *ip_cache;  /* IP_SLOTS, direct-mapped */
+	struct file_slot *file_cache; /* FILE_SLOTS, direct-mapped, live lookups only */
 	struct chain_memo *memos;  /* CHAIN_MEMOS, or NULL until the first */
 	uint32_t unknown_run[2];   /* an address in no map (fold_entry);
 				      count UINT32_MAX: not made yet */
@@ -106,8 +124,7 @@ struct folder {
 	struct replay *replay;           /* its kernel MMAP records kept meanwhile */
 	struct held_sample *held;
 	size_t nr_held, held_alloc;
-	struct chain_ip *held_ips;
-	size_t nr_held_ips, held_ips_alloc;
+	struct chain_ip *held_ips; /* a held sample's addresses, at the catch-up */
 	struct frame_parts parts; /* names of one frame or process */
 	char *line;               /* scratch for frame_names_of */
 	size_t line_alloc;
@@ -124,12 +141,13 @@ void frame_syms(struct folder *f, const struct resolved_frame *r, bool java, uin
 
 /* fold_chain.c: */
 
-/* A callchain folded below [cpu (PUSHES_NO_CPU: none),] pname and counted
- * period, without the per-frame detour, for samples whose names do not
+/* A callchain folded below [cpu (PUSHES_NO_CPU: none),] pname (named by
+ * the thread alone when comm is its comm, else NULL) and counted period, without the per-frame detour, for samples whose names do not
  * depend on the process (not Java) and that need no per-frame output
  * (--script, --inline, sites). A sample whose kernel frames need the
  * kernel's symbols may be held until they are read (kernel_catch_up). */
-void fold_callchain(struct folder *f, const struct pd_sample *s, sym_t cpu, sym_t pname, uint64_t period);
+void fold_callchain(struct folder *f, const struct pd_sample *s, const char *comm, sym_t cpu, sym_t pname,
+		    uint64_t period);
 
 /* Whether the kernel's symbols are read (kernel_wait set). */
 bool kernel_ready(struct folder *f);

@@ -662,15 +662,26 @@ int sym_lookup_in(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel
 		uint64_t a = ip + (uint64_t)s->kdelta;
 		return sym_dso_symbol(s, d, a, false, f);
 	}
+	struct dso *d = sym_map_in(s, as, ip, f);
+	return d ? sym_symbol_in(s, d, f) : 1;
+}
+
+struct dso *sym_map_in(struct symbolizer *s, uint32_t as, uint64_t ip, struct sym_frame *f)
+{
+	sym_frame_unknown(f, ip);
 	const struct mapping *m = procmaps_space_find(&s->maps, as, ip);
 	if (!m)
-		return 1;
-	uint64_t a = map_identity(m) ? ip : ip - m->start + m->pgoff;
+		return NULL;
 	struct dso *d = s->dsos[map_dso(m)];
 	f->dso = d->name;
-	f->dso_addr = a;
+	f->dso_addr = map_identity(m) ? ip : ip - m->start + m->pgoff;
 	f->have_map = true;
-	return sym_dso_symbol(s, d, a, true, f);
+	return d;
+}
+
+int sym_symbol_in(struct symbolizer *s, struct dso *d, struct sym_frame *f)
+{
+	return sym_dso_symbol(s, d, f->dso_addr, true, f);
 }
 
 int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool is_kernel,

@@ -117,6 +117,17 @@ const char *sym_sample_thread(struct symbolizer *s, int32_t pid, int32_t tid, ui
  * callers that keep their own, under sym_lookup_stamp. */
 int sym_lookup_in(struct symbolizer *s, uint32_t space, uint64_t ip, bool is_kernel, struct sym_frame *f);
 
+/* sym_lookup_in of a user address in two halves, for callers that cache
+ * what they derive from a file's address: the map that holds ip, which
+ * fills f's dso, dso_addr and have_map (name NULL) and returns its file,
+ * or NULL (f as for an address in no map); then the symbol at f->dso_addr
+ * in that file (returns as sym_lookup_in). The second half's answer
+ * depends on the file and f->dso_addr only (user files' tables do not
+ * change once read). */
+struct dso;
+struct dso *sym_map_in(struct symbolizer *s, uint32_t space, uint64_t ip, struct sym_frame *f);
+int sym_symbol_in(struct symbolizer *s, struct dso *d, struct sym_frame *f);
+
 /* A value that stays while sym_lookup_in(s, space, ip, is_kernel, ...)
  * answers the same for every ip, and never comes back once changed: the
  * space and the generation of its maps (user addresses), or the
