@@ -153,13 +153,14 @@ static void fold_push(struct folder *f, const struct pd_sample *s, const char *c
  * formatting it takes ~35 ms here) while the calling thread reads the
  * header's files; the replay used to wait for it. Now it starts at once:
  * a sample whose kernel frames are its leaf end (what perf's callchains
- * are: kernel entries, then user ones) has its other frames folded and
- * its kernel addresses kept with the node they go below, and the kernel
+ * are: kernel entries, then user ones) has its other frames folded (the
+ * node they lead to is kept by fold_pushes as a held node) and its place
+ * in the replay kept, and the kernel
  * MMAP records met before the first such sample are kept too (the
  * replay's defer_kernel_map). When the thread is done, or before anything
  * that needs the kernel's map (another kind of sample, a later kernel
- * MMAP record, the end), the records are applied and the samples looked
- * up and folded, in their order. Nothing else reads the kernel's map: a
+ * MMAP record, the end), the records are applied and the samples read
+ * again, their kernel addresses looked up and folded, in their order. Nothing else reads the kernel's map: a
  * user-space lookup depends on the process's maps only, and the first
  * lookup that loads the kernel's symbols is the same one either way, so
  * every frame is the same. Only the order in which the profile meets
