@@ -227,8 +227,9 @@ static sym_t cpu_frame(struct folder *f, const struct pd_sample *s)
 	return profile_sym(f->p, cpu, strlen(cpu));
 }
 
-/* Samples folded by fold_kept itself after which its pushes stop going
- * to a thread: each waits for the thread to catch up. */
+/* When samples folded by fold_kept itself (each waits for the pushes'
+ * thread to catch up) are at least this many and more than an eighth of
+ * those folded, the pushes stop going to a thread. */
 enum { SLOW_SAMPLES_UNTHREAD = 64 };
 
 /* Fold a sample of the event kept, of the thread named comm. */
@@ -274,11 +275,11 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	}
 	/* The rest folds here, with the kernel's symbols and the trie's nodes
 	 * (after the samples before it); at -j1 on two cores, where those are
-	 * pushed on a thread of their own, a capture of such samples stops
-	 * that (each would wait for the thread). */
+	 * pushed on a thread of their own, a capture with many such samples
+	 * stops that (each would wait for the thread). */
 	kernel_catch_up(f);
 	fold_pushes_sync(f->pushes);
-	if (++f->slow_samples == SLOW_SAMPLES_UNTHREAD)
+	if (++f->slow_samples >= SLOW_SAMPLES_UNTHREAD && f->slow_samples > f->st->folded / 8)
 		fold_pushes_unthread(f->pushes);
 	uint64_t h1 = 0, h2 = 0;
 	uint64_t version = cacheable ? space_version(f, s) : 0;
