@@ -13,6 +13,9 @@
 #include "base/alloc.h"
 
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 enum { BATCH = 1024,          /* words committed before the consumer is shown them */
        TAKEN_BATCH = 16 * 1024, /* words handled before the producer is shown them */
@@ -137,9 +140,21 @@ static bool more(struct word_ring *r)
 	return r->take < r->take_limit;
 }
 
+/* The consumer runs at the lowest priority (nice 19, allowed to any
+ * thread): the producer's work is the longer path, and where the CPUs are
+ * short (report's kernel-symbol reader, consumer and producer on 2 cores)
+ * it keeps its own. On report-300k, whose longer path is that reader,
+ * 59.8 -> 56.4 ms (median of 41 alternating runs; 55.8 before the ring);
+ * on churn the same (165.7, 164.5 ms, 31 runs). */
+static void lower_priority(void)
+{
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19); /* a hint: failure changes nothing */
+}
+
 static void *consumer_main(void *arg)
 {
 	struct word_ring *r = arg;
+	lower_priority();
 	while (more(r))
 		r->handler(r->arg, r);
 	return NULL;

@@ -43,8 +43,9 @@ struct word_ring {
 };
 
 /* A ring of 2^log2_words words whose messages go to handler(arg): on a
- * thread of its own when threaded, else as each is committed. The largest
- * message must fit in the ring. */
+ * thread of its own when threaded (at the lowest priority: it is to use
+ * what the producer leaves of the CPUs), else as each is committed. The
+ * largest message must fit in the ring. */
 void word_ring_start(struct word_ring *r, unsigned log2_words, bool threaded, word_ring_handler *handler,
 		     void *arg);
 

@@ -388,7 +388,7 @@ static int longest_event_name(const struct perf_data *pd)
 
 struct folder *folder_new(const struct report_opts *o, const struct perf_data *pd, struct profile *p,
 			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader,
-			  bool push_thread)
+			  enum fold_pushes_mode pushes)
 {
 	/* sized for SAMPLE_FRAMES_MAX frames: on the heap */
 	struct folder *f = xcalloc(1, sizeof(*f));
@@ -407,7 +407,7 @@ struct folder *folder_new(const struct report_opts *o, const struct perf_data *p
 	f->ips = xmalloc(SAMPLE_FRAMES_MAX * sizeof(*f->ips));
 	if (o->inline_addr2line)
 		f->inlines = inline_frames_new();
-	f->pushes = fold_pushes_new(p, push_thread);
+	f->pushes = fold_pushes_new(p, pushes);
 	return f;
 }
 
@@ -497,17 +497,18 @@ static int fold_threads(const struct report_opts *o)
 	return o->threads;
 }
 
-/* Whether report -j1's trie pushes go to a thread of their own
- * (fold_pushes.h): when its samples may fold straight from their
+/* Where report -j1's trie pushes go (fold_pushes.h): to a thread of
+ * their own when it pays, if its samples may fold straight from their
  * callchains and the process may run on two CPUs or more. */
-static bool push_thread(const struct report_opts *o)
+static enum fold_pushes_mode pushes_mode(const struct report_opts *o)
 {
-	if (o->script || o->sites || o->inline_addr2line || o->pushes_inline)
-		return false;
+	if (o->pushes_test == PUSHES_TEST_HERE || o->script || o->sites || o->inline_addr2line)
+		return PUSHES_HERE;
+	if (o->pushes_test == PUSHES_TEST_THREAD)
+		return PUSHES_ON_A_THREAD;
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set) >= 2;
-	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	long cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus >= 2 ? PUSHES_MAY_THREAD : PUSHES_HERE;
 }
 
 int report_fold(const char *path, const void *buf, size_t len, const struct report_opts *o,
@@ -605,7 +606,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		}
 	}
 	if (threads == 1) {
-		f = folder_new(&again, &pd, p, st, sym, NULL, push_thread(o));
+		f = folder_new(&again, &pd, p, st, sym, NULL, pushes_mode(o));
 		f->kernel_wait = kernel_wait;
 		kernel_wait = NULL;
 		f->replay = &r;
@@ -614,6 +615,7 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		replay_run(&r, sym, fold_sample, f);
 		kernel_catch_up(f);
 		fold_pushes_sync(f->pushes); /* p is whole */
+		st->pushes_threaded = fold_pushes_threaded(f->pushes);
 		uint64_t unit_seq = UINT64_MAX;
 		folder_add_stats(f, st, &unit_seq);
 		filter = f->filter;

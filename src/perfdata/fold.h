@@ -41,7 +41,11 @@ struct report_opts {
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
 	enum kernel_test kernel_test; /* tests only */
-	bool pushes_inline;           /* tests: -j1's trie pushes on the folding thread */
+	enum pushes_test {            /* tests: where -j1's trie pushes go (fold_pushes.h) */
+		PUSHES_TEST_OFF,      /* as measured: a thread when it pays */
+		PUSHES_TEST_HERE,     /* the folding thread */
+		PUSHES_TEST_THREAD,   /* a thread of their own from the first */
+	} pushes_test;
 };
 
 struct report_stats {
@@ -49,6 +53,8 @@ struct report_stats {
 	uint64_t sort_moves; /* records that were out of time order */
 	uint64_t held_for_kernel; /* -j1: samples folded once the kernel's symbols
 				     were read (fold.c, kernel_catch_up) */
+	bool pushes_threaded;     /* -j1: the trie's pushes went to a thread
+				     (fold_pushes.h) */
 	char hostname[256];     /* where it was recorded (perf.data HOSTNAME), or "" */
 	char cmdline[512];      /* how (perf's command line, CMDLINE), or "" */
 	char event[64];         /* the event folded, or "" */

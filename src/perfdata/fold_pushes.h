@@ -24,9 +24,14 @@
 
 struct fold_pushes;
 
-/* Pushes into p, applied on a thread of their own when threaded (and a
- * thread can be made). */
-struct fold_pushes *fold_pushes_new(struct profile *p, bool threaded);
+/* Where the pushes are applied: as they are sent; on a thread of their
+ * own once chains push enough symbols for it to pay; on a thread from the
+ * first (tests). Without a thread (pthread_create failed) as sent. */
+enum fold_pushes_mode { PUSHES_HERE, PUSHES_MAY_THREAD, PUSHES_ON_A_THREAD };
+
+struct fold_pushes *fold_pushes_new(struct profile *p, enum fold_pushes_mode mode);
+/* Whether the pushes went to a thread of their own at some point. */
+bool fold_pushes_threaded(const struct fold_pushes *q);
 /* Apply every message sent; then free. */
 void fold_pushes_free(struct fold_pushes *q);
 
@@ -34,8 +39,9 @@ void fold_pushes_free(struct fold_pushes *q);
  * caller may use p's nodes itself. */
 void fold_pushes_sync(struct fold_pushes *q);
 
-/* From now on apply messages as they are sent (for a capture whose samples
- * mostly fold on the caller's side, which would sync at each). */
+/* From now on apply messages as they are sent, for good (for a capture
+ * whose samples mostly fold on the caller's side, which would sync at
+ * each). */
 void fold_pushes_unthread(struct fold_pushes *q);
 
 /* A callchain below [cpu,] pname: the folded symbols of its addresses

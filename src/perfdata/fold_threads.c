@@ -103,7 +103,7 @@ static void part_init(struct part *pt, const struct crew *c, const struct perf_d
 	profile_init(&pt->p);
 	memset(&pt->st, 0, sizeof(pt->st));
 	pt->reader = live ? NULL : sym_reader_new(c->sym);
-	pt->f = folder_new(c->o, pd, &pt->p, &pt->st, c->sym, pt->reader, false);
+	pt->f = folder_new(c->o, pd, &pt->p, &pt->st, c->sym, pt->reader, PUSHES_HERE);
 }
 
 static void part_release(struct part *pt)

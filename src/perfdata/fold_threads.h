@@ -4,6 +4,7 @@
 #define SCORCH_PERFDATA_FOLD_THREADS_H
 
 #include "perfdata/fold.h"
+#include "perfdata/fold_pushes.h"
 #include "perfdata/perfdata.h"
 #include "perfdata/replay.h"
 #include "profile/merge_stamped.h"
@@ -11,12 +12,12 @@
 
 /* One thread's folding state: its caches, and the profile p it folds into
  * (stats into st). reader NULL: lookups go to sym as it is now.
- * push_thread: its trie pushes go to a thread of their own (fold_pushes.h);
- * p is then whole only after fold_pushes_sync or folder_free. */
+ * pushes: where its trie pushes go (fold_pushes.h); unless PUSHES_HERE, p
+ * is whole only after fold_pushes_sync or folder_free. */
 struct folder;
 struct folder *folder_new(const struct report_opts *o, const struct perf_data *pd, struct profile *p,
 			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader,
-			  bool push_thread);
+			  enum fold_pushes_mode pushes);
 void folder_free(struct folder *f);
 
 /* Whether s is of the event folded (the first one seen unless

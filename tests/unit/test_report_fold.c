@@ -17,6 +17,7 @@
 #include "base/input.h"
 #include "base/out.h"
 #include "perfdata/fold.h"
+#include "perfdata/fold_pushes.h"
 #include "profile/folded.h"
 #include "profile/profile.h"
 #include "render/speedscope.h"
@@ -368,27 +369,28 @@ TEST(report_fold_kernel_symbols_read_late_fold_the_same)
 	free(data);
 }
 
-/* report's profile of a capture at -j1, its trie pushes on a thread of
- * their own or not (report_opts.pushes_inline), kernel symbols late. */
-static bool fold_pushes_way(const char *data, size_t len, const char *kallsyms, bool inline_pushes,
-			    struct profile *p, uint64_t *held)
+/* report's profile of a capture at -j1, its trie pushes where `where`
+ * says (report_opts.pushes_test), kernel symbols late. */
+static bool fold_pushes_way(const char *data, size_t len, const char *kallsyms, enum pushes_test where,
+			    struct profile *p, uint64_t *held, bool *threaded)
 {
 	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = KERNEL_TEST_LATE,
-				 .pushes_inline = inline_pushes };
+				 .pushes_test = where };
 	o.sym.kallsyms = kallsyms;
 	o.sym.debug_home = "/nonexistent/scorch-unit";
 	profile_init(p);
 	struct report_stats st = { 0 };
 	bool ok = report_fold("c-kernel.data", data, len, &o, p, &st) == 0;
 	*held = st.held_for_kernel;
+	*threaded = st.pushes_threaded;
 	return ok;
 }
 
-/* At -j1 with two CPUs the trie's pushes and counts go to a thread of
+/* At -j1 with two CPUs the trie's pushes and counts may go to a thread of
  * their own (perfdata/fold_pushes.c), held samples included: the profile
  * must be the one made on one thread, node for node in the same order
- * (names, parents, counts), on a real capture. Also run on one CPU, where
- * no thread is made: the comparison then still holds (and passes). */
+ * (names, parents, counts), on a real capture; here the thread takes them
+ * from the first sample. */
 TEST(report_fold_pushes_on_a_thread_make_the_same_nodes)
 {
 	char kallsyms[64];
@@ -400,10 +402,14 @@ TEST(report_fold_pushes_on_a_thread_make_the_same_nodes)
 	REQUIRE(unit_write_file(kallsyms, ktext) == 0);
 	struct profile here, there;
 	uint64_t held_here, held_there;
-	bool ok_here = fold_pushes_way(data, len, kallsyms, true, &here, &held_here);
-	bool ok_there = fold_pushes_way(data, len, kallsyms, false, &there, &held_there);
+	bool threaded_here, threaded_there;
+	bool ok_here = fold_pushes_way(data, len, kallsyms, PUSHES_TEST_HERE, &here, &held_here, &threaded_here);
+	bool ok_there =
+		fold_pushes_way(data, len, kallsyms, PUSHES_TEST_THREAD, &there, &held_there, &threaded_there);
 	unlink(kallsyms);
 	CHECK(ok_here && ok_there);
+	CHECK(!threaded_here);
+	CHECK(threaded_there);
 	CHECK(held_there > 10000); /* held samples went through the thread too */
 	CHECK_EQ_U64(held_here, held_there);
 	CHECK(here.nr > 1000);
@@ -420,4 +426,47 @@ TEST(report_fold_pushes_on_a_thread_make_the_same_nodes)
 	profile_release(&there);
 	free(ktext);
 	free(data);
+}
+
+/* Send n chains pushing k symbols each (fresh names below one process
+ * name, nothing kept for the next chain). */
+static void send_chains(struct fold_pushes *q, struct profile *p, uint32_t n, uint32_t k)
+{
+	sym_t pname = profile_sym(p, "proc", 4);
+	uint32_t syms[4], runs[4][2];
+	for (uint32_t i = 0; i < k; i++) {
+		char name[16];
+		int len = snprintf(name, sizeof(name), "f%u", i);
+		syms[i] = profile_sym(p, name, (size_t)len);
+		runs[i][0] = i;
+		runs[i][1] = 1;
+	}
+	for (uint32_t c = 0; c < n; c++)
+		fold_pushes_chain(q, PUSHES_NO_CPU, pname, PUSHES_NO_MEMO, 0, (const uint32_t(*)[2])runs, k, syms,
+				  false, 1);
+}
+
+/* PUSHES_MAY_THREAD: the pushes move to a thread at the end of a window of
+ * 8192 chains when the chains so far pushed a symbol each or more (churn),
+ * and stay on the sender's thread when they push fewer (long-lived
+ * threads, whose chains share most nodes with their last); the counts
+ * arrive either way. */
+TEST(fold_pushes_go_to_a_thread_when_chains_push_enough)
+{
+	for (uint32_t k = 0; k < 3; k += 2) {
+		struct profile p;
+		profile_init(&p);
+		struct fold_pushes *q = fold_pushes_new(&p, PUSHES_MAY_THREAD);
+		send_chains(q, &p, 8191, k);
+		CHECK(!fold_pushes_threaded(q));
+		send_chains(q, &p, 1, k);
+		CHECK_EQ_U64(fold_pushes_threaded(q), k >= 1);
+		send_chains(q, &p, 3 * 8192, k);
+		CHECK_EQ_U64(fold_pushes_threaded(q), k >= 1);
+		fold_pushes_sync(q);
+		CHECK_EQ_U64((uint64_t)profile_total(&p, 0), 4 * 8192);
+		CHECK_EQ_U64(p.nr, 2 + k); /* root, proc, f0..f(k-1) */
+		fold_pushes_free(q);
+		profile_release(&p);
+	}
 }
