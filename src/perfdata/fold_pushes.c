@@ -78,11 +78,28 @@ static uint64_t next_u64(struct cursor *c)
 	return lo | (uint64_t)next(c) << 32;
 }
 
-/* Push one run's symbols below node. */
-static node_t push_run(struct profile *p, struct cursor *c, node_t node)
+/* The runs of a chain's symbols, outermost first: from a message's words
+ * (each its count, then its symbols), or, applied as they are sent, from
+ * the sender's runs[left - 1] down to runs[0] (no encoding: on report-300k
+ * the words had cost ~170 instructions a sample). */
+struct run_source {
+	struct cursor *c;
+	const uint32_t (*runs)[2];
+	const uint32_t *syms;
+	size_t left;
+};
+
+/* Push the source's next run below node. */
+static node_t push_run(struct profile *p, struct run_source *src, node_t node)
 {
-	for (uint32_t k = next(c); k > 0; k--)
-		node = profile_push(p, node, next(c));
+	if (src->c) {
+		for (uint32_t k = next(src->c); k > 0; k--)
+			node = profile_push(p, node, next(src->c));
+		return node;
+	}
+	const uint32_t *run = src->runs[--src->left];
+	for (const uint32_t *sym = src->syms + run[0], *end = sym + run[1]; sym < end; sym++)
+		node = profile_push(p, node, *sym);
 	return node;
 }
 
@@ -103,40 +120,64 @@ static node_t *memo_nodes(struct fold_pushes *q, uint32_t memo, size_t n)
 	return m->nodes;
 }
 
-static void apply_chain(struct fold_pushes *q, struct cursor *c, uint32_t head)
+/* A chain's pushes below [cpu,] pname (see fold_pushes_chain): its leaf. */
+static node_t chain_leaf(struct fold_pushes *q, sym_t cpu, sym_t pname, uint32_t memo, uint32_t shared,
+			 uint32_t rest, struct run_source *src)
 {
 	struct profile *p = q->p;
-	sym_t cpu = next(c), pname = next(c);
-	uint32_t memo = next(c), shared = next(c), rest = next(c);
 	node_t at = PROFILE_ROOT;
 	if (cpu != PUSHES_NO_CPU)
 		at = profile_push(p, at, cpu);
 	at = profile_push(p, at, pname);
 	if (memo == PUSHES_NO_MEMO) {
 		while (rest-- > 0)
-			at = push_run(p, c, at);
-	} else {
-		node_t *nodes = memo_nodes(q, memo, (size_t)shared + rest);
-		if (shared)
-			at = nodes[shared - 1];
-		for (uint32_t i = 0; i < rest; i++)
-			nodes[shared + i] = at = push_run(p, c, at);
+			at = push_run(p, src, at);
+		return at;
 	}
-	if (head & FLAG_HOLD) {
+	node_t *nodes = memo_nodes(q, memo, (size_t)shared + rest);
+	if (shared)
+		at = nodes[shared - 1];
+	for (uint32_t i = 0; i < rest; i++)
+		nodes[shared + i] = at = push_run(p, src, at);
+	return at;
+}
+
+/* A chain's leaf: kept as the next held node, or counted. */
+static void chain_end(struct fold_pushes *q, node_t leaf, bool hold, uint64_t period)
+{
+	if (hold) {
 		VEC_GROW(q->held, q->nr_held + 1, q->held_alloc);
-		q->held[q->nr_held++] = at;
+		q->held[q->nr_held++] = leaf;
 		return;
 	}
-	profile_count(p, at, (double)next_u64(c));
+	profile_count(q->p, leaf, (double)period);
+}
+
+/* Below held node `held`, the source's n runs: the leaf. */
+static node_t held_leaf(struct fold_pushes *q, uint32_t held, uint32_t n, struct run_source *src)
+{
+	node_t at = q->held[held];
+	for (uint32_t i = 0; i < n; i++)
+		at = push_run(q->p, src, at);
+	return at;
+}
+
+static void apply_chain(struct fold_pushes *q, struct cursor *c, uint32_t head)
+{
+	sym_t cpu = next(c), pname = next(c);
+	uint32_t memo = next(c), shared = next(c), rest = next(c);
+	struct run_source src = { .c = c };
+	node_t leaf = chain_leaf(q, cpu, pname, memo, shared, rest, &src);
+	bool hold = head & FLAG_HOLD;
+	chain_end(q, leaf, hold, hold ? 0 : next_u64(c));
 }
 
 static void apply_held(struct fold_pushes *q, struct cursor *c)
 {
 	uint32_t held = next(c), n = next(c);
-	node_t at = q->held[held];
-	for (uint32_t i = 0; i < n; i++)
-		at = push_run(q->p, c, at);
-	profile_count(q->p, at, (double)next_u64(c));
+	struct run_source src = { .c = c };
+	node_t leaf = held_leaf(q, held, n, &src);
+	profile_count(q->p, leaf, (double)next_u64(c));
 }
 
 static void apply(struct fold_pushes *q, struct cursor *c)
@@ -194,12 +235,11 @@ static void end(struct fold_pushes *q)
 	apply(q, &c);
 }
 
-/* After a message that pushes syms symbols: the pushes go to a thread
- * of their own when the chains pushed enough (see above). */
+/* After a chain applied as sent that pushed syms symbols, while the
+ * pushes may go to a thread: they go when the chains pushed enough (see
+ * above). */
 static void note_pushes(struct fold_pushes *q, size_t syms)
 {
-	if (!q->may_thread)
-		return;
 	q->syms += syms;
 	if (++q->chains % WINDOW_CHAINS)
 		return;
@@ -234,6 +274,13 @@ static void put_runs(struct fold_pushes *q, const uint32_t (*runs)[2], size_t n,
 void fold_pushes_chain(struct fold_pushes *q, sym_t cpu, sym_t pname, uint32_t memo, uint32_t shared,
 		       const uint32_t (*runs)[2], size_t rest, const uint32_t *syms, bool hold, uint64_t period)
 {
+	if (!q->ring.threaded) {
+		struct run_source src = { .runs = runs, .syms = syms, .left = rest };
+		chain_end(q, chain_leaf(q, cpu, pname, memo, shared, (uint32_t)rest, &src), hold, period);
+		if (q->may_thread)
+			note_pushes(q, runs_words(runs, rest) - rest);
+		return;
+	}
 	size_t words = runs_words(runs, rest);
 	begin(q, 6 + words + (hold ? 0 : 2));
 	put(q, MSG_CHAIN | (hold ? FLAG_HOLD : 0));
@@ -246,12 +293,18 @@ void fold_pushes_chain(struct fold_pushes *q, sym_t cpu, sym_t pname, uint32_t m
 	if (!hold)
 		put_u64(q, period);
 	end(q);
-	note_pushes(q, words - rest);
 }
 
 void fold_pushes_held(struct fold_pushes *q, uint32_t held, const uint32_t (*runs)[2], size_t n,
 		      const uint32_t *syms, uint64_t period)
 {
+	if (!q->ring.threaded) {
+		struct run_source src = { .runs = runs, .syms = syms, .left = n };
+		profile_count(q->p, held_leaf(q, held, (uint32_t)n, &src), (double)period);
+		if (q->may_thread)
+			note_pushes(q, runs_words(runs, n) - n);
+		return;
+	}
 	size_t words = runs_words(runs, n);
 	begin(q, 3 + words + 2);
 	put(q, MSG_HELD);
@@ -260,7 +313,6 @@ void fold_pushes_held(struct fold_pushes *q, uint32_t held, const uint32_t (*run
 	put_runs(q, runs, n, syms);
 	put_u64(q, period);
 	end(q);
-	note_pushes(q, words - n);
 }
 
 /* ---- the whole -------------------------------------------------------------------- */
