@@ -183,8 +183,10 @@ struct held_sample { /* the held node of the same number (fold_pushes) */
 
 /* The callchain addresses of s, leaf first, into ips (n of them; the
  * first *kernel_end up to the last kernel entry). Returns what the walk
- * ended with: < 0 when perf drops the chain. */
-static int chain_ips(const struct folder *f, const struct pd_sample *s, struct chain_ip *ips, size_t *n,
+ * ended with: < 0 when perf drops the chain. Inlined into both callers:
+ * as a call it kept its counts in memory, 24M more instructions on
+ * report-300k's 309k samples (callgrind), ~1.5 ms. */
+static inline __attribute__((always_inline)) int chain_ips(const struct folder *f, const struct pd_sample *s, struct chain_ip *ips, size_t *n,
 		     size_t *kernel_end)
 {
 	struct callchain_walk w;
