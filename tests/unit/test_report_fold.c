@@ -287,6 +287,23 @@ static char *corpus_read(const char *path, size_t *len)
 	return b;
 }
 
+/* A real capture with kernel frames (tests/data/corpus/c-kernel.data) and
+ * the kallsyms of its machine, and the path (/tmp, named by tag and this
+ * process) a test writes that kallsyms to. Returns false (freeing what
+ * was read) when either is missing. */
+static bool kernel_fixture(const char *tag, char kallsyms[64], char **ktext, char **data, size_t *len)
+{
+	size_t klen;
+	snprintf(kallsyms, 64, "/tmp/scorch-unit-%s-%d.kallsyms", tag, (int)getpid());
+	*ktext = corpus_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
+	*data = corpus_read("tests/data/corpus/c-kernel.data.xz", len);
+	if (*ktext && *data)
+		return true;
+	free(*ktext);
+	free(*data);
+	return false;
+}
+
 /* report's folded text and speedscope file of a capture, with
  * report_opts.kernel_test `test`. */
 static void fold_late(const char *data, size_t len, const char *kallsyms, enum kernel_test test,
@@ -338,12 +355,9 @@ static char *kallsyms_moved(const char *text, uint64_t delta)
  * and relocated. */
 TEST(report_fold_kernel_symbols_read_late_fold_the_same)
 {
-	char kallsyms[64];
-	snprintf(kallsyms, sizeof(kallsyms), "/tmp/scorch-unit-late-%d.kallsyms", (int)getpid());
-	size_t klen, len;
-	char *ktext = corpus_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
-	char *data = corpus_read("tests/data/corpus/c-kernel.data.xz", &len);
-	REQUIRE(ktext && data);
+	char kallsyms[64], *ktext, *data;
+	size_t len;
+	REQUIRE(kernel_fixture("late", kallsyms, &ktext, &data, &len));
 	for (int moved = 0; moved < 2; moved++) {
 		char *text = moved ? kallsyms_moved(ktext, 0x3000000) : ktext;
 		REQUIRE(unit_write_file(kallsyms, text) == 0);
@@ -393,12 +407,9 @@ static bool fold_pushes_way(const char *data, size_t len, const char *kallsyms, 
  * from the first sample. */
 TEST(report_fold_pushes_on_a_thread_make_the_same_nodes)
 {
-	char kallsyms[64];
-	snprintf(kallsyms, sizeof(kallsyms), "/tmp/scorch-unit-pushes-%d.kallsyms", (int)getpid());
-	size_t klen, len;
-	char *ktext = corpus_read("tests/data/corpus/workloads/kallsyms-6ecd6ec2.xz", &klen);
-	char *data = corpus_read("tests/data/corpus/c-kernel.data.xz", &len);
-	REQUIRE(ktext && data);
+	char kallsyms[64], *ktext, *data;
+	size_t len;
+	REQUIRE(kernel_fixture("pushes", kallsyms, &ktext, &data, &len));
 	REQUIRE(unit_write_file(kallsyms, ktext) == 0);
 	struct profile here, there;
 	uint64_t held_here, held_there;
