@@ -1,10 +1,10 @@
 /* The trie's side of report's fold of callchains (fold_chain.c): the
- * pushes of a sample's folded symbols and the count at its leaf, sent as
- * messages and applied in the order sent, on a thread of their own at
- * report -j1 (where the replay and the lookups are the longer path), else
- * as they are sent. The folding thread then never touches the trie's
- * nodes, only the profile's names: a trie lookup per frame, a third of
- * the fold's time on captures of short-lived processes, goes to the other
+ * pushes of a sample's folded symbols and the count at its leaf, applied
+ * in the order sent: as they are sent, or, at report -j1 once chains push
+ * enough symbols for it to pay (captures of short-lived processes), as
+ * messages on a thread of their own. The folding thread then never
+ * touches the trie's nodes, only the profile's names: a trie lookup per
+ * frame, a third of the fold's time on such captures, goes to the other
  * core. Outputs do not change: the nodes are made in the same order.
  *
  * The folder keeps a thread's last callchain addresses (struct
