@@ -481,3 +481,53 @@ TEST(fold_pushes_go_to_a_thread_when_chains_push_enough)
 		profile_release(&p);
 	}
 }
+
+/* A chain whose message would take more than half the ring (a frame of
+ * thousands of "->" parts can make one) is applied by the sender after
+ * the ring drains, in its place among the others: on a thread, the
+ * counts and nodes are those of applying everything as sent. */
+TEST(fold_pushes_apply_a_chain_larger_than_the_ring_in_order)
+{
+	enum { BIG = 200000 }; /* symbols: more than half of the ring's 256K words */
+	uint32_t *syms = malloc(BIG * sizeof(*syms));
+	uint32_t(*runs)[2] = malloc(BIG * sizeof(*runs));
+	REQUIRE(syms && runs);
+	struct profile p[2];
+	for (int threaded = 0; threaded < 2; threaded++) {
+		profile_init(&p[threaded]);
+		struct fold_pushes *q = fold_pushes_new(&p[threaded], threaded ? PUSHES_ON_A_THREAD : PUSHES_HERE);
+		sym_t pname = profile_sym(&p[threaded], "proc", 4);
+		for (uint32_t i = 0; i < BIG; i++) {
+			char name[16];
+			int len = snprintf(name, sizeof(name), "s%u", i % 1000);
+			syms[i] = profile_sym(&p[threaded], name, (size_t)len);
+		}
+		for (int round = 0; round < 3; round++) {
+			/* small chains, one big chain of one run, small chains */
+			uint32_t one[1][2] = { { 0, 3 } };
+			fold_pushes_chain(q, PUSHES_NO_CPU, pname, 7, 0, (const uint32_t(*)[2])one, 1, syms, false, 1);
+			uint32_t big[1][2] = { { 0, BIG } };
+			fold_pushes_chain(q, PUSHES_NO_CPU, pname, 7, 0, (const uint32_t(*)[2])big, 1, syms, false, 2);
+			for (uint32_t i = 0; i < 1000; i++) {
+				runs[i][0] = i;
+				runs[i][1] = 1;
+			}
+			fold_pushes_chain(q, PUSHES_NO_CPU, pname, 7, 1, (const uint32_t(*)[2])runs, 1000, syms,
+					  false, 3);
+		}
+		CHECK_EQ_U64(fold_pushes_threaded(q), threaded);
+		fold_pushes_free(q);
+	}
+	CHECK_EQ_U64(p[0].nr, p[1].nr);
+	CHECK(p[1].nr > BIG);
+	CHECK_EQ_U64((uint64_t)profile_total(&p[1], 0), 3 * (1 + 2 + 3));
+	uint32_t differ = 0;
+	for (node_t i = 1; i < p[0].nr && i < p[1].nr; i++)
+		differ += p[0].nodes[i].parent != p[1].nodes[i].parent || p[0].nodes[i].name != p[1].nodes[i].name ||
+			  p[0].nodes[i].self[0] != p[1].nodes[i].self[0];
+	CHECK_EQ_U64(differ, 0);
+	profile_release(&p[0]);
+	profile_release(&p[1]);
+	free(syms);
+	free(runs);
+}
