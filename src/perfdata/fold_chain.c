@@ -155,12 +155,12 @@ static void fold_push(struct folder *f, const struct pd_sample *s, const char *c
  * a sample whose kernel frames are its leaf end (what perf's callchains
  * are: kernel entries, then user ones) has its other frames folded (the
  * node they lead to is kept by fold_pushes as a held node) and its place
- * in the replay kept, and the kernel
- * MMAP records met before the first such sample are kept too (the
- * replay's defer_kernel_map). When the thread is done, or before anything
- * that needs the kernel's map (another kind of sample, a later kernel
- * MMAP record, the end), the records are applied and the samples read
- * again, their kernel addresses looked up and folded, in their order. Nothing else reads the kernel's map: a
+ * in the replay kept, and the kernel MMAP records met before the first
+ * such sample are kept too (the replay's defer_kernel_map). When the
+ * thread is done, or before anything that needs the kernel's map (another
+ * kind of sample, a later kernel MMAP record, the end), the records are
+ * applied and the samples read again, their kernel addresses looked up
+ * and folded, in their order. Nothing else reads the kernel's map: a
  * user-space lookup depends on the process's maps only, and the first
  * lookup that loads the kernel's symbols is the same one either way, so
  * every frame is the same. Only the order in which the profile meets
@@ -172,12 +172,10 @@ static void fold_push(struct folder *f, const struct pd_sample *s, const char *c
  * (bench/report.sh): 0.088 -> 0.064 s; where the replay is longer than
  * the wait (process churn: sys300k) the gain is in the noise. */
 struct held_sample { /* the held node of the same number (fold_pushes) */
-	size_t entry;        /* the sample's in the replay, read again at the
-				catch-up (a copy of its kernel addresses,
-				~10 MB on a capture of process churn, cost
-				more in page faults than parsing it twice) */
-	uint32_t kernel_end; /* its kernel entries: the first kernel_end */
-	bool dropped;        /* perf drops the chain: looked up, not pushed */
+	size_t entry;    /* the sample's in the replay, read and walked again at
+			    the catch-up (a copy of its kernel addresses, ~10 MB
+			    on a capture of process churn, cost more in page
+			    faults than parsing it twice) */
 	uint64_t period;
 };
 
@@ -186,8 +184,8 @@ struct held_sample { /* the held node of the same number (fold_pushes) */
  * ended with: < 0 when perf drops the chain. Inlined into both callers:
  * as a call it kept its counts in memory, 24M more instructions on
  * report-300k's 309k samples (callgrind), ~1.5 ms. */
-static inline __attribute__((always_inline)) int chain_ips(const struct folder *f, const struct pd_sample *s, struct chain_ip *ips, size_t *n,
-		     size_t *kernel_end)
+static inline __attribute__((always_inline)) int chain_ips(const struct folder *f, const struct pd_sample *s,
+							    struct chain_ip *ips, size_t *n, size_t *kernel_end)
 {
 	struct callchain_walk w;
 	callchain_walk_start(&w, s, f->o->max_stack);
@@ -223,9 +221,9 @@ void kernel_catch_up(struct folder *f)
 		size_t n, kernel_end;
 		if (replay_sample_at(f->replay, h->entry, &s) < 0)
 			continue; /* (it was parsed when held: the same bytes again) */
-		chain_ips(f, &s, f->held_ips, &n, &kernel_end);
-		fold_ips(f, f->held_ips, h->kernel_end, f->runs);
-		fold_pushes_held(f->pushes, (uint32_t)i, (const uint32_t(*)[2])f->runs, h->dropped ? 0 : h->kernel_end,
+		bool dropped = chain_ips(f, &s, f->held_ips, &n, &kernel_end) < 0; /* looked up, not pushed */
+		fold_ips(f, f->held_ips, kernel_end, f->runs);
+		fold_pushes_held(f->pushes, (uint32_t)i, (const uint32_t(*)[2])f->runs, dropped ? 0 : kernel_end,
 				 f->seq_syms, h->period);
 	}
 	f->st->held_for_kernel = f->nr_held;
@@ -275,6 +273,6 @@ void fold_callchain(struct folder *f, const struct pd_sample *s, const char *com
 		fold_push(f, s, comm, cpu, pname, ips, n, false, period);
 	if (hold) {
 		VEC_GROW(f->held, f->nr_held + 1, f->held_alloc);
-		f->held[f->nr_held++] = (struct held_sample){ f->replay->at, (uint32_t)kernel_end, got < 0, period };
+		f->held[f->nr_held++] = (struct held_sample){ f->replay->at, period };
 	}
 }

@@ -642,8 +642,8 @@ uint64_t sym_lookup_stamp(const struct symbolizer *s, uint32_t space, bool is_ke
 
 int sym_lookup_in(struct symbolizer *s, uint32_t as, uint64_t ip, bool is_kernel, struct sym_frame *f)
 {
-	sym_frame_unknown(f, ip);
 	if (is_kernel) {
+		sym_frame_unknown(f, ip);
 		if (s->kernel_dso == UINT32_MAX) {
 			s->kernel_dso = findnew_dso(s, "[kernel.kallsyms]", DSO_KERNEL);
 			s->kmap_start = 0;
