@@ -182,23 +182,6 @@ static double expected_samples(const struct record_opts *o, int ncpu)
 	return (double)o->freq * cpus * (o->duration > 0 ? o->duration : 30.0);
 }
 
-/* Default entries of the off-CPU program's stack-trace map: a stack whose
- * hash bucket is taken by another is lost, and the share of taken buckets
- * grows with distinct stacks over buckets, so the map gets about as many
- * entries as samples expected, a power of two (the kernel rounds the
- * buckets up to one), from PROFILE_STACK_ENTRIES up to what
- * PROFILE_STACK_BYTES of frames allow (65536 entries of 127 frames): it is
- * allocated whole when loaded. */
-static uint32_t default_stack_map_entries(const struct record_opts *o, int ncpu, uint32_t depth)
-{
-	double expected = expected_samples(o, ncpu);
-	uint64_t frame_bytes = (uint64_t)depth * sizeof(uint64_t);
-	uint32_t entries = PROFILE_STACK_ENTRIES;
-	while (entries < expected && (uint64_t)entries * 2 * frame_bytes <= PROFILE_STACK_BYTES)
-		entries *= 2;
-	return entries;
-}
-
 /* Default most entries of each of profile.bpf.c's stack classes and of
  * its counts: as many as samples expected (there cannot be more distinct
  * stacks), from PROFILE_STACK_ENTRIES to 1 << 21. Their entries are
@@ -227,8 +210,8 @@ struct spill_ctx {
 struct ustack_ctx {
 	struct recorder *r;
 	struct perf_sideband *sideband;
-	struct bpf_stacks from[2]; /* profile.bpf.c's stacks, offcpu.bpf.c's */
-	struct bpf_stack_cache kernel; /* by off-CPU << 32 | stack id */
+	int class_fds[PROFILE_CLASSES]; /* the stacks (both programs') */
+	struct bpf_stack_cache kernel; /* by stack id */
 	uint64_t bytes, samples;
 	uint32_t limit; /* frame-pointer chains this deep lost their root end */
 	struct bpf_offcpu *offcpu; /* --off-cpu: its copies and block ends too */
@@ -250,16 +233,15 @@ static int on_ustack_in(void *ctx, void *data, size_t size)
 
 /* The kernel frames of a stack id, read once per id (ids are stable while
  * the programs run: a stored stack is never replaced). */
-static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, bool off_cpu, uint32_t *nr)
+static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, uint32_t *nr)
 {
-	uint64_t key = (uint64_t)off_cpu << 32 | (uint32_t)id;
+	uint32_t key = (uint32_t)id;
 	const uint64_t *got = bpf_stack_cache_get(&uc->kernel, key, nr);
 	if (got)
 		return got;
 	uint64_t ips[PROFILE_MAX_DEPTH] = { 0 };
-	uint32_t id_key = (uint32_t)id, class = id_key >> PROFILE_CLASS_SHIFT;
-	const int *fds = uc->from[off_cpu].fds;
-	*nr = class < PROFILE_CLASSES && !bpf_map_lookup_elem(fds[class], &id_key, ips)
+	uint32_t class = key >> PROFILE_CLASS_SHIFT;
+	*nr = class < PROFILE_CLASSES && !bpf_map_lookup_elem(uc->class_fds[class], &key, ips)
 		      ? bpf_stack_depth(ips, PROFILE_MAX_DEPTH)
 		      : 0;
 	return bpf_stack_cache_put(&uc->kernel, key, ips, *nr);
@@ -290,7 +272,7 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.nr_user = u->nr_user < PROFILE_MAX_DEPTH ? u->nr_user : PROFILE_MAX_DEPTH;
 	s.user_truncated = s.nr_user >= uc->limit;
 	if (u->kernel_stack >= 0) {
-		s.kernel = kernel_frames(uc, u->kernel_stack, u->off_cpu != 0, &s.nr_kernel);
+		s.kernel = kernel_frames(uc, u->kernel_stack, &s.nr_kernel);
 	} else if (u->nr_kernel) {
 		s.kernel = (const uint64_t *)u->kernel;
 		s.nr_kernel = u->nr_kernel < PROFILE_MAX_DEPTH ? u->nr_kernel : PROFILE_MAX_DEPTH;
@@ -421,14 +403,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	bpf_map__set_max_entries(b.skel->maps.ustack_buf, copy ? (uint32_t)b.ncpu : 1);
 	if (!copy)
 		bpf_map__set_max_entries(b.skel->maps.ustacks, (uint32_t)sysconf(_SC_PAGESIZE));
-	/* The stack-trace map serves offcpu.bpf.c only (allocated whole). */
-	uint32_t stack_entries = !o->off_cpu	     ? 1
-				 : o->stack_map_size ? o->stack_map_size
-						     : default_stack_map_entries(o, b.ncpu, spills.depth);
-	bpf_map__set_max_entries(b.skel->maps.stacks, stack_entries);
-	if (spills.depth != PROFILE_MAX_DEPTH)
-		bpf_map__set_value_size(b.skel->maps.stacks, spills.depth * sizeof(uint64_t));
-	/* profile.bpf.c's stacks and counts grow as they fill, up to this. */
+	/* The stacks (both programs') and counts grow as they fill, up to this. */
 	uint32_t class_entries = o->stack_map_size ? o->stack_map_size : default_class_entries(o, b.ncpu);
 	bpf_map__set_max_entries(b.skel->maps.stacks_0, class_entries);
 	bpf_map__set_max_entries(b.skel->maps.stacks_1, class_entries);
@@ -443,8 +418,9 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 		return record_bpf_unavailable(o, "cannot load the program: %s", strerror(e));
 	}
 	if (o->off_cpu) {
-		int e = bpf_offcpu_open(o, t, bpf_map__fd(b.skel->maps.stacks), bpf_map__fd(b.skel->maps.ustacks),
-					copy, &offcpu);
+		int fds[PROFILE_CLASSES];
+		class_fds(&b, fds);
+		int e = bpf_offcpu_open(o, t, fds, spills.depth, bpf_map__fd(b.skel->maps.ustacks), copy, &offcpu);
 		if (e) {
 			profile_bpf__destroy(b.skel);
 			return e;
@@ -484,9 +460,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	sideband = perf_sideband_open(o, r, t);
 	ustacks.sideband = sideband;
 	ustacks.limit = spills.limit;
-	class_fds(&b, ustacks.from[0].fds);
-	for (int i = 0; i < PROFILE_CLASSES; i++)
-		ustacks.from[1].fds[i] = bpf_map__fd(b.skel->maps.stacks);
+	class_fds(&b, ustacks.class_fds);
 	ustacks.offcpu = offcpu;
 	perf_sideband_on_push(sideband, on_ustack_out, &ustacks);
 	ustack_ring = ring_buffer__new(bpf_map__fd(b.skel->maps.ustacks), on_ustack_in, &ustacks, NULL);

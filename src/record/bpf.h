@@ -42,8 +42,7 @@ int bpf_stack_cache_load(struct bpf_stack_cache *c, int fd, uint32_t frames);
 uint32_t bpf_stack_depth(const uint64_t *ips, uint32_t frames);
 
 /* Where stack ids are resolved: the cache first when there is one, else
- * the map fds[id >> PROFILE_CLASS_SHIFT] (the same fd three times for a
- * stack-trace map, whose ids are below 1 << PROFILE_CLASS_SHIFT). */
+ * the map fds[id >> PROFILE_CLASS_SHIFT]. */
 struct bpf_stacks {
 	int fds[PROFILE_CLASSES];
 	const struct bpf_stack_cache *cache;
@@ -54,10 +53,6 @@ struct bpf_stacks {
  * samples) in stats. */
 void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_key *key, uint64_t count,
 			   struct record_sample *s, char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
-			   struct record_stats *stats, uint32_t limit);
-/* The same, the stacks in one stack-trace map. */
-void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_t count, struct record_sample *s,
-			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
 			   struct record_stats *stats, uint32_t limit);
 /* Every key of a counts hash (struct profile_key -> u64 samples), read in
  * batches, to the recorder (stats->in_kernel adds them up); 0, or -1
@@ -70,10 +65,11 @@ int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct record
  * bpf_offcpu_open returns -2 when the program cannot load here (BPF
  * unavailable: the driver falls back to perf). */
 struct bpf_offcpu;
-/* The program shares profile.bpf.c's stack map and user-stack ring;
+/* The program shares profile.bpf.c's stack maps (class_fds) and
+ * user-stack ring; depth: frames kept per stack (--max-stack);
  * copy_stack: DWARF, user stacks copied out at switch-out. */
-int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, int stacks_fd, int ring_fd,
-		    bool copy_stack, struct bpf_offcpu **out);
+int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, const int class_fds[PROFILE_CLASSES],
+		    uint32_t depth, int ring_fd, bool copy_stack, struct bpf_offcpu **out);
 /* Target filters and attachment, before the command is released. */
 int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const struct record_target *t);
 /* record_bpf_scan_pids over its counts (and blocked and waking pids). */

@@ -39,7 +39,7 @@ struct bpf_offcpu {
 	size_t nr_pending, alloc_pending;
 	uint64_t orphan_ends; /* end records without their copy: blocks lost */
 	bool wakers;
-	int stacks_fd;
+	struct bpf_stacks stacks; /* profile.bpf.c's class maps, shared */
 	uint32_t limit;
 	/* A waker's sample (bpf_offcpu_waker): its frames, and its lost
 	 * stacks, added to the run's at the end. */
@@ -48,8 +48,8 @@ struct bpf_offcpu {
 	struct record_stats waker_stats;
 };
 
-int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, int stacks_fd, int ring_fd,
-		    bool copy_stack, struct bpf_offcpu **out)
+int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, const int class_fds[PROFILE_CLASSES],
+		    uint32_t depth, int ring_fd, bool copy_stack, struct bpf_offcpu **out)
 {
 	struct bpf_offcpu *oc = calloc(1, sizeof(*oc));
 	if (!oc)
@@ -79,16 +79,20 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	const char *unseen = getenv("SCORCH_TEST_UNSEEN_SWITCH_IN"); /* tests/record/t730 */
 	ro->test_unseen_every = unseen ? (uint32_t)strtoul(unseen, NULL, 10) : 0;
 	oc->wakers = o->wakers;
-	oc->stacks_fd = stacks_fd;
+	memcpy(oc->stacks.fds, class_fds, sizeof(oc->stacks.fds));
+	ro->max_depth = depth;
 	oc->limit = PROFILE_MAX_DEPTH;
 	ro->copy_stack = copy_stack;
 	ro->copy_fp = o->unwind == RECORD_UNWIND_AUTO;
 	unsigned size = record_stack_size(o);
 	ro->stack_size = size < PROFILE_USTACK_MAX ? size : PROFILE_USTACK_MAX;
 	bpf_map__set_max_entries(oc->skel->maps.ustack_buf, copy_stack ? (uint32_t)oc->ncpu : 1);
-	/* One stack map and one ring for both programs: stack ids and
-	 * copies read the same way whichever program took them. */
-	if (bpf_map__reuse_fd(oc->skel->maps.stacks, stacks_fd) || bpf_map__reuse_fd(oc->skel->maps.ustacks, ring_fd)) {
+	/* One set of stack maps and one ring for both programs: stack ids
+	 * and copies read the same way whichever program took them. */
+	if (bpf_map__reuse_fd(oc->skel->maps.stacks_0, class_fds[0]) ||
+	    bpf_map__reuse_fd(oc->skel->maps.stacks_1, class_fds[1]) ||
+	    bpf_map__reuse_fd(oc->skel->maps.stacks_2, class_fds[2]) ||
+	    bpf_map__reuse_fd(oc->skel->maps.ustacks, ring_fd)) {
 		int e = errno;
 		bpf_offcpu_close(oc);
 		return error("cannot share the BPF maps with the off-CPU program: %s", strerror(e));
@@ -206,7 +210,7 @@ static const struct record_sample *waker_sample(struct bpf_offcpu *oc, const str
 {
 	struct profile_key k = { w->pid, w->tid, 0, w->user_stack, w->kernel_stack, { 0 } };
 	memcpy(k.comm, w->comm, sizeof(k.comm));
-	record_bpf_key_sample(oc->stacks_fd, &k, 1, s, oc->waker_comm, oc->waker_user, oc->waker_kernel,
+	bpf_stacks_key_sample(&oc->stacks, &k, 1, s, oc->waker_comm, oc->waker_user, oc->waker_kernel,
 			      &oc->waker_stats, oc->limit);
 	if (!w->pid && !w->tid)
 		s->comm = oc->waker_comm; /* the idle task's own name (swapper/N) */
@@ -228,7 +232,6 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 		      void (*copied)(void *arg, const void *data, size_t len), void *arg)
 {
 	int counts = bpf_map__fd(oc->skel->maps.counts);
-	int stacks = bpf_map__fd(oc->skel->maps.stacks);
 	int start = bpf_map__fd(oc->skel->maps.start);
 	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
 	char comm[PROFILE_COMM_LEN + 1];
@@ -247,7 +250,7 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 			prev = &wk;
 			if (bpf_map_lookup_elem(wakes, &wk, &sum) || !sum.blocks)
 				continue;
-			record_bpf_key_sample(stacks, &wk.key, sum.blocks, &s, comm, user, kernel, stats, limit);
+			bpf_stacks_key_sample(&oc->stacks, &wk.key, sum.blocks, &s, comm, user, kernel, stats, limit);
 			s.off_cpu = true;
 			s.ns = sum.ns;
 			if (wk.waker.user_stack != PROFILE_NO_STACK || wk.waker.kernel_stack != PROFILE_NO_STACK)
@@ -265,7 +268,7 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 			prev = &key;
 			if (bpf_map_lookup_elem(map, &key, &sum) || !sum.blocks)
 				continue;
-			record_bpf_key_sample(stacks, &key, sum.blocks, &s, comm, user, kernel, stats, limit);
+			bpf_stacks_key_sample(&oc->stacks, &key, sum.blocks, &s, comm, user, kernel, stats, limit);
 			s.off_cpu = true;
 			s.runnable = runnable;
 			s.ns = sum.ns;
@@ -295,7 +298,7 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 			copied(arg, oc->pending[at].u, oc->pending[at].len);
 			continue;
 		}
-		record_bpf_key_sample(stacks, &st.key, 1, &s, comm, user, kernel, stats, limit);
+		bpf_stacks_key_sample(&oc->stacks, &st.key, 1, &s, comm, user, kernel, stats, limit);
 		s.off_cpu = true;
 		s.runnable = st.runnable;
 		s.ns = ns;

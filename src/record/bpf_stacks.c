@@ -1,6 +1,6 @@
 /* Reading the eBPF programs' stacks and counts back into samples: stack
  * ids resolved through the maps that hold them (profile.bpf.c's size
- * classes, or offcpu.bpf.c's stack-trace map), or through a cache read
+ * classes, which offcpu.bpf.c shares), or through a cache read
  * from the maps in batches. Built only with libbpf (HAVE_LIBBPF). */
 #include "record/bpf.h"
 
@@ -156,15 +156,6 @@ void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_k
 	s->kernel = read_stack(from, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
 			       &s->kernel_truncated, limit);
 	s->user = read_stack(from, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated, limit);
-}
-
-/* See bpf.h. */
-void record_bpf_key_sample(int stacks_fd, const struct profile_key *key, uint64_t count, struct record_sample *s,
-			   char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
-			   struct record_stats *stats, uint32_t limit)
-{
-	struct bpf_stacks from = { { stacks_fd, stacks_fd, stacks_fd }, NULL };
-	bpf_stacks_key_sample(&from, key, count, s, comm, user, kernel, stats, limit);
 }
 
 struct drain {

@@ -1,15 +1,87 @@
-/* What profile.bpf.c and offcpu.bpf.c share: the stack map, the target
- * filters, and a user register set and stack copy for unwinding in user
- * space (struct profile_ustack). Included by BPF programs only. */
+/* What profile.bpf.c and offcpu.bpf.c share: the stacks by size class,
+ * the target filters, and a user register set and stack copy for
+ * unwinding in user space (struct profile_ustack). Included by BPF
+ * programs only. */
 #ifndef SCORCH_RECORD_COMMON_BPF_H
 #define SCORCH_RECORD_COMMON_BPF_H
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, PROFILE_STACK_ENTRIES);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+#define EFAULT 14
+#define EEXIST 17
+#define ENOMEM 12
+
+/* Frames kept per stack (--max-stack), set from user space before load. */
+const volatile __u32 max_depth = PROFILE_MAX_DEPTH;
+
+/* The stacks by size class (see PROFILE_CLASS_SHIFT), kernel and user,
+ * keyed by a hash of their frames. User space sets max_entries, and
+ * gives the off-CPU program the on-CPU program's maps: one id space. An
+ * entry is allocated when a stack is first seen. */
+#define STACK_CLASS(name, frames)                      \
+	struct {                                       \
+		__uint(type, BPF_MAP_TYPE_HASH);       \
+		__uint(map_flags, BPF_F_NO_PREALLOC);  \
+		__uint(max_entries, PROFILE_STACK_ENTRIES); \
+		__type(key, __u32);                    \
+		__type(value, __u64[frames]);          \
+	} name SEC(".maps")
+STACK_CLASS(stacks_0, PROFILE_CLASS_FRAMES_0);
+STACK_CLASS(stacks_1, PROFILE_CLASS_FRAMES_1);
+STACK_CLASS(stacks_2, PROFILE_CLASS_FRAMES_2);
+
+/* Store ips (frames of them, zero-filled) under id in one class's map;
+ * returns id, -EEXIST when another stack has it, -ENOMEM when the map is
+ * full. */
+static __always_inline __s32 class_store(void *map, __u32 id, const __u64 *ips, __u32 frames)
+{
+	const __u64 *have = bpf_map_lookup_elem(map, &id);
+	if (!have) {
+		if (!bpf_map_update_elem(map, &id, ips, BPF_NOEXIST))
+			return (__s32)id;
+		have = bpf_map_lookup_elem(map, &id); /* another CPU stored it first? */
+		if (!have)
+			return -ENOMEM;
+	}
+	for (__u32 i = 0; i < frames; i++)
+		if (have[i] != ips[i])
+			return -EEXIST;
+	return (__s32)id;
+}
+
+struct stack_frames {
+	__u64 ip[PROFILE_MAX_DEPTH];
+};
+
+/* The stack in f (*nr frames, as bpf_get_stack left it: zero-filled past
+ * them) stored in the class maps: its id >= 0, -EFAULT when there is
+ * none, -EEXIST or -ENOMEM when it could not be stored (f still holds
+ * it). Past max_depth frames only the leaf end is kept (*nr says how
+ * many). A global function: the verifier checks it once, not at each of
+ * its callers (its loops made profile.bpf.c take 1.5 s to load). */
+__noinline int stack_store(struct stack_frames *f, __u32 *nr)
+{
+	if (!f || !nr)
+		return -EFAULT;
+	__u64 *ips = f->ip;
+	if (!*nr)
+		return -EFAULT;
+	if (*nr > max_depth) {
+		for (__u32 i = 0; i < PROFILE_MAX_DEPTH; i++)
+			if (i >= max_depth)
+				ips[i] = 0;
+		*nr = max_depth;
+	}
+	__u64 h = *nr;
+	for (__u32 i = 0; i < PROFILE_MAX_DEPTH && i < *nr; i++) {
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 31;
+	}
+	__u32 id = (__u32)(h ^ (h >> 32)) & ((1u << PROFILE_CLASS_SHIFT) - 1);
+	if (*nr <= PROFILE_CLASS_FRAMES_0)
+		return class_store(&stacks_0, id, ips, PROFILE_CLASS_FRAMES_0);
+	if (*nr <= PROFILE_CLASS_FRAMES_1)
+		return class_store(&stacks_1, id | 1u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_1);
+	return class_store(&stacks_2, id | 2u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_2);
+}
 
 /* Targets: tgids (pids) or tids, when filter_pid or filter_tid is set. */
 struct {

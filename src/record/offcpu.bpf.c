@@ -5,14 +5,15 @@
  * At each context switch (tp_btf/sched_switch, which runs while the
  * outgoing task is still current, so its user stack can be walked):
  * - switch-out of a task that goes to sleep in a counted state: remember
- *   when, and its stacks (ids in the stack map) under its tid;
+ *   when, and its stacks (ids in the size-class maps it shares with
+ *   profile.bpf.c) under its tid;
  * - switch-in of a task remembered so: the time it was off the CPU (the
  *   sleep and then the wait on the run queue after its wakeup), kept when
  *   within [min_ns, max_ns], is added in nanoseconds to `counts` under the
  *   same key as the on-CPU profile's (struct profile_key); with --wall, a
  *   task switched out runnable (preempted, or yielded) counts its wait for
  *   a CPU in `runnable_counts` instead.
- * Only the counts and the stack map cross into user space, once, after
+ * Only the counts and the stacks cross into user space, once, after
  * detaching, as for profile.bpf.c.
  *
  * Task fields are read through CO-RE (the kernel's BTF), from the three
@@ -26,9 +27,6 @@
 
 #include "offcpu_abi.h"
 #include "common.bpf.h"
-
-#define EEXIST 17
-#define ENOMEM 12
 
 /* The kernel's task states (include/linux/sched.h), as sched_switch's
  * prev_state gives them; the report mapping below is the one the
@@ -170,6 +168,31 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_add(enomem, 1);
 }
 
+/* Room for a stack per CPU: [0] for sched_switch, [1] for sched_waking,
+ * which may run in an interrupt (not while sched_switch holds the run
+ * queue's lock, but a slot each needs no such argument). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct stack_frames);
+} frames_buf SEC(".maps");
+
+/* The current stack (kernel, or user with BPF_F_USER_STACK; skip in
+ * flags) stored in the class maps: its id, or a negative errno. Before,
+ * a stack-trace map: one stack per hash bucket, so two stacks that
+ * shared a bucket lost the second's every block; the class maps chain
+ * their buckets and clash only on 29 bits of hash. */
+static __always_inline int take_stack(void *ctx, __u32 slot, __u64 flags)
+{
+	struct stack_frames *f = bpf_map_lookup_elem(&frames_buf, &slot);
+	if (!f)
+		return -EFAULT;
+	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
+	__u32 nr = n > 0 ? (__u32)n / 8 : 0;
+	return stack_store(f, &nr);
+}
+
 /* --wakers: the task that wakes a blocked target (see on_waking). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -199,7 +222,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct offcpu_waker w = {};
 	w.user_stack = w.kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
-		w.kernel_stack = bpf_get_stackid(ctx, &stacks, tracepoint_skip(ctx, &__traceiter_sched_waking));
+		w.kernel_stack = take_stack(ctx, 1, tracepoint_skip(ctx, &__traceiter_sched_waking));
 		stack_error(w.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
 	}
 	/* From an interrupt (a timer, I/O completion), current is the task
@@ -210,7 +233,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	w.tid = (__u32)id;
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
 	if (want_user && w.pid) {
-		w.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		w.user_stack = take_stack(ctx, 1, BPF_F_USER_STACK);
 		stack_error(w.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
 	}
 	w.tid = per_tid ? w.tid : 0;
@@ -301,7 +324,7 @@ static __always_inline void end_block(struct offcpu_start *s, __u32 tid, __u64 d
 			stat_add(OFFCPU_STAT_BLOCKS, 1);
 			return;
 		}
-		stat_add(OFFCPU_STAT_END_FULL, 1); /* counted here, with frame pointers */
+		stat_add(OFFCPU_STAT_END_FULL, 1); /* counted here, without user frames */
 	}
 	if (wakers && !runnable) {
 		if (count_wake(&key, &end.waker, delta))
@@ -361,15 +384,21 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	s.key.user_stack = PROFILE_NO_STACK;
 	s.key.kernel_stack = PROFILE_NO_STACK;
 	if (want_kernel) {
-		s.key.kernel_stack = bpf_get_stackid(ctx, &stacks, tracepoint_skip(ctx, &__traceiter_sched_switch));
+		s.key.kernel_stack = take_stack(ctx, 0, tracepoint_skip(ctx, &__traceiter_sched_switch));
 		stack_error(s.key.kernel_stack, OFFCPU_STAT_KERNEL_EEXIST, OFFCPU_STAT_KERNEL_ENOMEM);
 	}
-	if (want_user) {
-		s.key.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* A copied user stack is unwound in user space: no frame-pointer
+	 * walk is kept for it. (Through code built without frame pointers
+	 * such a walk ends in whatever the frame register held, a new
+	 * "stack" at nearly every block, which filled the maps.) Should its
+	 * end record not fit in the ring, the block counts without user
+	 * frames. */
+	if (copy_stack && want_user && !send_user_stack(ctx, &s, tid)) {
+		s.copied = 1;
+	} else if (want_user) {
+		s.key.user_stack = take_stack(ctx, 0, BPF_F_USER_STACK);
 		stack_error(s.key.user_stack, OFFCPU_STAT_USER_EEXIST, OFFCPU_STAT_USER_ENOMEM);
 	}
-	if (copy_stack && want_user && !send_user_stack(ctx, &s, tid))
-		s.copied = 1;
 	if (bpf_map_update_elem(&start, &tid, &s, BPF_ANY))
 		stat_add(OFFCPU_STAT_START_FULL, 1);
 }

@@ -69,7 +69,7 @@ enum offcpu_stat {
 	OFFCPU_STAT_COUNTS_FULL,    /* interval dropped: counts hash full */
 	OFFCPU_STAT_COPIED,         /* user stacks copied out at switch-out */
 	OFFCPU_STAT_COPY_FULL,      /* ...refused by a full ring: frame pointers used */
-	OFFCPU_STAT_END_FULL,       /* end record refused: counted with frame pointers */
+	OFFCPU_STAT_END_FULL,       /* end record refused: counted without user frames */
 	OFFCPU_STAT_IN_UNSEEN,      /* switch-in not seen: ended at the next switch-out less the CPU time since */
 	OFFCPU_STAT_NR
 };

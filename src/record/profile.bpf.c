@@ -16,10 +16,6 @@
 #include "profile_abi.h"
 #include "common.bpf.h"
 
-#define EFAULT 14
-#define EEXIST 17
-#define ENOMEM 12
-
 /* Set from user space before load (the verifier drops dead branches). */
 const volatile int want_user = 1;
 const volatile int want_kernel = 1;
@@ -31,7 +27,6 @@ const volatile int include_idle = 0;
 const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
 const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
-const volatile __u32 max_depth = PROFILE_MAX_DEPTH; /* frames kept per stack */
 
 /* max_entries set by user space; entries allocated as keys are first seen. */
 struct {
@@ -41,20 +36,6 @@ struct {
 	__type(key, struct profile_key);
 	__type(value, __u64);
 } counts SEC(".maps");
-
-/* The stacks by size class (see PROFILE_CLASS_SHIFT). User space sets
- * max_entries; an entry is allocated when a stack is first seen. */
-#define STACK_CLASS(name, frames)                      \
-	struct {                                       \
-		__uint(type, BPF_MAP_TYPE_HASH);       \
-		__uint(map_flags, BPF_F_NO_PREALLOC);  \
-		__uint(max_entries, PROFILE_STACK_ENTRIES); \
-		__type(key, __u32);                    \
-		__type(value, __u64[frames]);          \
-	} name SEC(".maps")
-STACK_CLASS(stacks_0, PROFILE_CLASS_FRAMES_0);
-STACK_CLASS(stacks_1, PROFILE_CLASS_FRAMES_1);
-STACK_CLASS(stacks_2, PROFILE_CLASS_FRAMES_2);
 
 /* Pids counted since user space last took them (bpf.c's scan_new_pids):
  * it reads a process's maps while the process lives. */
@@ -101,60 +82,14 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_inc(enomem);
 }
 
-/* Store ips (frames of them, zero-filled) under id in one class's map;
- * returns id, -EEXIST when another stack has it, -ENOMEM when the map is
- * full. */
-static __always_inline __s32 class_store(void *map, __u32 id, const __u64 *ips, __u32 frames)
-{
-	const __u64 *have = bpf_map_lookup_elem(map, &id);
-	if (!have) {
-		if (!bpf_map_update_elem(map, &id, ips, BPF_NOEXIST))
-			return (__s32)id;
-		have = bpf_map_lookup_elem(map, &id); /* another CPU stored it first? */
-		if (!have)
-			return -ENOMEM;
-	}
-	for (__u32 i = 0; i < frames; i++)
-		if (have[i] != ips[i])
-			return -EEXIST;
-	return (__s32)id;
-}
-
-struct stack_frames {
-	__u64 ip[PROFILE_MAX_DEPTH];
-};
-
 /* The stack (kernel, or user with BPF_F_USER_STACK) into f (zero-filled),
- * *nr its frames, and its id in the class maps: >= 0, -EFAULT when there
- * is none, -EEXIST or -ENOMEM when it could not be stored (f still holds
- * it). A global function: the verifier checks it once, not at each of
- * its three callers (its loops made the program take 1.5 s to load). */
-__noinline int stack_id(struct bpf_perf_event_data *ctx, struct stack_frames *f, __u64 flags, __u32 *nr)
+ * *nr its frames, and its id in the class maps (stack_store). */
+static __always_inline int stack_id(struct bpf_perf_event_data *ctx, struct stack_frames *f, __u64 flags,
+				    __u32 *nr)
 {
-	if (!f || !nr)
-		return -EFAULT;
-	__u64 *ips = f->ip;
-	long n = bpf_get_stack(ctx, ips, PROFILE_MAX_DEPTH * sizeof(__u64), flags);
+	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
 	*nr = n > 0 ? (__u32)n / 8 : 0;
-	if (!*nr)
-		return -EFAULT;
-	if (*nr > max_depth) { /* --max-stack: the leaf end, zero-filled */
-		for (__u32 i = 0; i < PROFILE_MAX_DEPTH; i++)
-			if (i >= max_depth)
-				ips[i] = 0;
-		*nr = max_depth;
-	}
-	__u64 h = *nr;
-	for (__u32 i = 0; i < PROFILE_MAX_DEPTH && i < *nr; i++) {
-		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 31;
-	}
-	__u32 id = (__u32)(h ^ (h >> 32)) & ((1u << PROFILE_CLASS_SHIFT) - 1);
-	if (*nr <= PROFILE_CLASS_FRAMES_0)
-		return class_store(&stacks_0, id, ips, PROFILE_CLASS_FRAMES_0);
-	if (*nr <= PROFILE_CLASS_FRAMES_1)
-		return class_store(&stacks_1, id | 1u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_1);
-	return class_store(&stacks_2, id | 2u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_2);
+	return stack_store(f, nr);
 }
 
 static __always_inline int stack_lost(__s32 id)

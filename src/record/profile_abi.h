@@ -7,8 +7,7 @@
 
 #define PROFILE_COMM_LEN 16
 #define PROFILE_MAX_DEPTH 127       /* frames per stack, as perf's default */
-#define PROFILE_STACK_ENTRIES 16384 /* stack-trace map entries at least (bcc's default) */
-#define PROFILE_STACK_BYTES (64ull << 20) /* ...and at most this many bytes of frames */
+#define PROFILE_STACK_ENTRIES 16384 /* stacks kept at least (bcc's default) */
 #define PROFILE_COUNT_ENTRIES 40960 /* distinct keys in the counts hash */
 #define PROFILE_FILTER_ENTRIES 1024 /* pids or tids to sample */
 #define PROFILE_NEW_PIDS 4096       /* pids counted since user space last looked */
@@ -20,8 +19,8 @@
  * A stack id is (class << PROFILE_CLASS_SHIFT) | 29 bits of hash: -EEXIST
  * only when two different stacks share a class and 29 bits (chained
  * buckets: no collision on a shared bucket). Class values hold up to
- * PROFILE_CLASS_FRAMES_n frames, zero-filled. (offcpu.bpf.c still uses the
- * shared stack-trace map `stacks`, whose ids are below 1 << 29.) */
+ * PROFILE_CLASS_FRAMES_n frames, zero-filled. offcpu.bpf.c stores its
+ * stacks in the same maps. */
 #define PROFILE_CLASS_SHIFT 29
 #define PROFILE_CLASSES 3
 #define PROFILE_CLASS_FRAMES_0 24  /* 192-byte value: a 256-byte slab object */

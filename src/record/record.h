@@ -133,7 +133,7 @@ struct record_opts {
 	enum record_event event;
 	struct record_event_spec counted; /* RECORD_EVENT_COUNTED: which */
 	uint64_t period;      /* RECORD_EVENT_COUNTED: a sample every period events (-c) */
-	unsigned stack_map_size; /* bpf: stack-trace map entries, 0 = default */
+	unsigned stack_map_size; /* bpf: most stacks (each class) and counts keys, 0 = default */
 	unsigned max_stack;   /* frames per stack, 0 = the kernel's perf_event_max_stack */
 	enum record_unwind unwind;
 	unsigned stack_size;  /* bytes of user stack per sample, 0 = default */
