@@ -1,11 +1,13 @@
 #include "base/alloc.h"
 
+#include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static void out_of_memory(size_t n)
 {
@@ -108,4 +110,30 @@ char *xmemdup0(const void *p, size_t n)
 		memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
+}
+
+void alloc_small_blocks_on_huge_pages(size_t pad)
+{
+#if !FREE_AT_EXIT
+	if (pad < HUGE_PAGE || pad > INT_MAX / 2)
+		return;
+	mallopt(M_TOP_PAD, (int)pad);
+	mallopt(M_TRIM_THRESHOLD, (int)(2 * pad)); /* (not given back at once) */
+	/* Blocks under the mmap threshold come from the heap's top: take them
+	 * until it grows (by pad and more), then give them back. */
+	enum { STEP = 64 << 10, MOST = 64 };
+	void *volatile held[MOST];
+	uintptr_t before = (uintptr_t)sbrk(0);
+	int n = 0;
+	while (n < MOST && (uintptr_t)sbrk(0) == before)
+		held[n++] = malloc(STEP);
+	uintptr_t after = (uintptr_t)sbrk(0);
+	while (n > 0)
+		free(held[--n]);
+	uintptr_t from = (before + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (after > from + HUGE_PAGE)
+		madvise((void *)from, (after - from) & ~(uintptr_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
+#else
+	(void)pad;
+#endif
 }

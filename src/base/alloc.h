@@ -34,6 +34,17 @@ void *xcalloc_dense(size_t nmemb, size_t size);
 void *xcalloc_table(size_t n);
 char *xmemdup0(const void *p, size_t n);
 
+/* For a command that makes many small blocks on its main thread (report:
+ * an address space, a thread and a few hash entries per process seen):
+ * glibc's main heap grows `pad` bytes ahead at a time from now on, and
+ * what it just grew is advised for transparent huge pages, so that the
+ * small blocks' first writes fault once per 2 MiB rather than once per
+ * page. On bench/report.sh churn (~16k processes, 34k address spaces)
+ * report's minor faults went from ~6,300 to ~2,800 and its time by about
+ * 4% (alternating runs). Nothing under the sanitizers (their allocator
+ * is not glibc's). */
+void alloc_small_blocks_on_huge_pages(size_t pad);
+
 /* A process about to exit may leave what it allocated to the exit (the
  * kernel takes the pages back at once; freeing a large heap block by block
  * costs tenths of a second). Not under a leak checker, which would report

@@ -335,6 +335,7 @@ static int write_profile(struct report_args *a, struct profile *p, const struct 
 /* Read the input, fold it, write the result. */
 static int run(struct report_args *a)
 {
+	alloc_small_blocks_on_huge_pages(128u << 20);
 	struct input in;
 	if (input_load(&in, !strcmp(a->input, "-") ? NULL : a->input) < 0)
 		return 1;
