@@ -6,6 +6,7 @@
 #include "base/lines.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -272,6 +273,35 @@ const char *kmodules_lookup(struct kmodules *m, uint64_t addr, const char **modu
 		return symtab_name(&km->syms, sy);
 	}
 	return NULL;
+}
+
+enum { LAYOUT_MAX = 256 << 10 };
+
+bool kallsyms_same_layout(const char *copy, const char *live)
+{
+	FILE *a = fopen(copy, "re");
+	FILE *b = a ? fopen(live, "re") : NULL;
+	bool same = false;
+	char la[512], lb[512];
+	size_t read = 0;
+	/* (A line longer than the buffers comes in pieces, the same pieces
+	 * from both when they are the same.) */
+	while (b && read < LAYOUT_MAX && fgets(la, sizeof(la), a) && fgets(lb, sizeof(lb), b) && !strcmp(la, lb)) {
+		size_t n = strlen(la);
+		read += n;
+		if (n && la[n - 1] == '\n')
+			n--;
+		struct kallsyms_line k;
+		if (kallsyms_line(la, n, &k) && k.addr && (k.type == 'T' || k.type == 't') && !k.module_len) {
+			same = true;
+			break;
+		}
+	}
+	if (b)
+		fclose(b);
+	if (a)
+		fclose(a);
+	return same;
 }
 
 size_t kernel_build_id(uint8_t id[20])

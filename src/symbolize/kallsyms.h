@@ -6,6 +6,7 @@
 
 #include "symbolize/symtab.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Load path into t (finished). *text gets the address of _text (0 if
@@ -31,6 +32,11 @@ void kmodules_release(struct kmodules *m);
 const char *kmodules_lookup(struct kmodules *m, uint64_t addr, const char **module);
 /* The running kernel's build-id from /sys/kernel/notes; returns its length. */
 size_t kernel_build_id(uint8_t id[20]);
+/* Whether the kallsyms at copy begins line for line as the one at live,
+ * up to and including live's first kernel text symbol with an address
+ * (read no further than 256 KiB): a copy of the same kernel made in the
+ * same boot (the same KASLR offset) lists its own symbols the same. */
+bool kallsyms_same_layout(const char *copy, const char *live);
 /* Symbols of a perf JIT map (/tmp/perf-PID.map: "START SIZE name" in hex),
  * finished. Returns the count, or -1 when unreadable. */
 int jitmap_load(struct symtab *t, const char *path);

@@ -17,7 +17,7 @@ elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; th
 	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
 fi
 
-live_names="dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg html jit"
+live_names="kallsyms-copy kallsyms-copy-other-boot dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg html jit"
 if [ -n "$live_why" ]; then
 	for n in $live_names; do skip "report live: $n" "$live_why"; done
 else
@@ -39,6 +39,36 @@ else
 	test_cmp "report live: fp-event-filter ($ev)" "$L/fp.perf-ev" "$L/fp.ours-ev"
 	"$SCORCH" report -q -o "$L/fp.out" "$L/fp.data"
 	test_cmp "report live: fp-output-file (-o FILE equals stdout)" "$L/fp.ours" "$L/fp.out"
+
+	# The kernel's symbols: where the recorded kernel runs, perf record's
+	# copy of kallsyms in the build-id cache (HOME/.debug) is read in
+	# place of /proc/kallsyms when it begins as /proc/kallsyms does up to
+	# the first text symbol (the same kernel at the same offset: a file
+	# reads faster than the kernel formats /proc/kallsyms). A copy whose
+	# later names are marked shows it was read, frame for frame; one whose
+	# first text symbol lies elsewhere (another boot) is not read.
+	kid=$(perf buildid-list -k 2>/dev/null)
+	KH=$L/khome
+	kc="$KH/.debug/[kernel.kallsyms]/$kid"
+	mkdir -p "$kc"
+	mark_copy() { # AWK-FIRST-TEXT-LINE-EDIT: /proc/kallsyms, later names + "_cc"
+		awk -v edit="$1" '!t && ($2 == "T" || $2 == "t") && $1 !~ /^0+$/ { t = 1; if (edit) $1 = "ffffffff00000000"; print; next }
+			t && ($2 == "T" || $2 == "t") && NF == 3 { $3 = $3 "_cc" } { print }' /proc/kallsyms >"$kc/kallsyms"
+	}
+	mark_copy 0
+	HOME=$KH "$SCORCH" report -q "$L/fp.data" >"$L/fp.cc" 2>"$L/cc.err"
+	marked=$(grep -c '_cc[;[ ]' "$L/fp.cc")
+	sed 's/_cc\([;[ ]\)/\1/g' "$L/fp.cc" >"$L/fp.cc-unmarked"
+	if [ -n "$kid" ] && [ "$marked" -gt 0 ] && cmp -s "$L/fp.cc-unmarked" "$L/fp.ours"; then
+		ok "report live: kallsyms from the build-id cache's copy of this boot ($marked lines)"
+	else
+		not_ok "report live: kallsyms from the build-id cache's copy of this boot" \
+			"build-id '$kid', $marked marked lines" "$(diff "$L/fp.ours" "$L/fp.cc-unmarked" | head -5)" \
+			"$(cat "$L/cc.err")"
+	fi
+	mark_copy 1
+	HOME=$KH "$SCORCH" report -q "$L/fp.data" >"$L/fp.cc2" 2>"$L/cc.err"
+	test_cmp "report live: kallsyms from /proc when the copy's offset differs" "$L/fp.ours" "$L/fp.cc2"
 
 	# DWARF: user stacks unwound from the copied stack
 	perf record -q --call-graph dwarf -F 499 -o "$L/dw.data" -- "$W" "$secs" >/dev/null 2>&1

@@ -167,3 +167,47 @@ TEST(kallsyms_addresses_take_hex_digits_only)
 	unlink(path);
 	free(path);
 }
+
+/* report reads perf record's copy of kallsyms (the build-id cache's) in
+ * place of /proc/kallsyms when it begins as the live one up to the first
+ * text symbol: the same kernel at the same KASLR offset. */
+TEST(kallsyms_same_layout_compares_up_to_the_first_text_symbol)
+{
+	static const char live[] = "0000000000000000 A fixed_percpu_data\n"
+				   "0000000000001000 A cpu_number\n"
+				   "ffffffffa1000000 T _text\n"
+				   "ffffffffa1001000 T start_kernel\n"
+				   "ffffffffc0a01000 t ext4_es_lookup_extent\t[ext4]\n";
+	/* the same up to _text; a module unloaded since, a symbol renamed */
+	static const char later[] = "0000000000000000 A fixed_percpu_data\n"
+				    "0000000000001000 A cpu_number\n"
+				    "ffffffffa1000000 T _text\n"
+				    "ffffffffa1001000 T start_kernel_renamed\n";
+	/* another boot: another offset */
+	static const char shifted[] = "0000000000000000 A fixed_percpu_data\n"
+				      "0000000000001000 A cpu_number\n"
+				      "ffffffff9e000000 T _text\n"
+				      "ffffffff9e001000 T start_kernel\n";
+	/* kptr_restrict: no addresses (never "the same": nothing to read) */
+	static const char hidden[] = "0000000000000000 A fixed_percpu_data\n"
+				     "0000000000000000 T _text\n"
+				     "0000000000000000 T start_kernel\n";
+	static const char no_text[] = "0000000000000000 A fixed_percpu_data\n";
+	char *p_live = write_text(live), *p_later = write_text(later), *p_shifted = write_text(shifted);
+	char *p_hidden = write_text(hidden), *p_no_text = write_text(no_text);
+	REQUIRE(p_live && p_later && p_shifted && p_hidden && p_no_text);
+	CHECK(kallsyms_same_layout(p_live, p_live));
+	CHECK(kallsyms_same_layout(p_later, p_live));
+	CHECK(!kallsyms_same_layout(p_shifted, p_live));
+	CHECK(!kallsyms_same_layout(p_live, p_shifted));
+	CHECK(!kallsyms_same_layout(p_hidden, p_hidden));
+	CHECK(!kallsyms_same_layout(p_no_text, p_no_text));
+	CHECK(!kallsyms_same_layout(p_no_text, p_live));
+	CHECK(!kallsyms_same_layout("/nonexistent/kallsyms", p_live));
+	CHECK(!kallsyms_same_layout(p_live, "/nonexistent/kallsyms"));
+	char *paths[] = { p_live, p_later, p_shifted, p_hidden, p_no_text };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+}
