@@ -1,7 +1,10 @@
 #include "base/alloc.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,11 +115,12 @@ char *xmemdup0(const void *p, size_t n)
 	return s;
 }
 
-void alloc_small_blocks_on_huge_pages(size_t pad)
+struct heap_ahead alloc_small_blocks_on_huge_pages(size_t pad)
 {
+	struct heap_ahead h = { 0, 0 };
 #if !FREE_AT_EXIT
 	if (pad < HUGE_PAGE || pad > INT_MAX / 2)
-		return;
+		return h;
 	mallopt(M_TOP_PAD, (int)pad);
 	mallopt(M_TRIM_THRESHOLD, (int)(2 * pad)); /* (not given back at once) */
 	/* Blocks under the mmap threshold come from the heap's top: take them
@@ -131,9 +135,70 @@ void alloc_small_blocks_on_huge_pages(size_t pad)
 	while (n > 0)
 		free(held[--n]);
 	uintptr_t from = (before + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	if (after > from + HUGE_PAGE)
-		madvise((void *)from, (after - from) & ~(uintptr_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
+	if (after > from + HUGE_PAGE &&
+	    !madvise((void *)from, (after - from) & ~(uintptr_t)(HUGE_PAGE - 1), MADV_HUGEPAGE)) {
+		h.from = from;
+		h.len = (after - from) & ~(uintptr_t)(HUGE_PAGE - 1);
+	}
 #else
 	(void)pad;
 #endif
+	return h;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels refuse it (EINVAL) */
+#endif
+
+struct fault_in {
+	uintptr_t at, end;
+};
+
+static void *fault_in_main(void *arg)
+{
+	struct fault_in *job = arg;
+	/* a huge page at a time, from the low end: the heap is used upwards */
+	for (uintptr_t at = job->at; at < job->end; at += HUGE_PAGE)
+		if (madvise((void *)at, HUGE_PAGE, MADV_POPULATE_WRITE) && errno != EINTR && errno != EAGAIN)
+			break;
+	free(job);
+	return NULL;
+}
+
+void alloc_heap_fault_in(const struct heap_ahead *h, size_t bytes)
+{
+	if (!h || !h->len || bytes < HUGE_PAGE)
+		return;
+	/* What the heap uses of h now: up to its last page in memory (its
+	 * blocks come from the top, upwards). */
+	size_t pages = h->len / 4096;
+	unsigned char *in = malloc(pages);
+	if (!in || mincore((void *)h->from, h->len, in)) {
+		free(in);
+		return;
+	}
+	size_t used = 0;
+	for (size_t i = pages; i-- > 0;)
+		if (in[i] & 1) {
+			used = (i + 1) * 4096;
+			break;
+		}
+	free(in);
+	uintptr_t at = (h->from + used + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t end = h->from + h->len;
+	if (at >= end)
+		return;
+	if (bytes < end - at)
+		end = at + (bytes & ~(size_t)(HUGE_PAGE - 1));
+	struct fault_in *job = malloc(sizeof(*job));
+	if (!job)
+		return;
+	*job = (struct fault_in){ at, end };
+	pthread_attr_t attr;
+	pthread_t thread;
+	bool started = !pthread_attr_init(&attr) && !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
+		       !pthread_create(&thread, &attr, fault_in_main, job);
+	pthread_attr_destroy(&attr);
+	if (!started)
+		free(job);
 }

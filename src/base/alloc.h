@@ -3,6 +3,7 @@
 #define SCORCH_BASE_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Blocks of 1 MiB or more (from xmalloc, xrealloc, xreallocarray,
@@ -43,7 +44,17 @@ char *xmemdup0(const void *p, size_t n);
  * report's minor faults went from ~6,300 to ~2,800 and its time by about
  * 4% (alternating runs). Nothing under the sanitizers (their allocator
  * is not glibc's). */
-void alloc_small_blocks_on_huge_pages(size_t pad);
+struct heap_ahead {
+	uintptr_t from, len; /* the part grown ahead and advised (len 0: none) */
+};
+struct heap_ahead alloc_small_blocks_on_huge_pages(size_t pad);
+/* A thread of its own writes in (MADV_POPULATE_WRITE: faults in, changes
+ * nothing written) the `bytes` of h past what is in memory of it now, the
+ * part the heap's next blocks come from: their page faults (zeroing 2 MiB
+ * each, slow on a VM whose host took the memory back) are then taken on
+ * another CPU. For a caller that knows how much more it will allocate and
+ * has a CPU to spare; a no-op for bytes under 2 MiB or without h. */
+void alloc_heap_fault_in(const struct heap_ahead *h, size_t bytes);
 
 /* A process about to exit may leave what it allocated to the exit (the
  * kernel takes the pages back at once; freeing a large heap block by block

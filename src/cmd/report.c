@@ -337,7 +337,8 @@ static int write_profile(struct report_args *a, struct profile *p, const struct 
 /* Read the input, fold it, write the result. */
 static int run(struct report_args *a)
 {
-	alloc_small_blocks_on_huge_pages(128u << 20);
+	struct heap_ahead heap = alloc_small_blocks_on_huge_pages(128u << 20);
+	a->o.heap = &heap;
 	struct input in;
 	if (input_load(&in, !strcmp(a->input, "-") ? NULL : a->input) < 0)
 		return 1;
@@ -378,6 +379,7 @@ static int run(struct report_args *a)
 	if (!rc && !a->script)
 		rc = write_profile(a, &p, &st, in.name);
 out:
+	a->o.heap = NULL; /* (heap is this function's) */
 	profile_release(&p);
 	input_release(&in);
 	return rc;

@@ -5,6 +5,7 @@
 #ifndef SCORCH_PERFDATA_FOLD_H
 #define SCORCH_PERFDATA_FOLD_H
 
+#include "base/alloc.h"
 #include "base/out.h"
 #include "profile/profile.h"
 #include "symbolize/symbolize.h"
@@ -40,6 +41,7 @@ struct report_opts {
 	int threads;              /* threads that fold (0 or 1: this one);
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
+	const struct heap_ahead *heap; /* the caller's heap grown ahead (base/alloc.h), or NULL */
 	enum kernel_test kernel_test; /* tests only */
 	enum pushes_test {            /* tests: where -j1's trie pushes go (fold_pushes.h) */
 		PUSHES_TEST_OFF,      /* as measured: a thread when it pays */
