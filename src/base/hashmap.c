@@ -27,9 +27,8 @@ void hashmap_release(struct hashmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static void grow(struct hashmap *m)
+static void rehash(struct hashmap *m, size_t mask)
 {
-	size_t mask = m->mask * 2 + 1;
 	struct hashmap_slot *slots = alloc_slots(mask + 1);
 	for (size_t i = 0; i <= m->mask; i++) {
 		if (m->slots[i].value == HASHMAP_EMPTY)
@@ -42,6 +41,20 @@ static void grow(struct hashmap *m)
 	free(m->slots);
 	m->slots = slots;
 	m->mask = mask;
+}
+
+static void grow(struct hashmap *m)
+{
+	rehash(m, m->mask * 2 + 1);
+}
+
+void hashmap_reserve(struct hashmap *m, size_t n)
+{
+	size_t mask = m->mask;
+	while (n * 10 > (mask + 1) * 7 && mask < SIZE_MAX / 32)
+		mask = mask * 2 + 1;
+	if (mask != m->mask)
+		rehash(m, mask);
 }
 
 uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *inserted)

@@ -26,6 +26,9 @@ void hashmap_release(struct hashmap *m);
 /* Returns a pointer to the value for key, inserting `fresh` when absent;
  * *inserted says which happened. The pointer is valid until the next insert. */
 uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *inserted);
+/* Room for n keys without growing (for a count known ahead: each growth
+ * rehashes everything into new memory). */
+void hashmap_reserve(struct hashmap *m, size_t n);
 
 /* Inline: report looks up an id, a thread or a frame for every sample. */
 static inline bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value)

@@ -624,6 +624,12 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		f->kernel_wait = kernel_wait;
 		kernel_wait = NULL;
 		f->replay = &r;
+		/* a process name per sampled thread: at most one per FORK
+		   record, and those already there (each growth rehashes) */
+		if (r.forks < SIZE_MAX / 64) {
+			hashmap_reserve(&f->pname_cache, (size_t)r.forks);
+			VEC_RESERVE(f->pnames, (size_t)r.forks, f->pnames_alloc);
+		}
 		r.defer_kernel_map = defer_kernel_map;
 		r.hook_arg = f;
 		replay_run(&r, sym, fold_sample, f);

@@ -450,6 +450,8 @@ void sym_reserve(struct symbolizer *s, uint64_t mmaps, uint64_t forks)
 {
 	procmaps_reserve(&s->maps, mmaps, forks);
 	VEC_RESERVE(s->threads, s->nr_threads + forks, s->threads_alloc);
+	if (forks < SIZE_MAX / 16 - s->nr_threads)
+		hashmap_reserve(&s->tid_map, s->nr_threads + (size_t)forks);
 }
 
 static bool starts(const char *s, const char *p)

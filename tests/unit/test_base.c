@@ -60,6 +60,30 @@ TEST(hashmap_collisions_and_growth)
 	hashmap_release(&m);
 }
 
+/* hashmap_reserve: the keys already in keep their values, and the n
+ * reserved for go in without the map growing (its slots stay put). */
+TEST(hashmap_reserve_keeps_keys_and_room)
+{
+	struct hashmap m;
+	hashmap_init(&m);
+	bool ins;
+	for (uint64_t k = 0; k < 100; k++)
+		hashmap_upsert(&m, k * 7919, (uint32_t)k, &ins);
+	hashmap_reserve(&m, 50000);
+	const struct hashmap_slot *slots = m.slots;
+	for (uint64_t k = 0; k < 100; k++) {
+		uint32_t v = UINT32_MAX;
+		CHECK(hashmap_get(&m, k * 7919, &v) && v == k);
+	}
+	for (uint64_t k = 100; k < 50000; k++)
+		hashmap_upsert(&m, k * 7919, (uint32_t)k, &ins);
+	CHECK(m.slots == slots);
+	CHECK_EQ_U64(m.nr, 50000);
+	hashmap_reserve(&m, 10); /* never shrinks */
+	CHECK(m.slots == slots);
+	hashmap_release(&m);
+}
+
 TEST(lines_crlf_and_no_final_newline)
 {
 	const char text[] = "a\r\nbb\n\nccc";
