@@ -1,7 +1,8 @@
 /* Fuzz target: the kernel-symbol and JIT-map text parsers report reads
  * (kallsyms with its module symbols, /tmp/perf-PID.map). They read a path,
  * so the input is written to a memory file first; every table is then
- * looked up around the addresses it holds. */
+ * looked up around the addresses it holds. The input is also compared,
+ * as a kallsyms copy, with itself and with its second half. */
 #include "symbolize/kallsyms.h"
 
 #include <stdint.h>
@@ -54,6 +55,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (jitmap_load(&t, path) >= 0)
 		probe(&t);
 	symtab_release(&t);
+	int half = memfd_create("fuzz-half", 0);
+	if (half >= 0 && write(half, data + size / 2, size - size / 2) == (ssize_t)(size - size / 2)) {
+		char half_path[64];
+		snprintf(half_path, sizeof(half_path), "/proc/self/fd/%d", half);
+		(void)kallsyms_same_layout(path, path);
+		(void)kallsyms_same_layout(path, half_path);
+		(void)kallsyms_same_layout(half_path, path);
+	}
+	if (half >= 0)
+		close(half);
 	close(fd);
 	return 0;
 }
