@@ -83,6 +83,16 @@ __noinline int stack_store(struct stack_frames *f, __u32 *nr)
 	return class_store(&stacks_2, id | 2u << PROFILE_CLASS_SHIFT, ips, PROFILE_CLASS_FRAMES_2);
 }
 
+/* The current stack (kernel, or user with BPF_F_USER_STACK; a skip count
+ * in flags) into f (zero-filled), *nr its frames, and its id in the class
+ * maps (stack_store). ctx: either program's context. */
+static __always_inline int stack_id(void *ctx, struct stack_frames *f, __u64 flags, __u32 *nr)
+{
+	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
+	*nr = n > 0 ? (__u32)n / 8 : 0;
+	return stack_store(f, nr);
+}
+
 /* Targets: tgids (pids) or tids, when filter_pid or filter_tid is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -186,11 +186,8 @@ struct {
 static __always_inline int take_stack(void *ctx, __u32 slot, __u64 flags)
 {
 	struct stack_frames *f = bpf_map_lookup_elem(&frames_buf, &slot);
-	if (!f)
-		return -EFAULT;
-	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
-	__u32 nr = n > 0 ? (__u32)n / 8 : 0;
-	return stack_store(f, &nr);
+	__u32 nr;
+	return f ? stack_id(ctx, f, flags, &nr) : -EFAULT;
 }
 
 /* --wakers: the task that wakes a blocked target (see on_waking). */

@@ -82,16 +82,6 @@ static __always_inline void stack_error(int id, __u32 eexist, __u32 enomem)
 		stat_inc(enomem);
 }
 
-/* The stack (kernel, or user with BPF_F_USER_STACK) into f (zero-filled),
- * *nr its frames, and its id in the class maps (stack_store). */
-static __always_inline int stack_id(struct bpf_perf_event_data *ctx, struct stack_frames *f, __u64 flags,
-				    __u32 *nr)
-{
-	long n = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
-	*nr = n > 0 ? (__u32)n / 8 : 0;
-	return stack_store(f, nr);
-}
-
 static __always_inline int stack_lost(__s32 id)
 {
 	return id == -EEXIST || id == -ENOMEM;
