@@ -3,6 +3,7 @@
 #include "profile/merge_stamped.h"
 
 #include "base/alloc.h"
+#include "profile/time_cells.h"
 
 #include <stdlib.h>
 
@@ -53,6 +54,7 @@ void profile_merge_stamped(struct profile *dst, const struct profile_stamped *in
 				profile_add(dst, c[i].node_map[k], nd->self[0], nd->self[1]);
 		}
 		dst->differential |= p->differential;
+		time_cells_copy(dst, p, c[i].node_map);
 		free(c[i].name_map);
 		free(c[i].node_map);
 	}

@@ -3,12 +3,13 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "profile/frame_sites.h"
+#include "profile/time_cells.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define UNMAPPED UINT32_MAX
-#define DROPPED (UINT32_MAX - 1)
+#define DROPPED TIME_NODE_DROPPED
 
 enum op_kind { OP_FILTER, OP_REVERSE, OP_CHAIN };
 
@@ -126,6 +127,11 @@ static void rebuild(struct rebuild *r)
 		}
 	}
 	frame_sites_copy(dst, src);
+	if (src->time) {
+		for (uint32_t i = 0; i < src->time->nr; i++)
+			map_leaf(r, src->time->entries[i].node);
+		time_cells_copy(dst, src, r->map); /* DROPPED is TIME_NODE_DROPPED */
+	}
 	free(r->map);
 	free(r->frames);
 	free(r->path);

@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 #include "profile/frame_sites.h"
+#include "profile/time_cells.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ void profile_release(struct profile *p)
 	free(p->nodes);
 	free(p->events);
 	frame_sites_free(p->sites);
+	time_cells_free(p->time);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -149,6 +151,7 @@ void profile_merge_under(struct profile *dst, const struct profile *src, node_t 
 	}
 	dst->differential |= src->differential;
 	frame_sites_copy(dst, src);
+	time_cells_copy(dst, src, map);
 	free(map);
 }
 

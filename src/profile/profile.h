@@ -53,6 +53,7 @@ struct profile_event {
 };
 
 struct frame_sites; /* profile/frame_sites.h */
+struct time_cells;  /* profile/time_cells.h */
 
 struct profile {
 	struct strpool names;
@@ -66,6 +67,7 @@ struct profile {
 	struct profile_event *events;
 	size_t events_nr, events_alloc;
 	struct frame_sites *sites; /* where frame names' code lives, or NULL (frame_sites.h) */
+	struct time_cells *time;   /* samples per 20 ms cell, or NULL (time_cells.h) */
 };
 
 void profile_init(struct profile *p);
@@ -130,7 +132,8 @@ static inline void profile_count(struct profile *p, node_t leaf, double c)
 	profile_add(p, leaf, c, c);
 }
 
-/* Merge src into dst (names re-interned; events and frame sites carried). */
+/* Merge src into dst (names re-interned; events, frame sites and time
+ * cells carried). */
 void profile_merge(struct profile *dst, const struct profile *src);
 /* The same with src's stacks below dst's node `under` (merge NAME=FILE). */
 void profile_merge_under(struct profile *dst, const struct profile *src, node_t under);

@@ -1,0 +1,152 @@
+/* The profile's time side table (profile/time_cells.h). */
+#include "profile/time_cells.h"
+
+#include "base/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint64_t key_of(uint32_t cell, node_t node)
+{
+	return (uint64_t)cell << 32 | node;
+}
+
+void profile_keep_time(struct profile *p)
+{
+	if (p->time)
+		return;
+	p->time = xcalloc(1, sizeof(*p->time));
+	hashmap_init(&p->time->index);
+}
+
+void time_cells_set_epoch(struct profile *p, int64_t offset)
+{
+	profile_keep_time(p);
+	p->time->epoch_known = true;
+	p->time->epoch_offset = offset;
+}
+
+static void reindex(struct time_cells *t)
+{
+	hashmap_release(&t->index);
+	hashmap_init(&t->index);
+	hashmap_reserve(&t->index, t->nr);
+	for (uint32_t i = 0; i < t->nr; i++) {
+		bool ins;
+		hashmap_upsert(&t->index, key_of(t->entries[i].cell, t->entries[i].node), i, &ins);
+	}
+}
+
+/* A sample before cell 0 (inputs out of time order, merges): cell 0 moves
+ * back to its second and every cell shifts. */
+static void move_origin(struct time_cells *t, uint64_t origin)
+{
+	uint64_t shift = (t->origin - origin) / TIME_CELL_NS;
+	if (t->cells + shift > UINT32_MAX) {
+		fprintf(stderr, "scorch: out of memory: samples over 2^32 time cells apart\n");
+		abort();
+	}
+	for (uint32_t i = 0; i < t->nr; i++)
+		t->entries[i].cell += (uint32_t)shift;
+	t->cells += (uint32_t)shift;
+	t->origin = origin;
+	reindex(t);
+}
+
+/* The cell of `when`, made room for. A sample's time (not a copied cell's
+ * start) is also its table's first or last. */
+static uint32_t cell_of(struct time_cells *t, uint64_t when, bool sample)
+{
+	if (!t->started) {
+		t->started = true;
+		t->origin = when - when % TIME_SECOND_NS;
+		t->first = t->last = when;
+	}
+	if (when < t->origin)
+		move_origin(t, when - when % TIME_SECOND_NS);
+	if (sample && when < t->first)
+		t->first = when;
+	if (sample && when > t->last)
+		t->last = when;
+	uint64_t cell = (when - t->origin) / TIME_CELL_NS;
+	if (cell >= UINT32_MAX) {
+		fprintf(stderr, "scorch: out of memory: samples over 2^32 time cells apart\n");
+		abort();
+	}
+	if (cell >= t->cells)
+		t->cells = (uint32_t)cell + 1;
+	return (uint32_t)cell;
+}
+
+static void add_cell(struct time_cells *t, uint32_t cell, node_t leaf, uint64_t count)
+{
+	bool ins;
+	uint32_t *slot = hashmap_upsert(&t->index, key_of(cell, leaf), t->nr, &ins);
+	if (!ins) {
+		t->entries[*slot].count += count;
+		return;
+	}
+	if (t->nr == UINT32_MAX - 1) {
+		fprintf(stderr, "scorch: out of memory: over 2^32 time cells\n");
+		abort();
+	}
+	VEC_GROW(t->entries, (size_t)t->nr + 1, t->alloc);
+	t->entries[t->nr++] = (struct time_entry){ cell, leaf, count };
+}
+
+void time_cells_add(struct profile *p, node_t leaf, uint64_t when, uint64_t count)
+{
+	struct time_cells *t = p->time;
+	add_cell(t, cell_of(t, when, true), leaf, count);
+}
+
+void time_cells_copy(struct profile *dst, const struct profile *src, const node_t *map)
+{
+	const struct time_cells *s = src->time;
+	if (!s)
+		return;
+	profile_keep_time(dst);
+	struct time_cells *d = dst->time;
+	if (s->epoch_known && !d->epoch_known) {
+		d->epoch_known = true;
+		d->epoch_offset = s->epoch_offset;
+	}
+	if (!s->started)
+		return;
+	/* first and last themselves, so that the span survives the copy */
+	cell_of(d, s->first, true);
+	cell_of(d, s->last, true);
+	for (uint32_t i = 0; i < s->nr; i++) {
+		const struct time_entry *e = &s->entries[i];
+		node_t to = map ? map[e->node] : e->node;
+		if (to == TIME_NODE_DROPPED)
+			continue;
+		add_cell(d, cell_of(d, s->origin + (uint64_t)e->cell * TIME_CELL_NS, false), to, e->count);
+	}
+}
+
+static int by_cell_node(const void *a, const void *b)
+{
+	const struct time_entry *x = a, *y = b;
+	if (x->cell != y->cell)
+		return (x->cell > y->cell) - (x->cell < y->cell);
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+struct time_entry *time_cells_sorted(const struct time_cells *t)
+{
+	struct time_entry *e = xreallocarray(NULL, t->nr ? t->nr : 1, sizeof(*e));
+	if (t->nr)
+		memcpy(e, t->entries, t->nr * sizeof(*e));
+	qsort(e, t->nr, sizeof(*e), by_cell_node);
+	return e;
+}
+
+void time_cells_free(struct time_cells *t)
+{
+	if (!t)
+		return;
+	hashmap_release(&t->index);
+	free(t->entries);
+	free(t);
+}

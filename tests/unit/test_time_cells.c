@@ -1,0 +1,144 @@
+/* Unit tests for profile/time_cells: counts per (20 ms cell, leaf), cell 0
+ * at the first sample's second, cells moving when an earlier sample
+ * comes, and the table carried by merges, filters and reversal. The
+ * expectations are sums computed here from the samples themselves. */
+#include "harness.h"
+
+#include "profile/ops.h"
+#include "profile/profile.h"
+#include "profile/time_cells.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define S TIME_SECOND_NS
+#define MS 1000000ull
+
+static node_t leaf(struct profile *p, const char *a, const char *b)
+{
+	node_t n = profile_push_str(p, PROFILE_ROOT, a, strlen(a));
+	return profile_push_str(p, n, b, strlen(b));
+}
+
+/* The count of (cell, node), or 0. */
+static uint64_t at(const struct profile *p, uint32_t cell, node_t node)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < p->time->nr; i++)
+		if (p->time->entries[i].cell == cell && p->time->entries[i].node == node)
+			sum += p->time->entries[i].count;
+	return sum;
+}
+
+static uint64_t cells_total(const struct profile *p)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < p->time->nr; i++)
+		sum += p->time->entries[i].count;
+	return sum;
+}
+
+TEST(time_cells_absent_unless_asked)
+{
+	struct profile p;
+	profile_init(&p);
+	node_t a = leaf(&p, "x", "a");
+	profile_count_at(&p, a, 1, 5 * S);
+	CHECK(p.time == NULL);
+	CHECK(p.nodes[a].self[0] == 1);
+	profile_release(&p);
+}
+
+TEST(time_cells_cells_and_origin)
+{
+	struct profile p;
+	profile_init(&p);
+	profile_keep_time(&p);
+	node_t a = leaf(&p, "x", "a"), b = leaf(&p, "x", "b");
+	uint64_t t0 = 1000 * S + 730 * MS; /* cell 0 starts at 1000 s */
+	profile_count_at(&p, a, 1, t0);            /* 730 ms: cell 36 */
+	profile_count_at(&p, a, 1, t0 + 5 * MS);   /* 735 ms: cell 36 */
+	profile_count_at(&p, b, 3, t0 + 10 * MS);  /* 740 ms: cell 37 */
+	profile_count_at(&p, a, 1, t0 + 2 * S);    /* 2.730 s: cell 136 */
+	const struct time_cells *t = p.time;
+	CHECK_EQ_U64(t->origin, 1000 * S);
+	CHECK_EQ_U64(t->first, t0);
+	CHECK_EQ_U64(t->last, t0 + 2 * S);
+	CHECK_EQ_U64(t->nr, 3);
+	CHECK_EQ_U64(at(&p, 36, a), 2);
+	CHECK_EQ_U64(at(&p, 37, b), 3);
+	CHECK_EQ_U64(at(&p, 136, a), 1);
+	CHECK_EQ_U64(t->cells, 137);
+	CHECK_EQ_U64(time_cells_seconds(t), 3);
+	CHECK(!t->epoch_known);
+	CHECK(p.nodes[a].self[0] == 3 && p.nodes[b].self[0] == 3);
+	/* an earlier sample: cell 0 moves back to its second */
+	profile_count_at(&p, b, 1, 998 * S + 10 * MS);
+	CHECK_EQ_U64(t->origin, 998 * S);
+	CHECK_EQ_U64(t->first, 998 * S + 10 * MS);
+	CHECK_EQ_U64(at(&p, 100 + 36, a), 2);
+	CHECK_EQ_U64(at(&p, 0, b), 1);
+	CHECK_EQ_U64(t->cells, 237);
+	profile_count_at(&p, a, 1, t0 + 1 * MS); /* found again after the move */
+	CHECK_EQ_U64(at(&p, 136, a), 3);
+	CHECK_EQ_U64(t->nr, 4);
+	struct time_entry *e = time_cells_sorted(t);
+	for (uint32_t i = 1; i < t->nr; i++)
+		CHECK(e[i - 1].cell < e[i].cell || (e[i - 1].cell == e[i].cell && e[i - 1].node < e[i].node));
+	free(e);
+	profile_release(&p);
+}
+
+TEST(time_cells_merge_rebases)
+{
+	struct profile a, b;
+	profile_init(&a);
+	profile_init(&b);
+	profile_keep_time(&a);
+	profile_keep_time(&b);
+	time_cells_set_epoch(&b, 7);
+	profile_count_at(&a, leaf(&a, "p", "f"), 2, 50 * S + 30 * MS);
+	leaf(&b, "q", "zzz"); /* other node ids in b */
+	profile_count_at(&b, leaf(&b, "p", "f"), 1, 49 * S + 990 * MS);
+	profile_count_at(&b, leaf(&b, "p", "g"), 4, 51 * S);
+	profile_merge(&a, &b);
+	node_t f = leaf(&a, "p", "f"), g = leaf(&a, "p", "g");
+	CHECK_EQ_U64(a.time->origin, 49 * S);
+	CHECK(a.time->epoch_known && a.time->epoch_offset == 7);
+	CHECK_EQ_U64(at(&a, 50 + 1, f), 2);
+	CHECK_EQ_U64(at(&a, 49, f), 1);
+	CHECK_EQ_U64(at(&a, 100, g), 4);
+	CHECK_EQ_U64(a.time->first, 49 * S + 990 * MS);
+	CHECK_EQ_U64(a.time->last, 51 * S);
+	CHECK_EQ_U64(cells_total(&a), 7);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+TEST(time_cells_filter_and_reverse)
+{
+	struct profile p, q, r;
+	profile_init(&p);
+	profile_keep_time(&p);
+	profile_count_at(&p, leaf(&p, "p", "keep"), 1, 3 * S);
+	profile_count_at(&p, leaf(&p, "p", "drop"), 5, 3 * S + 100 * MS);
+	profile_count_at(&p, leaf(&p, "p", "keep"), 2, 4 * S);
+	regex_t ex;
+	REQUIRE(stack_filter_compile(&ex, "drop", "--exclude") == 0);
+	struct stack_filter flt = { NULL, &ex };
+	profile_init(&q);
+	profile_filter(&q, &p, &flt);
+	REQUIRE(q.time != NULL);
+	CHECK_EQ_U64(cells_total(&q), 3);
+	CHECK_EQ_U64(at(&q, 0, leaf(&q, "p", "keep")), 1);
+	CHECK_EQ_U64(at(&q, 50, leaf(&q, "p", "keep")), 2);
+	profile_init(&r);
+	profile_reverse(&r, &p);
+	REQUIRE(r.time != NULL);
+	CHECK_EQ_U64(at(&r, 5, leaf(&r, "drop", "p")), 5);
+	CHECK_EQ_U64(cells_total(&r), 8);
+	regfree(&ex);
+	profile_release(&p);
+	profile_release(&q);
+	profile_release(&r);
+}
