@@ -36,6 +36,7 @@ HAVE_ZLIB     ?= $(call have,zlib)
 HAVE_LZMA     ?= $(call have,liblzma)
 HAVE_ZSTD     ?= $(call have,libzstd)
 HAVE_ELFUTILS ?= $(and $(call have,libelf),$(call have,libdw),y)
+HAVE_CURL     ?= $(call have,libcurl)
 HAVE_CAIRO    ?= $(and $(call have,cairo),$(call have,pangocairo),y)
 # bpftool lives in /usr/sbin on Debian, which is not on every user's PATH.
 BPFTOOL       ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool /sbin/bpftool))
@@ -49,9 +50,12 @@ ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/inline*.c src/symbol
 NOELF_SRCS := src/addrspace/no_unwind.c
 BPF_SRCS   := $(wildcard src/record/bpf*.c)
 PNG_SRCS   := src/render/png.c
+HTTP_SRCS  := $(wildcard src/store/clickhouse*.c src/store/pyroscope*.c src/store/http*.c src/store/spool*.c)
+NOHTTP_SRCS := src/store/no_http.c
 ALL_SRCS   := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
-SRCS-y     := $(filter-out $(ELF_SRCS) $(NOELF_SRCS) $(BPF_SRCS) $(PNG_SRCS),$(ALL_SRCS))
+SRCS-y     := $(filter-out $(ELF_SRCS) $(NOELF_SRCS) $(BPF_SRCS) $(PNG_SRCS) $(HTTP_SRCS) $(NOHTTP_SRCS),$(ALL_SRCS))
 SRCS-$(if $(HAVE_ELFUTILS),,y) += $(NOELF_SRCS)
+SRCS-$(if $(HAVE_CURL),,y) += $(NOHTTP_SRCS)
 
 SRCS-$(HAVE_ELFUTILS) += $(ELF_SRCS)
 DEFS-$(HAVE_ELFUTILS) += -DHAVE_ELFUTILS
@@ -62,6 +66,9 @@ DEFS-$(HAVE_LZMA)     += -DHAVE_LZMA
 LIBS-$(HAVE_LZMA)     += $(shell $(PKG_CONFIG) --libs liblzma 2>/dev/null)
 DEFS-$(HAVE_ZSTD)     += -DHAVE_ZSTD
 LIBS-$(HAVE_ZSTD)     += $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
+SRCS-$(HAVE_CURL)     += $(HTTP_SRCS)
+DEFS-$(HAVE_CURL)     += -DHAVE_CURL
+LIBS-$(HAVE_CURL)     += $(shell $(PKG_CONFIG) --libs libcurl 2>/dev/null)
 SRCS-$(HAVE_CAIRO)    += $(PNG_SRCS)
 DEFS-$(HAVE_CAIRO)    += -DHAVE_CAIRO $(shell $(PKG_CONFIG) --cflags cairo pangocairo 2>/dev/null)
 # PNG output loads cairo and pango when used (src/render/png.c): not linked.
@@ -153,8 +160,8 @@ uninstall:
 	-rmdir $(DESTDIR)$(DOCDIR)
 
 $(O)/features: $(O)/config.h
-	@printf 'zlib=%s lzma=%s zstd=%s elfutils=%s libbpf=%s cairo=%s\n' "$(HAVE_ZLIB)" "$(HAVE_LZMA)" \
-	  "$(HAVE_ZSTD)" "$(HAVE_ELFUTILS)" "$(HAVE_LIBBPF)" "$(HAVE_CAIRO)" > $@
+	@printf 'zlib=%s lzma=%s zstd=%s elfutils=%s libbpf=%s cairo=%s curl=%s\n' "$(HAVE_ZLIB)" "$(HAVE_LZMA)" \
+	  "$(HAVE_ZSTD)" "$(HAVE_ELFUTILS)" "$(HAVE_LIBBPF)" "$(HAVE_CAIRO)" "$(HAVE_CURL)" > $@
 
 # Browser code embedded into the binary (render/viewer/*.js|css -> C arrays).
 $(O)/gen/%_js.h: src/render/viewer/%.js

@@ -22,6 +22,8 @@ static const struct cmd commands[] = {
 	{ "collapse", cmd_collapse, collapse_usage, "convert profiler text output to folded stacks" },
 	{ "diff", cmd_diff, diff_usage, "compare two profiles of any format (difffolded.pl output)" },
 	{ "merge", cmd_merge, merge_usage, "sum profiles of any format into one, with a root frame per input" },
+	{ "query", cmd_query, query_usage, "stacks of any hosts and time range of a store (directory, ClickHouse)" },
+	{ "store", cmd_store, store_usage, "put a profile into stores as one interval of a host" },
 	{ "report", cmd_report, report_usage, "read perf.data directly: folded stacks or a flame graph" },
 	{ "record", cmd_record, record_usage, "sample stacks (perf_event or eBPF) and write a flame graph" },
 };

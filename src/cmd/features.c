@@ -34,5 +34,10 @@ const char *scorch_features(void)
 #else
 	       " -cairo"
 #endif
+#ifdef HAVE_CURL
+	       " +curl"
+#else
+	       " -curl"
+#endif
 		;
 }
