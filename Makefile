@@ -50,7 +50,8 @@ ELF_SRCS   := $(wildcard src/symbolize/elf*.c src/symbolize/inline*.c src/symbol
 NOELF_SRCS := src/addrspace/no_unwind.c
 BPF_SRCS   := $(wildcard src/record/bpf*.c)
 PNG_SRCS   := src/render/png.c
-HTTP_SRCS  := $(wildcard src/store/clickhouse*.c src/store/pyroscope*.c src/store/http*.c src/store/spool*.c)
+HTTP_SRCS  := $(filter-out src/store/clickhouse_reply.c,$(wildcard src/store/clickhouse*.c src/store/pyroscope*.c \
+                        src/store/http*.c src/store/spool*.c))
 NOHTTP_SRCS := src/store/no_http.c
 ALL_SRCS   := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 SRCS-y     := $(filter-out $(ELF_SRCS) $(NOELF_SRCS) $(BPF_SRCS) $(PNG_SRCS) $(HTTP_SRCS) $(NOHTTP_SRCS),$(ALL_SRCS))

@@ -138,7 +138,8 @@ static int rotate(struct dir_rotate *r, uint64_t now_ns)
 		scan_release(&s);
 		return -1;
 	}
-	qsort(s.v, s.n, sizeof(*s.v), by_end);
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), by_end);
 	uint64_t total = s.total, cutoff = now_ns > r->keep_ns ? now_ns - r->keep_ns : 0;
 	/* The newest interval is never removed: a bound smaller than one
 	 * interval keeps the last one. */

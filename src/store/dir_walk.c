@@ -99,7 +99,8 @@ static char **list_dir(const char *dir, size_t *nr)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n) /* qsort's pointer must not be NULL */
+		qsort(names, n, sizeof(*names), cmp_str);
 	*nr = n;
 	return names ? names : xcalloc(1, sizeof(char *));
 }
