@@ -1,0 +1,192 @@
+/* Finding the interpreter a process runs: the mapped file (the
+ * executable, or a libpython for embedders and some distributions'
+ * builds) that exports _PyRuntime in its .dynsym, the load bias of that
+ * file, and the version (Py_Version, else the file name; 3.13+ carry
+ * their own offsets at the start of _PyRuntime, _Py_DebugOffsets). */
+#include "runtime/python.h"
+#include "runtime/python_layouts.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_ELFUTILS
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+struct py_file {
+	char path[256];
+	uint64_t start; /* its mapping at file offset 0 */
+};
+
+/* A file name that may hold the interpreter: python3.11, python3,
+ * libpython3.11.so.1.0 ... (the symbol lookup decides). */
+static bool python_like(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9);
+}
+
+/* The mapped files that look like Python, from /proc/PID/maps. */
+static size_t python_files(const char *maps, struct py_file *out, size_t max)
+{
+	FILE *f = fopen(maps, "re");
+	if (!f)
+		return 0;
+	char line[4096];
+	size_t n = 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		char perms[8];
+		int path_at = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &pgoff, &path_at) < 4 ||
+		    !path_at || line[path_at] != '/' || pgoff != 0)
+			continue;
+		char *path = line + path_at;
+		path[strcspn(path, "\n")] = 0;
+		if (!python_like(path) || strlen(path) >= sizeof(out->path))
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < n; i++)
+			seen |= !strcmp(out[i].path, path);
+		if (seen)
+			continue;
+		snprintf(out[n].path, sizeof(out[n].path), "%s", path);
+		out[n].start = start;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+#ifdef HAVE_ELFUTILS
+struct py_syms {
+	uint64_t runtime, version; /* symbol values (0: absent) */
+	uint64_t bias_base;        /* the first PT_LOAD's page-aligned vaddr */
+	bool dyn;                  /* ET_DYN: add the load bias */
+};
+
+static bool read_syms(const char *path, struct py_syms *s)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool ok = false;
+	GElf_Ehdr eh;
+	if (!e || !gelf_getehdr(e, &eh))
+		goto out;
+	*s = (struct py_syms){ .dyn = eh.e_type == ET_DYN, .bias_base = UINT64_MAX };
+	size_t nph = 0;
+	elf_getphdrnum(e, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset == 0)
+			s->bias_base = ph.p_vaddr & ~(uint64_t)4095;
+	}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t nsym = d ? d->d_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < nsym; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, "_PyRuntime"))
+				s->runtime = sym.st_value;
+			else if (name && !strcmp(name, "Py_Version"))
+				s->version = sym.st_value;
+		}
+	}
+	ok = s->runtime != 0 && (!s->dyn || s->bias_base != UINT64_MAX);
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ok;
+}
+#endif
+
+/* "python3.11", "libpython3.11.so.1.0" -> 0x030b0000; 0 when the name
+ * says no version. */
+static uint32_t version_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *v = strstr(base, "python");
+	if (!v)
+		return 0;
+	v += 6;
+	char *end;
+	long major = strtol(v, &end, 10);
+	if (end == v || *end != '.' || !isdigit((unsigned char)end[1]))
+		return 0;
+	long minor = strtol(end + 1, NULL, 10);
+	if (major != 3 || minor < 0 || minor > 99)
+		return 0;
+	return (uint32_t)(major << 24 | minor << 16);
+}
+
+/* Fill p's layout from the version, or from _Py_DebugOffsets. */
+static void choose_layout(struct python_proc *p)
+{
+	uint8_t block[PYTHON_DEBUG_OFFSETS_SIZE];
+	if (python_read(p->pid, p->runtime, block, sizeof(block)) && !memcmp(block, "xdebugpy", 8)) {
+		uint64_t v;
+		memcpy(&v, block + 8, 8);
+		p->version = (uint32_t)v;
+		p->supported = python_layout_from_debug(block, sizeof(block), &p->off);
+		return;
+	}
+	p->supported = p->version && python_layout_of(p->version, &p->off);
+}
+
+enum python_found python_detect(struct python_proc *p, uint32_t pid, const char *proc_root)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	hashmap_init(&p->code_by_addr);
+	strpool_init(&p->names);
+	char maps[4096];
+	snprintf(maps, sizeof(maps), "%s/%u/maps", proc_root ? proc_root : "/proc", pid);
+	struct py_file files[8];
+	size_t nf = python_files(maps, files, sizeof(files) / sizeof(files[0]));
+#ifdef HAVE_ELFUTILS
+	for (size_t i = 0; i < nf; i++) {
+		char path[4096];
+		struct py_syms s;
+		/* the file as the process sees it (its mount namespace) */
+		snprintf(path, sizeof(path), "%s/%u/root%s", proc_root ? proc_root : "/proc", pid, files[i].path);
+		if (!read_syms(path, &s) && !read_syms(files[i].path, &s))
+			continue;
+		uint64_t bias = s.dyn ? files[i].start - s.bias_base : 0;
+		memcpy(p->path, files[i].path, sizeof(p->path));
+		p->runtime = s.runtime + bias;
+		uint32_t hex = 0;
+		if (s.version && python_read(pid, s.version + bias, &hex, sizeof(hex)) && (hex >> 24) == 3)
+			p->version = hex;
+		else
+			p->version = version_from_name(files[i].path);
+		choose_layout(p);
+		return p->supported ? PYTHON_SUPPORTED : PYTHON_UNSUPPORTED;
+	}
+#else
+	(void)version_from_name;
+	(void)choose_layout;
+	if (nf) {
+		memcpy(p->path, files[0].path, sizeof(p->path));
+		return PYTHON_UNSUPPORTED; /* no ELF reader: _PyRuntime cannot be found */
+	}
+#endif
+	return PYTHON_NONE;
+}

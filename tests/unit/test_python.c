@@ -1,0 +1,239 @@
+/* runtime/python: a real interpreter (Debian's /usr/bin/python3.11, and
+ * pyenv's builds where present) runs a script whose threads spin in known
+ * functions; the test finds the interpreter, reads each thread's frames
+ * from outside (process_vm_readv) and checks names, files, lines and the
+ * entry marks between the evaluator's runs. */
+#include "harness.h"
+
+#include "runtime/python.h"
+#include "runtime/python_decode.h"
+#include "runtime/python_layouts.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Lines matter: the test checks them (keyfn's loop is lines 4-5, leaf's
+ * 9-10, down's calls 16 and 17). */
+static const char script[] =
+	"import sys, threading\n"                                 /* 1 */
+	"sys.setrecursionlimit(5000)\n"                           /* 2 */
+	"def keyfn(v):\n"                                         /* 3 */
+	"    while True:\n"                                       /* 4 */
+	"        v += 1\n"                                        /* 5 */
+	"def outer():\n"                                          /* 6 */
+	"    return sorted([3, 1, 2], key=keyfn)\n"               /* 7 */
+	"def leaf():\n"                                           /* 8 */
+	"    while True:\n"                                       /* 9 */
+	"        pass\n"                                          /* 10 */
+	"class K:\n"                                              /* 11 */
+	"    def meth(self):\n"                                   /* 12 */
+	"        leaf()\n"                                        /* 13 */
+	"def down(n):\n"                                          /* 14 */
+	"    if n == 0:\n"                                        /* 15 */
+	"        K().meth()\n"                                    /* 16 */
+	"    down(n - 1)\n"                                       /* 17 */
+	"def deep():\n"                                           /* 18 */
+	"    down(1000)\n"                                        /* 19 */
+	"t = threading.Thread(target=deep, daemon=True)\n"        /* 20 */
+	"t.start()\n"                                             /* 21 */
+	"print(t.native_id, flush=True)\n"                        /* 22 */
+	"outer()\n";                                              /* 23 */
+
+struct child {
+	pid_t pid;
+	int out;             /* its stdout, open until it is stopped */
+	uint32_t worker_tid;
+};
+
+static bool start_python(const char *python, const char *script_path, struct child *c)
+{
+	int fds[2];
+	if (pipe(fds))
+		return false;
+	c->pid = fork();
+	if (c->pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(python, python, script_path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	c->out = fds[0];
+	char buf[64] = { 0 };
+	size_t have = 0;
+	while (have < sizeof(buf) - 1 && !memchr(buf, '\n', have)) {
+		ssize_t n = read(c->out, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	c->worker_tid = memchr(buf, '\n', have) ? (uint32_t)strtoul(buf, NULL, 10) : 0;
+	usleep(200 * 1000); /* the main thread reaches keyfn */
+	return c->pid > 0 && c->worker_tid;
+}
+
+static void stop_python(struct child *c)
+{
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	close(c->out);
+}
+
+static const char *name_of(struct python_proc *p, uint64_t f, int *line)
+{
+	python_note_frame(p, f);
+	const char *s = python_frame_name(p, f, line);
+	return s ? s : "(unreadable)";
+}
+
+static void check_interpreter(struct unit_test *t_, const char *python, uint32_t want_minor)
+{
+	char path[] = "/tmp/scorch-unit-py-XXXXXX.py";
+	int fd = mkstemps(path, 3);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, script, sizeof(script) - 1) == (ssize_t)(sizeof(script) - 1));
+	close(fd);
+	const char *base = strrchr(path, '/') + 1;
+	struct child c = { 0, -1, 0 };
+	bool started = start_python(python, path, &c);
+	if (!started) {
+		if (c.pid > 0)
+			stop_python(&c);
+		unlink(path);
+		REQUIRE(started);
+	}
+	struct python_proc p;
+	enum python_found found = python_detect(&p, (uint32_t)c.pid, NULL);
+	CHECK(found == PYTHON_SUPPORTED);
+	CHECK_EQ_U64((p.version >> 16) & 0xff, want_minor);
+	struct python_offsets table;
+	if (want_minor == 13) /* read from its _Py_DebugOffsets: the same as the headers' */
+		CHECK(python_layout_of(0x030d0000, &table) && (table.version = p.off.version, 1) &&
+		      !memcmp(&table, &p.off, sizeof(table)));
+	uint64_t *fr = calloc(PYTHON_MAX_FRAMES, sizeof(*fr));
+	char want[512];
+	int line;
+	/* The main thread: keyfn (called by sorted, a C function: its own
+	 * run), then outer and the module (one run). */
+	int n = python_thread_frames(&p, (uint32_t)c.pid, fr, PYTHON_MAX_FRAMES);
+	CHECK_EQ_U64(n, 3);
+	if (n == 3) {
+		snprintf(want, sizeof(want), "keyfn (%s)", base);
+		CHECK_STR(name_of(&p, fr[0], &line), want);
+		CHECK(line == 4 || line == 5); /* the loop jumps back on the while's line */
+		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[0]), 1);
+		snprintf(want, sizeof(want), "outer (%s)", base);
+		CHECK_STR(name_of(&p, fr[1], &line), want);
+		CHECK_EQ_U64(line, 7);
+		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[1]), 0);
+		snprintf(want, sizeof(want), "<module> (%s)", base);
+		CHECK_STR(name_of(&p, fr[2], &line), want);
+		CHECK_EQ_U64(line, 23);
+		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[2]), 1);
+	}
+	/* The worker: leaf, K.meth, 1001 down frames, deep, then threading's
+	 * own frames (Thread.run ... _bootstrap). */
+	n = python_thread_frames(&p, c.worker_tid, fr, PYTHON_MAX_FRAMES);
+	CHECK(n >= 1004 + 3);
+	if (n >= 1004) {
+		snprintf(want, sizeof(want), "leaf (%s)", base);
+		CHECK_STR(name_of(&p, fr[0], &line), want);
+		CHECK(line == 9 || line == 10);
+		snprintf(want, sizeof(want), "K.meth (%s)", base);
+		CHECK_STR(name_of(&p, fr[1], &line), want);
+		CHECK_EQ_U64(line, 13);
+		snprintf(want, sizeof(want), "down (%s)", base);
+		CHECK_STR(name_of(&p, fr[2], &line), want);
+		CHECK_EQ_U64(line, 16);
+		int downs = 0;
+		for (int i = 2; i < n; i++)
+			downs += !strcmp(name_of(&p, fr[i], NULL), want);
+		CHECK_EQ_U64(downs, 1001);
+		CHECK_EQ_U64(name_of(&p, fr[3], &line) == name_of(&p, fr[2], NULL), 1);
+		CHECK_EQ_U64(line, 17);
+		snprintf(want, sizeof(want), "deep (%s)", base);
+		CHECK_STR(name_of(&p, fr[1003], &line), want);
+		CHECK_EQ_U64(line, 19);
+		if (want_minor == 11) /* Thread.run's call with *args goes through C there */
+			CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[1003]), 1);
+		CHECK_STR(name_of(&p, fr[1004], NULL), "Thread.run (threading.py)");
+		CHECK_STR(name_of(&p, fr[n - 1], NULL), "Thread._bootstrap (threading.py)");
+		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[n - 1]), 1);
+	}
+	/* A thread that is not the interpreter's: no frames. */
+	CHECK_EQ_U64(python_thread_frames(&p, 1, fr, PYTHON_MAX_FRAMES), 0);
+	free(fr);
+	python_proc_release(&p);
+	stop_python(&c);
+	unlink(path);
+}
+
+TEST(python_debian_311_frames)
+{
+	/* Debian's python3 (scripts/setup installs it): missing is a failure. */
+	REQUIRE(access("/usr/bin/python3.11", X_OK) == 0);
+	check_interpreter(t_, "/usr/bin/python3.11", 11);
+}
+
+static void check_pyenv(struct unit_test *t_, const char *version, uint32_t minor)
+{
+	const char *root = getenv("PYENV_ROOT");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/versions/%s/bin/python3.%u", root ? root : "/root/.pyenv", version, minor);
+	if (access(path, X_OK))
+		SKIP("no pyenv build of this version here");
+	check_interpreter(t_, path, minor);
+}
+
+TEST(python_pyenv_312_frames) { check_pyenv(t_, "3.12.1", 12); }
+TEST(python_pyenv_313_frames) { check_pyenv(t_, "3.13.0", 13); }
+
+TEST(python_unknown_version_is_unsupported)
+{
+	struct python_offsets o;
+	CHECK(!python_layout_of(0x030a0d00, &o)); /* 3.10: no native_thread_id */
+	CHECK(!python_layout_of(0x030e0000, &o)); /* 3.14: its debug offsets are laid out differently */
+	CHECK(python_layout_of(0x030b02f0, &o) && o.version == 0x030b02f0 && o.frame_is_entry == 68);
+	uint8_t block[PYTHON_DEBUG_OFFSETS_SIZE] = "xdebugpy";
+	uint64_t v = 0x030e00f0;
+	memcpy(block + 8, &v, 8);
+	CHECK(!python_layout_from_debug(block, sizeof(block), &o));
+}
+
+/* Location table entries built by hand from Objects/locations.md. */
+TEST(python_line_table)
+{
+	/* code 13 (line delta svarint) len 2: +3; code 10 (delta 0, 2 bytes)
+	 * len 1; code 15 (no location) len 1; code 14 (long) len 3: -1. */
+	const uint8_t t[] = { 0x80 | 13 << 3 | 1, 6, 0x80 | 10 << 3, 1, 2, 0x80 | 15 << 3,
+			      0x80 | 14 << 3 | 2, 3, 0, 1, 1 };
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 0), 13);
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 1), 13);
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 2), 13);
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 3), (uint64_t)-1);
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 4), 12);
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 6), 12);
+	CHECK_EQ_U64(python_line_of(t, sizeof(t), 10, 7), (uint64_t)-1); /* past the table */
+	CHECK_EQ_U64(python_line_of(t, 3, 10, 2), (uint64_t)-1);           /* cut inside an entry */
+	const uint8_t bad[] = { 0x05 };
+	CHECK_EQ_U64(python_line_of(bad, 1, 10, 0), (uint64_t)-1);
+}
+
+TEST(python_short_file_names)
+{
+	char out[64];
+	python_short_file("/usr/lib/python3.11/threading.py", out, sizeof(out));
+	CHECK_STR(out, "threading.py");
+	python_short_file("/usr/lib/python3.11/json/__init__.py", out, sizeof(out));
+	CHECK_STR(out, "json/__init__.py");
+	python_short_file("<string>", out, sizeof(out));
+	CHECK_STR(out, "<string>");
+	CHECK(python_is_eval_frame("_PyEval_EvalFrameDefault"));
+	CHECK(python_is_eval_frame("_PyEval_EvalFrameDefault.cold"));
+	CHECK(!python_is_eval_frame("_PyEval_EvalFrame"));
+	CHECK(!python_is_eval_frame("PyEval_EvalFrameEx"));
+}
