@@ -5,6 +5,7 @@
 #include "cmd/graph_opts.h"
 #include "cmd/record_args.h"
 #include "cmd/record_describe.h"
+#include "cmd/record_every.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -31,23 +32,40 @@ static void on_signal(int sig)
 	record_stop = 1;
 }
 
-/* record_run with INT, TERM and HUP stopping sampling (the output is
- * still written); the previous actions (base/tempfile.h's cleanup of
- * out's temporary file, when it has one) come back afterwards. */
-static int record_until_stopped(struct record_opts *o, struct profile *p, struct record_stats *st)
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+bool record_stopped(void)
 {
-	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { 0 }, old_sa[3];
+	return record_stop != 0;
+}
+
+void stop_signals_catch(struct stop_signals *s)
+{
+	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
-		sigaction(stop_signals[i], &sa, &old_sa[i]);
+		sigaction(stop_signals[i], &sa, &s->old[i]);
 	/* A reader of our stdout going away must not kill us mid-record. */
 	signal(SIGPIPE, SIG_IGN);
+}
+
+void stop_signals_restore(struct stop_signals *s)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &s->old[i], NULL);
+}
+
+/* record_run with INT, TERM and HUP stopping sampling (the output is
+ * still written); the previous actions (base/tempfile.h's cleanup of
+ * out's temporary file, when it has one) come back afterwards. */
+int record_until_stopped(struct record_opts *o, struct profile *p, struct record_stats *st)
+{
+	struct stop_signals saved;
+	stop_signals_catch(&saved);
 	o->stop = &record_stop;
 	int ret = record_run(o, p, st);
-	for (int i = 0; i < 3; i++)
-		sigaction(stop_signals[i], &old_sa[i], NULL);
+	stop_signals_restore(&saved);
 	return ret;
 }
 
@@ -194,10 +212,13 @@ static int run(struct record_args *a)
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
+	struct record_every every = { 0 };
 	record_args_init(&a);
+	a.every = &every;
 	int rc = record_args_parse(argc, argv, &a);
 	if (!rc)
-		rc = run(&a);
+		rc = every.every_ns ? record_every_run(&every, &a) : run(&a);
 	record_args_release(&a);
+	record_every_release(&every);
 	return rc < 0 ? 0 : rc;
 }

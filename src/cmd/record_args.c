@@ -4,6 +4,7 @@
 #include "cmd/graph_opts.h"
 #include "cmd/output_format.h"
 #include "cmd/record_args.h"
+#include "cmd/record_every.h"
 #include "cmd/usage.h"
 
 #include "base/alloc.h"
@@ -135,6 +136,18 @@ const char record_usage[] =
 	"  A graph's default title says what was recorded (\"scorch record: make -j2\",\n"
 	"  \"PID 1234 (burn)\", \"all CPUs\"), its subtitle the host, start date (UTC),\n"
 	"  event, rate, duration and sample count; --title/--subtitle replace them.\n"
+	"      --every [DURATION]  always on: one profile per interval (default 10s),\n"
+	"                          cut at the wall clock's multiples of DURATION,\n"
+	"                          each put into the stores --to names, until\n"
+	"                          Ctrl-C/SIGTERM (which stores the last, partial\n"
+	"                          interval) or -d; -a, -p or -t (doc/fleet.md)\n"
+	"      --to STORE          with --every: a directory, clickhouse://HOST:PORT/DB\n"
+	"                          or pyroscope://HOST:PORT (repeatable)\n"
+	"      --host NAME         with --every: the host the intervals are of\n"
+	"                          (default: this machine's host name)\n"
+	"      --label K=V         with --every: a label on every interval (repeatable)\n"
+	"      --keep AGE, --max-size SIZE, --spool DIR, --spool-size SIZE\n"
+	"                          with --every: as for 'scorch store put'\n"
 	"  -q, --quiet             no notices or progress\n"
 	"      --no-progress       no progress line (it is drawn only on a terminal)\n"
 	"  -h, --help              this text\n"
@@ -328,6 +341,20 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 		usage_error("record", "-C: empty CPU list");
 }
 
+/* own_opts, then --every's (cmd/record_every.h); the caller frees it. */
+static struct option *with_every_options(void)
+{
+	size_t n = 0, m = 0;
+	while (own_opts[n].name)
+		n++;
+	while (record_every_options[m].name)
+		m++;
+	struct option *all = xcalloc(n + m + 1, sizeof(*all));
+	memcpy(all, own_opts, n * sizeof(*all));
+	memcpy(all + n, record_every_options, m * sizeof(*all));
+	return all;
+}
+
 /* What was given, beyond its value: for the combination checks. */
 struct given {
 	bool folded;              /* -f */
@@ -340,7 +367,8 @@ struct given {
 static int read_options(int argc, char **argv, struct record_args *a, struct given *given)
 {
 	struct record_opts *o = &a->o;
-	struct option *long_opts = graph_options_with(own_opts, NULL);
+	struct option *all = with_every_options(), *long_opts = graph_options_with(all, NULL);
+	free(all);
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
@@ -467,6 +495,8 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 			given->block_filter = "--state";
 			break;
 		default:
+			if (a->every && record_every_take(a->every, c, optarg, argv))
+				break;
 			rc = graph_opts_take(&a->g, "record", c, optarg, argv);
 			break;
 		}
@@ -560,7 +590,11 @@ int record_args_parse(int argc, char **argv, struct record_args *a)
 {
 	struct given given = { 0 };
 	int rc = read_options(argc, argv, a, &given);
-	return rc ? rc : check_options(argc, argv, a, &given);
+	if (!rc)
+		rc = check_options(argc, argv, a, &given);
+	if (!rc && a->every)
+		record_every_check(a->every, a);
+	return rc;
 }
 
 void record_args_release(struct record_args *a)

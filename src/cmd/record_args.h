@@ -15,6 +15,7 @@ struct record_args {
 	enum graph_format graph;   /* the writer; GRAPH_FORMAT_NONE: folded stacks */
 	bool no_progress;          /* --no-progress */
 	const char *default_countname; /* to know whether --countname changed it */
+	struct record_every *every; /* --every and its store options (cmd/record_every.h), or NULL */
 };
 
 /* Defaults (-F 99, the backend and event chosen when recording). */

@@ -144,6 +144,42 @@ static enum ch_result send_bodies(struct ch_sink *k, const char *const data[2], 
 	return res;
 }
 
+/* Whether the server already holds a spooled interval's samples: an
+ * insert whose reply was lost (the server went down while answering) may
+ * have landed. One INSERT of an interval is one block, written whole or
+ * not at all, so one row of (host, start_ns) means all of it. CH_OK and
+ * *there, or the failure. */
+static enum ch_result already_there(struct ch_sink *k, const char *samples, size_t len, bool *there)
+{
+	struct rb_reader in = { (const unsigned char *)samples, (const unsigned char *)samples + len, false };
+	*there = false;
+	if (!len)
+		return CH_OK;
+	size_t n;
+	in.p += in.end - in.p >= 2 ? 2 : 0; /* the day */
+	const char *host = rb_read_str(&in, &n);
+	uint64_t start = rb_read_u64(&in);
+	if (in.bad)
+		return CH_OK; /* not ours to judge: sent, and the server says */
+	struct sql q = { 0 };
+	sql_add(&q, "SELECT count() FROM ");
+	sql_add(&q, k->c.qdb);
+	sql_add(&q, ".scorch_samples WHERE host = ");
+	sql_str(&q, host, n);
+	sql_addf(&q, " AND start_ns = %llu FORMAT RowBinary", (unsigned long long)start);
+	struct http_reply r;
+	enum ch_result res = ch_ensure_schema(&k->c, true);
+	if (!res)
+		res = ch_exec(&k->c, q.s, NULL, 0, &r, true);
+	free(q.s);
+	if (res)
+		return res;
+	struct rb_reader reply = { (const unsigned char *)r.body, (const unsigned char *)r.body + r.len, false };
+	*there = rb_read_u64(&reply) > 0 && !reply.bad;
+	http_reply_release(&r);
+	return CH_OK;
+}
+
 /* Send what waits, oldest first, until the spool is empty or the server
  * fails. CH_OK when the spool is empty. */
 static enum ch_result flush_spool(struct sink *s)
@@ -154,7 +190,10 @@ static enum ch_result flush_spool(struct sink *s)
 	while ((got = spool_oldest(&k->spool, &e)) != 0) {
 		if (got < 0)
 			continue;
-		enum ch_result res = send_bodies(k, (const char *const *)e.data, e.len, true);
+		bool there;
+		enum ch_result res = already_there(k, e.data[1], e.len[1], &there);
+		if (!res && !there)
+			res = send_bodies(k, (const char *const *)e.data, e.len, true);
 		if (res) {
 			spool_entry_release(&e);
 			return res;

@@ -1,7 +1,8 @@
 # A private ClickHouse server for the fleet tests (sourced): Debian's
 # clickhouse-server as a plain process, its config copied from
 # /etc/clickhouse-server into $1 with every path there, ports picked at
-# random above 20000, listening on 127.0.0.1 only; a second user "scorch"
+# random in 20000-32000 (below the kernel's ephemeral ports, which a
+# client socket could hold while the server restarts), listening on 127.0.0.1 only; a second user "scorch"
 # with a password for the credential tests. ch_start DIR sets CH_PORT and
 # CH_PID; ch_stop kills that pid (the caller traps it).
 
@@ -31,7 +32,7 @@ ch_start() { # dir [port]: start (reusing the config when it exists)
 		if [ -n "${2:-}" ]; then
 			CH_PORT=$2
 		else
-			base=$((20000 + ($$ * 7 + try * 131 + RANDOM) % 40000))
+			base=$((20000 + ($$ * 7 + try * 131 + RANDOM) % 12000))
 			CH_PORT=$base
 			ch_config "$d" "$base" $((base + 1)) $((base + 2))
 		fi

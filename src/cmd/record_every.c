@@ -1,0 +1,159 @@
+/* record --every: the interval loop (cmd/record_every.h). */
+#include "cmd/record_every.h"
+#include "cmd/record_describe.h"
+#include "cmd/usage.h"
+
+#include "base/error.h"
+#include "store/when.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OPT_EVERY = 0x400, OPT_HOST, OPT_LABEL, OPT_TO };
+
+const struct option record_every_options[] = {
+	{ "every", optional_argument, NULL, OPT_EVERY },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "to", required_argument, NULL, OPT_TO },
+	SINK_ARGS_OPTIONS,
+	{ NULL, 0, NULL, 0 },
+};
+
+#define DEFAULT_EVERY_NS (10ull * 1000000000ull)
+
+bool record_every_take(struct record_every *e, int c, const char *arg, char **argv)
+{
+	switch (c) {
+	case OPT_EVERY:
+		/* --every alone means 10 s; --every 30s reads the next word when it is a duration */
+		if (!arg && argv[optind] && !when_duration(argv[optind], &e->every_ns))
+			optind++;
+		else if (!arg)
+			e->every_ns = DEFAULT_EVERY_NS;
+		else if (when_duration(arg, &e->every_ns))
+			usage_error("record", "--every: a duration such as 10s or 1m, not '%s'", arg);
+		if (e->every_ns < 1000000000ull || e->every_ns > 86400ull * 1000000000ull)
+			usage_error("record", "--every: from 1s to 1d");
+		return true;
+	case OPT_HOST: e->host = arg; return true;
+	case OPT_LABEL: sink_args_add_label(&e->sinks, "record", arg); return true;
+	case OPT_TO: sink_args_add_to(&e->sinks, arg); return true;
+	}
+	return sink_args_take(&e->sinks, "record", c, arg);
+}
+
+void record_every_check(struct record_every *e, struct record_args *a)
+{
+	bool store_opts = e->sinks.nr_to || e->host || e->sinks.nr_labels || e->sinks.opts.keep_ns ||
+			  e->sinks.opts.max_bytes || e->sinks.opts.spool_dir || e->sinks.opts.spool_bytes;
+	if (!e->every_ns) {
+		if (store_opts)
+			usage_error("record", "--to, --host, --label and the store options go with --every");
+		return;
+	}
+	if (!e->sinks.nr_to)
+		usage_error("record", "--every needs --to STORE (a directory, clickhouse://HOST:PORT/DB, "
+				      "pyroscope://HOST:PORT)");
+	if (a->o.command)
+		usage_error("record", "--every records -a, -p or -t: a command would start again each interval");
+	if (a->output)
+		usage_error("record", "--every writes to the stores (--to), not -o");
+	if (a->o.keep_order)
+		usage_error("record", "--every stores aggregates: not with --flamechart");
+	/* the bpf backend loads its program again at each cut (about 1 s
+	 * unsampled, and its CPU); perf's events open in about 0.1 s */
+	if (a->o.backend == RECORD_BACKEND_AUTO)
+		a->o.backend = RECORD_BACKEND_PERF;
+	if (!e->host) {
+		if (gethostname(e->hostname, sizeof(e->hostname) - 1) || !e->hostname[0])
+			usage_error("record", "no host name here: give --host NAME");
+		e->host = e->hostname;
+	}
+}
+
+/* The next multiple of every after t (ns since the epoch). */
+static uint64_t next_cut(uint64_t t, uint64_t every)
+{
+	return (t / every + 1) * every;
+}
+
+/* One interval: sampled until about `cut`, then stored. *setup is the
+ * collector's start-up time, measured, for the next interval's aim.
+ * It ends at the deadline (-d) if that comes first. 1 when sampling
+ * ended for good (a signal, -d, the targets), -1 on an error, 0 to go on. */
+static int one_interval(struct record_every *e, struct record_args *a, uint64_t cut, double *setup,
+			uint64_t deadline, int *failed)
+{
+	struct record_opts o = a->o;
+	uint64_t called = when_now();
+	if (deadline && deadline < cut)
+		cut = deadline;
+	double want = cut > called ? (double)(cut - called) / 1e9 - *setup : 0;
+	o.duration = want < 0.1 ? 0.1 : want;
+	struct profile p;
+	struct record_stats st;
+	profile_init(&p);
+	int ret = record_until_stopped(&o, &p, &st);
+	uint64_t returned = when_now();
+	if (ret) {
+		profile_release(&p);
+		return -1;
+	}
+	double post = st.phases.last_wall - st.phases.stopped_wall;
+	uint64_t end = returned - (uint64_t)llround((post > 0 ? post : 0) * 1e9);
+	uint64_t start = end - (uint64_t)llround(st.seconds * 1e9);
+	*setup = start > called ? (double)(start - called) / 1e9 : 0;
+	struct store_meta m = {
+		.host = e->host,
+		.start_ns = start,
+		.end_ns = end > start ? end : start + 1,
+		.event = o.event == RECORD_EVENT_COUNTED ? o.counted.name : st.event,
+		.rate_hz = o.off_cpu || o.event == RECORD_EVENT_COUNTED ? 0 : o.freq,
+		.unit = o.off_cpu ? "us" : NULL,
+		.labels = e->sinks.labels,
+		.nr_labels = e->sinks.nr_labels,
+	};
+	if (sink_args_put(&e->sinks, &p, &m))
+		(*failed)++;
+	profile_release(&p);
+	bool over = record_stopped() || st.ended != RECORD_END_DURATION || (deadline && cut >= deadline);
+	return over ? 1 : 0;
+}
+
+int record_every_run(struct record_every *e, struct record_args *a)
+{
+	a->o.leave_memory = false; /* each interval frees what it grew */
+	a->o.progress = false;
+	a->o.quiet = true; /* the notices would repeat every interval */
+	if (sink_args_open(&e->sinks))
+		return 1;
+	/* a signal between two intervals (while one is stored) stops the
+	 * loop too, after that interval */
+	struct stop_signals saved;
+	stop_signals_catch(&saved);
+	double setup = 0;
+	uint64_t now = when_now(), cut = next_cut(now, e->every_ns);
+	uint64_t deadline = a->o.duration ? now + (uint64_t)llround(a->o.duration * 1e9) : 0;
+	int failed = 0, ret = 0, intervals = 0;
+	while (!ret) {
+		ret = one_interval(e, a, cut, &setup, deadline, &failed);
+		intervals += ret >= 0;
+		/* the next multiple after this cut, even when this interval
+		 * ended a little before it; skipped multiples are not made up */
+		cut = next_cut(cut > when_now() ? cut : when_now(), e->every_ns);
+	}
+	int rc = sink_args_close(&e->sinks);
+	stop_signals_restore(&saved);
+	fprintf(stderr, "scorch: %d intervals of %s recorded%s\n", intervals, e->host,
+		ret < 0 ? ", then recording failed" : "");
+	return ret < 0 || failed ? 1 : rc;
+}
+
+void record_every_release(struct record_every *e)
+{
+	sink_args_release(&e->sinks);
+}
