@@ -171,7 +171,7 @@ $(O)/gen/%_js.h: src/render/viewer/%.js
 
 # The SVG writer embeds the viewer script; the HTML writer its own viewer.
 $(O)/obj/render/svg.o: | $(O)/gen/flamegraph_js.h
-$(O)/obj/render/html.o: | $(O)/gen/html_js.h $(O)/gen/html_css.h
+$(O)/obj/render/html.o: | $(O)/gen/html_js.h $(O)/gen/html_css.h $(O)/gen/heatmap_js.h
 
 $(O)/gen/%_css.h: src/render/viewer/%.css
 	@mkdir -p $(dir $@)

@@ -106,8 +106,7 @@ enum {
 	OPT_SCRIPT,
 };
 
-/* Followed by the flame-graph options (cmd/graph_opts.h) except
- * --flamechart: the folded profile keeps no sample order. */
+/* Followed by the flame-graph options (cmd/graph_opts.h). */
 static const struct option own_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
@@ -173,7 +172,7 @@ struct report_args {
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	struct report_opts *o = &a->o;
-	static const char *const not_accepted[] = { "flamechart", "threads", NULL }; /* -j: fold threads */
+	static const char *const not_accepted[] = { "threads", NULL }; /* -j: fold threads */
 	struct option *long_opts = graph_options_with(own_opts, not_accepted);
 	int c, rc = 0;
 	optind = 1;
@@ -356,6 +355,10 @@ static int run(struct report_args *a)
 		a->o.script = script_out;
 	}
 	a->o.sites = a->graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
+	/* Time: the HTML viewer's heat map, and the flame chart's order (the
+	 * samples then fold one by one, in time order). */
+	a->o.time = a->graph == GRAPH_FORMAT_HTML || a->g.layout.flamechart;
+	p.keep_events = a->g.layout.flamechart;
 	rc = report_fold(in.name, in.data, in.len, &a->o, &p, &st) < 0 ? 1 : 0;
 	if (rc && st.damaged && !a->o.keep_going)
 		fprintf(stderr, "scorch: %s is damaged or truncated (a perf record that was killed?); "

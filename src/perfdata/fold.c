@@ -13,6 +13,7 @@
 #include "base/hash.h"
 #include "perfdata/perfdata.h"
 #include "profile/frame_sites.h"
+#include "profile/time_cells.h"
 
 #include <inttypes.h>
 #include <sched.h>
@@ -227,6 +228,16 @@ static sym_t cpu_frame(struct folder *f, const struct pd_sample *s)
 	return profile_sym(f->p, cpu, strlen(cpu));
 }
 
+/* Count a sample folded here, with its time when the profile keeps time
+ * and the sample has one. */
+static void count_sample(struct folder *f, const struct pd_sample *s, node_t leaf, uint64_t period)
+{
+	if (f->p->time && (s->attr->sample_type & PD_SAMPLE_TIME))
+		profile_count_at(f->p, leaf, (double)period, s->time);
+	else
+		profile_count(f->p, leaf, (double)period);
+}
+
 /* When samples folded by fold_kept itself (each waits for the pushes'
  * thread to catch up) are at least this many and more than an eighth of
  * those folded, the pushes stop going to a thread. */
@@ -265,7 +276,7 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	 * more than it saves (b-sys-gcc: 52k hits of 275k samples). */
 	bool dwarf = s->regs && s->stack && s->stack_size;
 	bool cacheable = !o->script && s->callchain && !dwarf && !f->inlines;
-	if (cacheable && !o->sites && !java) {
+	if (cacheable && !o->sites && !o->time && !java) {
 		sym_t cpu = PUSHES_NO_CPU;
 		if (o->per_cpu)
 			cpu = cpu_frame(f, s);
@@ -287,7 +298,7 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 		chain_key(f, s, version, pname, &h1, &h2);
 		uint32_t idx;
 		if (hashmap_get(&f->chain_cache, h1, &idx) && f->chains[idx].check == h2) {
-			profile_count(f->p, f->chains[idx].leaf, (double)period);
+			count_sample(f, s, f->chains[idx].leaf, period);
 			f->st->folded++;
 			return;
 		}
@@ -309,7 +320,7 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 		*hashmap_upsert(&f->chain_cache, h1, (uint32_t)f->nr_chains, &ins) = (uint32_t)f->nr_chains;
 		f->nr_chains++;
 	}
-	profile_count(f->p, node, (double)period);
+	count_sample(f, s, node, period);
 	f->st->folded++;
 }
 
@@ -372,7 +383,8 @@ static struct sym_preload *preload_header_files(struct symbolizer *sym, const st
  * kernel's), known once they are read. */
 static bool kernel_may_come_late(const struct report_opts *o)
 {
-	return !o->script && !o->sites && !o->inline_addr2line && o->kernel_test != KERNEL_TEST_AT_ONCE;
+	return !o->script && !o->sites && !o->time && !o->inline_addr2line &&
+	       o->kernel_test != KERNEL_TEST_AT_ONCE;
 }
 
 static int longest_event_name(const struct perf_data *pd)
@@ -489,10 +501,10 @@ void folder_add_stats(const struct folder *f, struct report_stats *st, uint64_t 
 
 /* Threads that fold (report_opts.threads), or 1 where the output needs
  * the samples one by one in order: perf script's text, stackcollapse-perf's
- * --inline (one engine's memory), pprof sites. */
+ * --inline (one engine's memory), pprof sites, sample times. */
 static int fold_threads(const struct report_opts *o)
 {
-	if (o->script || o->inline_addr2line || o->sites || o->threads < 1)
+	if (o->script || o->inline_addr2line || o->sites || o->time || o->threads < 1)
 		return 1;
 	return o->threads;
 }
@@ -508,7 +520,7 @@ static long usable_cpus(void)
  * callchains and the process may run on two CPUs or more. */
 static enum fold_pushes_mode pushes_mode(const struct report_opts *o)
 {
-	if (o->pushes_test == PUSHES_TEST_HERE || o->script || o->sites || o->inline_addr2line)
+	if (o->pushes_test == PUSHES_TEST_HERE || o->script || o->sites || o->time || o->inline_addr2line)
 		return PUSHES_HERE;
 	if (o->pushes_test == PUSHES_TEST_THREAD)
 		return PUSHES_ON_A_THREAD;
@@ -519,6 +531,8 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 		struct profile *p, struct report_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	if (o->time)
+		profile_keep_time(p);
 	struct perf_data pd;
 	if (perf_data_open(&pd, path, buf, len) < 0)
 		return -1;

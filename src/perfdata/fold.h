@@ -37,6 +37,8 @@ struct report_opts {
 	int max_stack;            /* 0: 127 like perf script */
 	bool sites;               /* note each frame name's module, build-id and address
 				     (profile/frame_sites.h), for pprof output */
+	bool time;                /* keep each sample's time (profile/time_cells.h): the
+				     samples fold one by one, in order, on one thread */
 	struct out *script;       /* also write perf script's default text here */
 	int threads;              /* threads that fold (0 or 1: this one);
 				     --script, --inline and sites fold on one */

@@ -13,7 +13,9 @@
  *    + 1 if a gap follows, the varint gap from the previous frame's end
  *    (only then), the varint width, and for a differential profile a
  *    zigzag varint delta (exclusive after - before);
- *    followed by 3 bytes (r, g, b) per name: the colour the SVG gives it.
+ *    followed by 3 bytes (r, g, b) per name: the colour the SVG gives it,
+ *    then, when the profile keeps time, the heat map's cells
+ *    (render/html_time.h; config.time says how many).
  * Counts are integers times config.scale (1 unless some count has a
  * fraction, then 1000). A profile kept in input order (--flamechart) has
  * two data sets: the merged graph and the chart in time order. */
@@ -21,37 +23,15 @@
 
 #include "base/alloc.h"
 #include "render/escape.h"
+#include "render/html_time.h"
+#include "render/varint.h"
 #include "gen/html_css.h"
+#include "gen/heatmap_js.h"
 #include "gen/html_js.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct bytes {
-	unsigned char *b;
-	size_t n, alloc;
-};
-
-static void put_byte(struct bytes *v, unsigned char c)
-{
-	VEC_GROW(v->b, v->n + 1, v->alloc);
-	v->b[v->n++] = c;
-}
-
-static void put_varint(struct bytes *v, uint64_t x)
-{
-	while (x >= 0x80) {
-		put_byte(v, (unsigned char)(x | 0x80));
-		x >>= 7;
-	}
-	put_byte(v, (unsigned char)x);
-}
-
-static void put_zigzag(struct bytes *v, int64_t x)
-{
-	put_varint(v, x < 0 ? ((uint64_t)(-(x + 1)) << 1) | 1 : (uint64_t)x << 1);
-}
 
 static int64_t scaled(double v, double scale)
 {
@@ -195,8 +175,13 @@ static void json_key_str(struct out *o, const char *key, const char *v, bool com
 		out_puts(o, "null");
 }
 
-static void write_config(struct out *o, const struct layout *const *ls, int nr, double scale,
-			 const struct svg_opts *s)
+struct time_data {
+	bool present;
+	uint32_t lines, entries;
+};
+
+static void write_config(struct out *o, const struct profile *p, const struct layout *const *ls, int nr,
+			 double scale, const struct svg_opts *s, const struct time_data *td)
 {
 	out_puts(o, "{");
 	json_key_str(o, "title", s->title, false);
@@ -218,7 +203,10 @@ static void write_config(struct out *o, const struct layout *const *ls, int nr, 
 		out_printf(o, "%s{\"kind\":\"%s\",\"frames\":%zu,\"rows\":%u}", k ? "," : "",
 			   k ? "chart" : s->flamechart && nr == 1 ? "chart" : "graph", ls[k]->nr,
 			   ls[k]->depthmax + 1);
-	out_puts(o, "]}");
+	out_puts(o, "]");
+	if (td->present)
+		html_time_config(o, p, td->lines, td->entries);
+	out_puts(o, "}");
 }
 
 void html_write(struct out *o, const struct profile *p, const struct layout *l, struct svg_opts *s,
@@ -238,6 +226,9 @@ void html_write(struct out *o, const struct profile *p, const struct layout *l, 
 		put_byte(&v, c.g);
 		put_byte(&v, c.b);
 	}
+	struct time_data td = { .present = html_time_wanted(p, l) };
+	if (td.present)
+		td.lines = html_time_encode(&v, p, scale, &td.entries);
 
 	out_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -247,7 +238,7 @@ void html_write(struct out *o, const struct profile *p, const struct layout *l, 
 	out_puts(o, "</title>\n<style>\n");
 	out_write(o, viewer_html_css, viewer_html_css_len);
 	out_puts(o, "</style>\n</head>\n<body>\n<script type=\"application/json\" id=\"scorch-config\">");
-	write_config(o, ls, nr, scale, s);
+	write_config(o, p, ls, nr, scale, s, &td);
 	out_puts(o, "</script>\n<script type=\"application/json\" id=\"scorch-names\">[");
 	for (uint32_t i = 0; i < nm.nr; i++) {
 		if (i)
@@ -264,6 +255,8 @@ void html_write(struct out *o, const struct profile *p, const struct layout *l, 
 	out_puts(o, "]</script>\n<script type=\"text/plain\" id=\"scorch-data\">\n");
 	put_base64(o, v.b, v.n);
 	out_puts(o, "\n</script>\n<script>\n");
+	if (td.present) /* the heat map, which html.js finds as scorchTime */
+		out_write(o, viewer_heatmap_js, viewer_heatmap_js_len);
 	out_write(o, viewer_html_js, viewer_html_js_len);
 	out_puts(o, "</script>\n</body>\n</html>\n");
 	free(v.b);

@@ -95,6 +95,13 @@
 	var colorPx = new Uint32Array(NN);
 	for (var ci = 0; ci < NN; ci++, pos += 3)
 		colorPx[ci] = (0xff000000 | bytes[pos + 2] << 16 | bytes[pos + 1] << 8 | bytes[pos]) >>> 0;
+	/* time: the heat map's cells, and the lines they count (heatmap.js) */
+	var TM = null;
+	if (cfg.time && sets.graph && typeof scorchTime === 'object') {
+		var tcells = scorchTime.decodeCells(bytes, pos, cfg.time), tlines = scorchTime.linesOf(sets.graph);
+		if (tlines.n === cfg.time.lines) TM = { cells: tcells, lines: tlines, a: new Float64Array(tlines.n), b: new Float64Array(tlines.n) };
+		else if (window.console) console.warn('scorch: heat map left out: ' + tlines.n + ' lines in the graph, ' + cfg.time.lines + ' in the cells');
+	}
 	bytes = null;
 	var tDecode = performance.now() - t0;
 
@@ -112,6 +119,7 @@
 		if (nm === '--') return pack(160, 160, 160);
 		if (nm === '-') return pack(200, 200, 200);
 		var d = cfg.negate ? -s.delta[i] : s.delta[i], m = cfg.maxdelta;
+		if (s.maxdelta) { d = s.delta[i]; m = s.maxdelta; }
 		if (d > 0) { var g = Math.trunc(210 * (m - d) / m) & 255; return pack(255, g, g); }
 		if (d < 0) { var v = Math.trunc(210 * (m + d) / m) & 255; return pack(v, v, 255); }
 		return pack(255, 255, 255);
@@ -152,17 +160,63 @@
 	var tableBox = el('div', { id: 'sc-table' });
 	var footer = el('footer', { id: 'sc-details' }, '\u00a0');
 	var tip = el('div', { id: 'sc-tip' });
-	document.body.append(header, main, footer, tip);
+	var heat = null;
+	if (TM) {
+		heat = new scorchTime.HeatMap({ tc: cfg.time, cells: TM.cells, el: el, tip: tip, commify: commify,
+			countname: cfg.countname || 'samples', onchange: function (r) { setRanges(r, true); } });
+		document.body.append(header, heat.box, main, footer, tip);
+	} else document.body.append(header, main, footer, tip);
 
 	/* ---- state ---- */
-	var state = { view: sets.graph ? 'flame' : 'chart', zoom: 0, search: '', ignoreCase: true, func: -1 };
+	var state = { view: sets.graph ? 'flame' : 'chart', zoom: 0, search: '', ignoreCase: true, func: -1, ranges: [] };
 	if (cfg.inverted && sets.graph) state.view = 'icicle';
 	if (cfg.flamechart && sets.chart) state.view = 'chart';
 	var match = null;        /* Uint8Array per name id, or null */
 	var matchShare = 0;
 	var panes = [];
 
-	function curSet() { return state.view === 'chart' ? sets.chart : sets.graph; }
+	function curSet() { return state.view === 'chart' ? sets.chart : graphSet(); }
+
+	/* ---- time ranges: the graph of one range, or two compared ---- */
+	var ranged = null; /* { set, ranges, share, before, after, scale } or null */
+	function graphSet() { return ranged ? ranged.set : sets.graph; }
+	function clampCells(r) {
+		var c0 = Math.max(0, Math.min(r[0], TM.cells.cells)), c1 = Math.max(c0, Math.min(r[1], TM.cells.cells));
+		return [c0, c1];
+	}
+	/* ranges: [c0, c1) cell pairs (none: the whole graph). */
+	function setRanges(ranges, fromHeat) {
+		if (!TM) return null;
+		ranges = (ranges || []).slice(0, 2).map(clampCells).filter(function (r) { return r[1] > r[0]; });
+		var all = sets.graph.total;
+		if (!ranges.length) ranged = null;
+		else {
+			var b = scorchTime.rangeWidths(TM.cells, ranges[ranges.length - 1][0], ranges[ranges.length - 1][1], TM.b);
+			var a = ranges.length > 1 ? scorchTime.rangeWidths(TM.cells, ranges[0][0], ranges[0][1], TM.a) : 0;
+			var k = ranges.length > 1 ? (a > 0 ? b / a : 1) : 1;
+			ranged = { ranges: ranges, after: b, before: a, scale: k, share: all > 0 ? b / all : 0,
+				shareBefore: all > 0 ? a / all : 0,
+				set: scorchTime.rangeSet(sets.graph, TM.lines, TM.b, ranges.length > 1 ? TM.a : null, k, newSet, link) };
+		}
+		if (heat && !fromHeat) { heat.ranges = ranges; heat.draw(); }
+		rangeStatus();
+		state.zoom = 0;
+		if (state.view === 'chart') state.view = 'flame';
+		setView(state.view);
+		return ranged;
+	}
+	function secs(c) { return scorchTime.timeOf(c, cfg.time.first).toFixed(2); }
+	function rangeStatus() {
+		if (!heat) return;
+		if (!ranged) { heat.status.textContent = 'drag (or click, then shift-click) to select a range; Compare or Alt-drag: a second one'; return; }
+		var r = ranged.ranges, t = '';
+		if (r.length > 1)
+			t = 'before ' + secs(r[0][0]) + '\u2013' + secs(r[0][1]) + ' s (' + commify(ranged.before) + ', ' + pct(ranged.before, sets.graph.total) +
+				' of all, scaled \u00d7' + ranged.scale.toFixed(3) + ') vs after ';
+		t += secs(r[r.length - 1][0]) + '\u2013' + secs(r[r.length - 1][1]) + ' s: ' + commify(ranged.after) + ' ' +
+			(cfg.countname || 'samples') + ', ' + pct(ranged.after, sets.graph.total) + ' of all';
+		heat.status.textContent = t;
+	}
 	function dark() { return document.documentElement.classList.contains('dark'); }
 
 	/* ---- panes: a scrolling box with a spacer and a sticky canvas ---- */
@@ -466,7 +520,7 @@
 	/* The search again (new pattern, view or zoom); fresh: N and Shift-N
 	 * start over. */
 	function runSearch(keepSteps) {
-		var s = curSet() || sets.graph;
+		var s = curSet() || graphSet();
 		match = null;
 		matchShare = 0;
 		matched.textContent = '';
@@ -531,7 +585,7 @@
 		return true;
 	}
 	function widestFunction() {
-		var a = aggregates(sets.graph), best = -1;
+		var a = aggregates(graphSet()), best = -1;
 		for (var k = 1; k < NN; k++) if (best < 0 || a.total[k] > a.total[best]) best = k;
 		return best;
 	}
@@ -551,7 +605,7 @@
 			return;
 		}
 		if (v === 'sandwich') {
-			var sw = sandwich(sets.graph, state.func);
+			var sw = sandwich(graphSet(), state.func);
 			var up = new Pane(sw.callers, false), down = new Pane(sw.callees, true);
 			up.onpick = down.onpick = function (i) { openSandwich(this.set.name[i]); };
 			panes = [up, down];
@@ -688,7 +742,7 @@
 	var filterBox = el('input', { type: 'search', id: 'sc-table-filter', placeholder: 'Filter functions (regex)', spellcheck: 'false' });
 	filterBox.addEventListener('input', function () { tableFilter = filterBox.value; fillTable(); });
 	function fillTable() {
-		var s = sets.graph, a = aggregates(s);
+		var s = graphSet(), a = aggregates(s);
 		var cols = [['name', 'Function'], ['self', 'Self'], ['total', 'Total']];
 		if (s.delta) cols.push(['before', 'Before'], ['after', 'After'], ['delta', 'Delta']);
 		var re = compile(tableFilter, true), ids = [];
@@ -750,6 +804,9 @@
 		if (p && p.zoom) q.set('zoom', String(p.zoom));
 		if (state.search) q.set('s', state.search);
 		if (!state.ignoreCase) q.set('case', '1');
+		if (ranged) q.set('t', ranged.ranges.map(function (r) {
+			return scorchTime.timeOf(r[0], cfg.time.first).toFixed(6) + ',' + scorchTime.timeOf(r[1], cfg.time.first).toFixed(6);
+		}).join(';'));
 		var h = '#' + q.toString();
 		lastHash = h;
 		if (location.hash !== h) history.replaceState(null, '', h);
@@ -767,6 +824,12 @@
 		if (v && ['flame', 'icicle', 'chart', 'table', 'sandwich'].indexOf(v) >= 0) state.view = v;
 		var z = Number(q.get('zoom'));
 		state.zoom = z > 0 && Number.isInteger(z) ? z : 0;
+		state.ranges = [];
+		if (TM && q.get('t')) q.get('t').split(';').slice(0, 2).forEach(function (r) {
+			var t = r.split(',').map(Number);
+			if (t.length === 2 && isFinite(t[0]) && isFinite(t[1]) && t[1] > t[0])
+				state.ranges.push(scorchTime.cellsOf(t[0], t[1], cfg.time.first));
+		});
 		searchBox.value = state.search;
 		caseBox.checked = !state.ignoreCase;
 	}
@@ -779,6 +842,7 @@
 		document.documentElement.classList.toggle('dark', on);
 		darkBtn.setAttribute('aria-pressed', String(on));
 		drawAll();
+		if (heat) heat.draw();
 	}
 	document.addEventListener('keydown', function (e) {
 		var inInput = e.target && (e.target.tagName === 'INPUT');
@@ -827,12 +891,16 @@
 	window.addEventListener('hashchange', function () {
 		if (location.hash === lastHash) return;
 		loadHash();
+		if (TM) setRanges(state.ranges);
 		setView(state.view, true);
 	});
 	var resizeTimer = 0;
 	window.addEventListener('resize', function () {
 		clearTimeout(resizeTimer);
-		resizeTimer = setTimeout(function () { panes.forEach(function (p) { p.fit(); p.draw(); }); }, 50);
+		resizeTimer = setTimeout(function () {
+			if (heat) { heat.fit(); heat.draw(); }
+			panes.forEach(function (p) { p.fit(); p.draw(); });
+		}, 50);
 	});
 
 	/* ---- start ---- */
@@ -841,12 +909,20 @@
 		document.documentElement.classList.add('dark');
 		darkBtn.setAttribute('aria-pressed', 'true');
 	}
+	if (heat) {
+		heat.fit();
+		heat.draw();
+		rangeStatus();
+	}
+	var keepZoom = state.zoom;
+	if (TM && state.ranges.length) setRanges(state.ranges);
+	state.zoom = keepZoom;
 	setView(state.view, true);
 	var tFirst = performance.now() - t0;
 
 	/* ---- scripting surface (README: "HTML viewer") ---- */
 	function findWidest(name) {
-		var s = curSet() || sets.graph, best = -1;
+		var s = curSet() || graphSet(), best = -1;
 		for (var i = 1; i < s.n; i++) {
 			var nm = s.name[i];
 			if ((shown[nm] === name || names[nm] === name) && (best < 0 || s.w[i] > s.w[best])) best = i;
@@ -893,6 +969,37 @@
 			return out;
 		},
 		dark: function (on) { setDark(on === undefined ? !dark() : !!on); },
+		/* Time (doc/time.md): seconds from the first sample. The heat
+		 * map's samples per cell, counts[column][row] (row 0: the
+		 * second's first 20 ms), or null without time. */
+		heatmap: function () {
+			if (!TM) return null;
+			var cols = cfg.time.seconds, counts = [];
+			for (var c = 0; c < cols; c++) {
+				var col = [];
+				for (var r = 0; r < 50; r++) {
+					var cell = c * 50 + r;
+					col.push(cell < TM.cells.cells ? exact(TM.cells.total[cell]) : 0);
+				}
+				counts.push(col);
+			}
+			return { seconds: cols, rows: 50, counts: counts, first: cfg.time.first };
+		},
+		/* Select [t0, t1) (the cells it overlaps): the share of all samples
+		 * in it; range(null) clears (1). */
+		range: function (t0, t1) {
+			if (!TM) return null;
+			if (t0 === null || t0 === undefined) { setRanges([]); return 1; }
+			var r = setRanges([scorchTime.cellsOf(+t0, +t1, cfg.time.first)]);
+			return r ? r.share : 0;
+		},
+		/* The differential of range b against range a (a's counts scaled to
+		 * b's total): { before, after } shares of all, and the scale. */
+		compare: function (a, b) {
+			if (!TM || !a || !b) return null;
+			var r = setRanges([scorchTime.cellsOf(+a[0], +a[1], cfg.time.first), scorchTime.cellsOf(+b[0], +b[1], cfg.time.first)]);
+			return r && r.ranges.length === 2 ? { before: r.shareBefore, after: r.share, scale: r.scale } : null;
+		},
 		state: function () {
 			var p = mainPane(), s = p ? p.set : null;
 			return {
@@ -900,7 +1007,12 @@
 				zoom: p && p.zoom ? shown[s.name[p.zoom]] : null,
 				zoomShare: p ? s.w[p.zoom] / s.total : 1,
 				selected: p && p.sel > 0 ? shown[s.name[p.sel]] : null,
-				frames: (sets.graph || sets.chart).n
+				frames: (sets.graph || sets.chart).n,
+				time: !!TM,
+				ranges: ranged ? ranged.ranges.map(function (r) {
+					return [scorchTime.timeOf(r[0], cfg.time.first), scorchTime.timeOf(r[1], cfg.time.first)];
+				}) : null,
+				rangeShare: ranged ? ranged.share : null
 			};
 		}
 	};
