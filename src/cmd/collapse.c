@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "cmd/load.h"
 #include "cmd/output_format.h"
+#include "cmd/time_arg.h"
 #include "cmd/usage.h"
 
 #include "base/alloc.h"
@@ -58,6 +59,8 @@ const char collapse_usage[] =
 	"      --inline          expand inlined functions (libdw, like addr2line -i)\n"
 	"      --context         with --inline: frames as func:file:line\n"
 	"      --srcline         input from `perf script -F+srcline`: add file:line\n"
+	"      --time START,END  only samples in this range (perf report's spelling, as\n"
+	"                        scorch report --time)\n"
 	"\n"
 	"other formats:\n"
 	"      --include-offsets keep +0x offsets where the format has them\n"
@@ -76,7 +79,7 @@ static void list_formats(FILE *f)
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
 	OPT_SRCLINE, OPT_STRICT, OPT_INCLUDE_OFFSETS, OPT_NO_MODULES, OPT_LIST, OPT_EVENT_FILTER,
-	OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX, OPT_FORMAT,
+	OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX, OPT_FORMAT, OPT_TIME,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +101,7 @@ static const struct option long_options[] = {
 	{ "ghcprof-column", required_argument, NULL, OPT_GHCPROF_COLUMN },
 	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "output", required_argument, NULL, 'o' },
 	{ "threads", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
@@ -149,6 +153,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case OPT_GHCPROF_COLUMN: o->ghcprof_column = optarg; break;
 		case OPT_SAMPLE_INDEX: o->sample_index = optarg; break;
 		case OPT_FORMAT: a->format = optarg; break;
+		case OPT_TIME: free(o->time_ranges); o->time_ranges = time_arg_parse("collapse", optarg); break;
 		case 'o': a->output = optarg; break;
 		case 'j': o->threads = thread_count(optarg); break;
 		default: usage_bad_option("collapse", c, argv);
@@ -243,8 +248,13 @@ static int run(struct args *a, const struct collapse_format *fmt)
 	profile_init(&p);
 	const char *unit = NULL; /* what the counts are, when the input says (pprof) */
 	a->opts.unit = &unit;
+	if (!ret && a->opts.time_ranges && fmt != &collapse_format_perf)
+		usage_error("collapse", "--time: %s input carries no sample times (perf script text does)",
+			    fmt->name);
 	if (!ret)
 		ret = collapse_inputs(&p, fmt, in, n, &a->opts);
+	if (ret)
+		time_arg_check("collapse", a->opts.time_ranges);
 	for (size_t i = 0; i < loaded; i++)
 		input_release(&in[i]);
 	free(in);
@@ -279,5 +289,7 @@ int cmd_collapse(int argc, char **argv)
 	}
 	if (!fmt)
 		fmt = named_format(&a);
-	return run(&a, fmt);
+	int rc = run(&a, fmt);
+	free(a.opts.time_ranges);
+	return rc;
 }

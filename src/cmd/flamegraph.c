@@ -5,7 +5,9 @@
 #include "cmd/graph_opts.h"
 #include "cmd/load.h"
 #include "cmd/output_format.h"
+#include "cmd/time_arg.h"
 #include "cmd/usage.h"
+#include "profile/time_cells.h"
 
 
 #include <getopt.h>
@@ -63,11 +65,13 @@ const char flamegraph_usage[] =
 	"  --sample-index I    pprof input: the value to draw, by sample type name (cpu,\n"
 	"                      alloc_space, ...) or number from 0 (default: the profile's\n"
 	"                      default type, else its last); tooltips say its unit (ns)\n"
+	"  --time START,END    perf script text: only samples in this range (perf report's\n"
+	"                      spelling, as scorch report --time)\n"
 	"  --threads N         1 (default): one thread; 2: one thread splits and hashes\n"
 	"                      lines while the other builds the profile (faster on idle\n"
 	"                      cores, slower when they are busy)\n";
 
-enum { OPT_HELP = 256, OPT_DUMP_FRAMES, OPT_SAMPLE_INDEX };
+enum { OPT_HELP = 256, OPT_DUMP_FRAMES, OPT_SAMPLE_INDEX, OPT_TIME };
 
 /* Followed by the graph options (cmd/graph_opts.c). */
 static const struct option own_options[] = {
@@ -75,6 +79,7 @@ static const struct option own_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "dump-frames", no_argument, NULL, OPT_DUMP_FRAMES },
 	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -82,6 +87,7 @@ struct fg_opts {
 	struct graph_opts graph;
 	const char *output;
 	const char *sample_index; /* pprof input: the value drawn */
+	struct time_ranges *time; /* --time, or NULL */
 	char **files;
 	int nr_files;
 	bool help;
@@ -102,6 +108,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 		switch (c) {
 		case OPT_DUMP_FRAMES: o->graph.dump_frames = true; break;
 		case OPT_SAMPLE_INDEX: o->sample_index = optarg; break;
+		case OPT_TIME: free(o->time); o->time = time_arg_parse("flamegraph", optarg); break;
 		case 'o': o->output = optarg; break;
 		case 'h':
 		case OPT_HELP: o->help = true; break;
@@ -132,23 +139,27 @@ static int run(struct fg_opts *o)
 		usage_stdin_not_terminal("flamegraph", files[i], "stacks");
 	const char *unit = NULL; /* what a pprof input counts */
 	struct stacks_opts so = { o->graph.input_format, o->graph.reverse, o->graph.threads, o->sample_index,
-				  &unit };
+				  &unit, o->time };
+	enum graph_format f = graph_opts_format(&o->graph, "flamegraph", o->output, WRITES_PICTURE | WRITES_DATA);
 	struct svg_opts defaults;
 	svg_opts_defaults(&defaults); /* to know whether --countname was given */
 	struct profile p;
 	profile_init(&p);
 	p.keep_events = o->graph.layout.flamechart;
+	if (f == GRAPH_FORMAT_HTML) /* the heat map, when the input has times */
+		profile_keep_time(&p);
 	int ret = 0;
 	for (int i = 0; i < nr_files && !ret; i++)
-		if (load_stacks(&p, files[i], &so))
+		if (load_stacks(&p, files[i], &so)) {
+			time_arg_check("flamegraph", o->time);
 			ret = 1;
+		}
 	if (!ret) {
 		o->graph.reverse = false; /* done while reading */
 		/* A pprof input says what it counts (nanoseconds of CPU, bytes) */
 		if (unit && o->graph.svg.countname == defaults.countname)
 			o->graph.svg.countname = unit;
 		o->graph.count_unit = unit;
-		enum graph_format f = graph_opts_format(&o->graph, "flamegraph", o->output, WRITES_PICTURE | WRITES_DATA);
 		ret = graph_exit_code(graph_render(&p, &o->graph, f ? f : GRAPH_FORMAT_SVG, o->output));
 	}
 	profile_release(&p);
@@ -167,5 +178,6 @@ int cmd_flamegraph(int argc, char **argv)
 	else
 		ret = run(&o);
 	graph_opts_release(&o.graph);
+	free(o.time);
 	return ret;
 }

@@ -11,10 +11,13 @@
 #include "profile/folded.h"
 #include "profile/folded_stream.h"
 #include "profile/ops.h"
+#include "profile/time_cells.h"
+#include "profile/time_ranges.h"
 #include "render/graph.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -97,6 +100,16 @@ static ssize_t fill(int fd, const char *name, char *buf, size_t have, size_t wan
 	return (ssize_t)have;
 }
 
+/* --time on an input without sample times: the ranges say why (a usage
+ * error of the command, time_arg_check). */
+static int no_times(const struct stacks_opts *o, const char *name)
+{
+	snprintf(o->time_ranges->why, sizeof(o->time_ranges->why),
+		 "%s carries no sample times (perf script text does)", name);
+	o->time_ranges->bad = true;
+	return -1;
+}
+
 /* A non-folded (or compressed) input: the whole of it, then the detected
  * collapse format. */
 static int read_whole(struct profile *p, int fd, const char *name, char *buf, size_t have,
@@ -123,14 +136,24 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 			fmt = collapse_detect(data, len);
 	}
 	int ret;
-	if (!fmt || !strcmp(fmt->name, "folded")) {
+	if ((!fmt || !strcmp(fmt->name, "folded")) && o->time_ranges) {
+		ret = no_times(o, name);
+	} else if (!fmt || !strcmp(fmt->name, "folded")) {
 		struct folded_opts fo = { .reverse = o->reverse };
 		ret = folded_parse(p, name, data, len, &fo, NULL);
 	} else {
 		struct profile tmp;
 		profile_init(&tmp);
 		tmp.keep_events = p->keep_events;
-		struct collapse_opts co = { .sample_index = o->sample_index, .unit = o->unit };
+		if (p->time)
+			profile_keep_time(&tmp);
+		struct collapse_opts co = { .sample_index = o->sample_index, .unit = o->unit,
+					    .time_ranges = o->time_ranges };
+		if (o->time_ranges && fmt != &collapse_format_perf) {
+			profile_release(&tmp);
+			free(buf);
+			return no_times(o, name);
+		}
 		struct collapse_source src = { name, data, len };
 		ret = fmt->parse(&tmp, &src, &co);
 		if (!ret && o->reverse) {
@@ -166,7 +189,7 @@ int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o
 		if (map != MAP_FAILED) {
 			const struct collapse_format *fmt =
 				o->format ? collapse_find(o->format) : collapse_detect(map, len);
-			if (!input_compressed(map, len) && fmt && !strcmp(fmt->name, "folded")) {
+			if (!input_compressed(map, len) && fmt && !strcmp(fmt->name, "folded") && !o->time_ranges) {
 				struct folded_opts fo = { .reverse = o->reverse };
 				ret = folded_read_mapped(p, name, map, len, &fo);
 				munmap(map, len);
@@ -201,6 +224,11 @@ int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o
 	}
 	if ((fmt && strcmp(fmt->name, "folded")) || input_compressed(buf, have)) {
 		ret = read_whole(p, fd, name, buf, have, fmt, o);
+		goto out;
+	}
+	if (o->time_ranges) {
+		free(buf);
+		ret = no_times(o, name);
 		goto out;
 	}
 	struct folded_opts fo = { .reverse = o->reverse };

@@ -29,6 +29,7 @@ struct stacks_opts {
 	int threads;
 	const char *sample_index; /* pprof input: the value read (NULL: its default) */
 	const char **unit;        /* out, when not NULL: what a pprof input's counts are */
+	struct time_ranges *time_ranges; /* --time (perf script text), or NULL */
 };
 int load_stacks(struct profile *p, const char *path, const struct stacks_opts *o);
 

@@ -3,6 +3,7 @@
 #include "cmd/cmd.h"
 #include "cmd/graph_opts.h"
 #include "cmd/output_format.h"
+#include "cmd/time_arg.h"
 #include "cmd/usage.h"
 
 #include "base/alloc.h"
@@ -11,6 +12,7 @@
 #include "base/numfmt.h"
 #include "base/out.h"
 #include "perfdata/fold.h"
+#include "perfdata/sample_span.h"
 #include "profile/folded.h"
 #include "profile/profile.h"
 
@@ -69,6 +71,9 @@ const char report_usage[] =
 	"  -k, --keep-going        on a damaged file, use what was read before the damage\n"
 	"      --stats             print record/sample counts to stderr\n"
 	"      --script            write perf script's default text instead of folded stacks\n"
+	"      --time START,END    only samples in this time range (perf report's spelling:\n"
+	"                          seconds since the first sample or perf's timestamps,\n"
+	"                          10%/2 for the second tenth, 0%-10%, several ranges)\n"
 	"  -q, --quiet             no notes on stderr\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -104,6 +109,7 @@ enum {
 	OPT_STATS,
 	OPT_PER_CPU,
 	OPT_SCRIPT,
+	OPT_TIME,
 };
 
 /* Followed by the flame-graph options (cmd/graph_opts.h). */
@@ -129,6 +135,7 @@ static const struct option own_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "script", no_argument, NULL, OPT_SCRIPT },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -162,6 +169,7 @@ struct report_args {
 	const char *input, *output;
 	bool stats, script;
 	struct graph_opts g;
+	struct time_ranges *time; /* --time, or NULL */
 	const char *default_countname; /* to know whether --countname changed it */
 	enum graph_format graph;
 };
@@ -258,6 +266,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_SCRIPT:
 			a->script = true;
+			break;
+		case OPT_TIME:
+			free(a->time);
+			a->time = time_arg_parse("report", optarg);
 			break;
 		case 'q':
 			o->quiet = true;
@@ -357,7 +369,19 @@ static int run(struct report_args *a)
 	a->o.sites = a->graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
 	/* Time: the HTML viewer's heat map, and the flame chart's order (the
 	 * samples then fold one by one, in time order). */
-	a->o.time = a->graph == GRAPH_FORMAT_HTML || a->g.layout.flamechart;
+	a->o.time = a->graph == GRAPH_FORMAT_HTML || a->g.layout.flamechart || a->time;
+	if (a->time) {
+		uint64_t first = 0, last = 0;
+		int found = perf_data_sample_span(in.name, in.data, in.len, &first, &last);
+		if (found < 0) {
+			rc = 1;
+			goto out;
+		}
+		if (!found)
+			usage_error("report", "--time %s: %s has no sample times", a->time->text, in.name);
+		time_arg_resolve("report", a->time, first, last);
+		a->o.ranges = a->time;
+	}
 	p.keep_events = a->g.layout.flamechart;
 	rc = report_fold(in.name, in.data, in.len, &a->o, &p, &st) < 0 ? 1 : 0;
 	if (rc && st.damaged && !a->o.keep_going)
@@ -403,5 +427,6 @@ int cmd_report(int argc, char **argv)
 	if (!rc)
 		rc = run(&a);
 	graph_opts_release(&a.g);
+	free(a.time);
 	return rc < 0 ? 0 : rc;
 }

@@ -13,6 +13,8 @@
 
 /* Options from the command line. Most are stackcollapse-perf.pl's; each
  * format uses the ones that apply to it and ignores the rest. */
+struct time_ranges; /* profile/time_ranges.h */
+
 struct collapse_opts {
 	bool pid, tid;        /* perf: append -PID / -PID/TID to the process name */
 	bool kernel, jit;     /* perf: annotate kernel _[k] / JIT _[j] frames */
@@ -29,6 +31,8 @@ struct collapse_opts {
 	const char **unit;    /* out, when not NULL: what the counts are, when the input
 				 says (binary pprof: "ns", "bytes", "objects", ...) */
 	bool strict;          /* a malformed line is an error */
+	struct time_ranges *time_ranges; /* perf: only samples in these (--time), resolved
+				 against the input's first and last sample; NULL: all */
 	int threads;          /* 0 = one per core */
 };
 

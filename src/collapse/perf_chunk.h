@@ -146,6 +146,9 @@ struct perf_chunk {
 	bool orphan_seen; /* a frame line outside any sample was reported */
 	struct frame_parts pname; /* one part */
 	double period;
+	bool have_time;           /* the sample's timestamp, when the profile keeps
+				     time (profile/time_cells.h) */
+	uint64_t time;
 	bool java;
 	struct frame_parts frames; /* parts in line order */
 	size_t *groups;           /* first part of each frame line */

@@ -4,6 +4,7 @@
 #include "collapse/perf_line.h"
 
 #include "base/alloc.h"
+#include "profile/time_ranges.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -107,6 +108,23 @@ bool perf_match_frame_line(const char *s, size_t n, struct frame_text *fr)
 	fr->symbol = (struct frame_slice){ s + c, j - c };
 	fr->module = (struct frame_slice){ s + j + 2, last - (j + 2) };
 	return true;
+}
+
+bool perf_event_time(const char *line, const struct perf_event_line *ev, uint64_t *ns)
+{
+	if (!ev->has_event)
+		return false;
+	/* Back from the event name over \s* digits \s+ to the ':' that
+	 * perf_match_event_name found, then the token before it. */
+	const char *p = ev->period.n ? ev->period.s : ev->event.s;
+	while (p > line && frame_is_space(p[-1]))
+		p--;
+	if (p == line || p[-1] != ':')
+		return false;
+	const char *end = --p;
+	while (p > line && !frame_is_space(p[-1]))
+		p--;
+	return time_parse_seconds(p, (size_t)(end - p), ns);
 }
 
 double perf_period(const struct perf_event_line *ev)

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* An event (sample header) line: ^(\S.+?)\s+(\d+)\/{0,}(\d+){0,}\s+ and, on the
  * same line, :\s*(\d+){0,}\s+(\S+):\s*$ for the period and event name. */
@@ -33,6 +34,11 @@ bool perf_match_frame_line(const char *s, size_t n, struct frame_text *fr);
 
 /* Only the event-name part, for a line already known to be an event line. */
 bool perf_match_event_name(const char *s, size_t n, struct perf_event_line *ev);
+
+/* The sample's timestamp (the token ending in the ':' before the period
+ * and event name: perf's "seconds.micros:") as ns; false when the line
+ * has none. line: where the event line starts. */
+bool perf_event_time(const char *line, const struct perf_event_line *ev, uint64_t *ns);
 
 /* The sample weight: the period, or 1 when it is absent or "0". */
 double perf_period(const struct perf_event_line *ev);

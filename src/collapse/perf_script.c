@@ -34,6 +34,8 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "collapse/perf_chunk.h"
+#include "profile/time_cells.h"
+#include "profile/time_ranges.h"
 #ifdef HAVE_ELFUTILS
 #include "symbolize/inline.h"
 #endif
@@ -270,6 +272,41 @@ static void run_fold(struct perf_chunk *chunks, size_t nc, struct perf_piece *pi
 /* Fold every piece, the first parse of each block shared between the
  * chunks when cfg->owners (perf_chunk.h); without sharing again if a
  * shared parse cannot be used. p must be empty then. */
+/* --time: the first and last sample's times in the input (every event
+ * line's, as perf takes its first and last sample), then the ranges
+ * against them. Returns 0, or -1 with r->bad set and r->why saying why
+ * (the command's usage error). */
+static int resolve_ranges(const struct perf_buf *bufs, size_t nb, struct time_ranges *r)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	for (size_t i = 0; i < nb; i++) {
+		struct perf_cursor cur = { bufs[i].data, bufs[i].data + bufs[i].len };
+		const char *line;
+		size_t n;
+		while (perf_next_line(&cur, &line, &n)) {
+			struct perf_event_line ev;
+			uint64_t t;
+			if (n && line[0] != '#' && !frame_is_space(line[0]) && perf_match_event_line(line, n, &ev) &&
+			    perf_event_time(line, &ev, &t)) {
+				if (t < first)
+					first = t;
+				if (t > last)
+					last = t;
+			}
+		}
+	}
+	if (first > last) {
+		snprintf(r->why, sizeof(r->why), "the input has no sample times");
+		r->bad = true;
+		return -1;
+	}
+	if (time_ranges_resolve(r, first, last, r->why, sizeof(r->why))) {
+		r->bad = true;
+		return -1;
+	}
+	return 0;
+}
+
 static void fold_pieces(struct perf_chunk *chunks, size_t nc, struct perf_piece *pieces, size_t np,
 			struct perf_cfg *cfg, struct profile *p)
 {
@@ -281,8 +318,11 @@ static void fold_pieces(struct perf_chunk *chunks, size_t nc, struct perf_piece 
 	if (any) {
 		for (size_t i = 0; i < nc; i++)
 			perf_chunk_release(&chunks[i]);
+		bool time = p->time != NULL;
 		profile_release(p);
 		profile_init(p);
+		if (time)
+			profile_keep_time(p);
 		cfg->owners = 0;
 		run_fold(chunks, nc, pieces, np, cfg, p, failed);
 	}
@@ -312,7 +352,8 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 		.opts = opts,
 		.pid = opts->pid,
 		.tid = opts->tid,
-		.sequential = opts->srcline || opts->inline_frames,
+		/* time (kept, or --time): each sample with its own, in order */
+		.sequential = opts->srcline || opts->inline_frames || p->time || opts->time_ranges,
 		.tidy = { .kernel = opts->kernel || opts->all, .jit = opts->jit || opts->all,
 			  .addrs = opts->addrs },
 		.filter = &filter,
@@ -358,6 +399,14 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 		bufs[0].nsegs = n;
 	}
 
+	if (opts->time_ranges && !opts->time_ranges->resolved && resolve_ranges(bufs, nb, opts->time_ranges)) {
+		for (size_t i = 0; i < nb; i++) {
+			free(bufs[i].segs);
+			free(bufs[i].owned);
+		}
+		free(bufs);
+		return -1;
+	}
 	int threads = opts->threads > 0 ? opts->threads : online_cpus();
 	/* A flame chart's events are the samples in input order: one thread. */
 	if (cfg.sequential || p->keep_events)

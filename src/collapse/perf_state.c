@@ -6,6 +6,8 @@
 #include "collapse/perf_chunk.h"
 
 #include "base/alloc.h"
+#include "profile/time_cells.h"
+#include "profile/time_ranges.h"
 #ifdef HAVE_ELFUTILS
 #include "symbolize/inline.h"
 #endif
@@ -75,7 +77,10 @@ static void emit(struct perf_chunk *c)
 	node_t node = pnode;
 	for (size_t i = 0; i < c->nsyms; i++)
 		node = profile_push(c->p, node, c->syms[i]);
-	profile_count(c->p, node, c->period);
+	if (c->have_time)
+		profile_count_at(c->p, node, c->period, c->time);
+	else
+		profile_count(c->p, node, c->period);
 }
 
 static void report_bad(struct perf_chunk *c, const char *line, size_t n, bool orphan)
@@ -112,6 +117,22 @@ static bool filter_drops(struct perf_chunk *c, const struct perf_event_line *ev)
 		c->diag->dropped_len = ev->event.n;
 	}
 	return true;
+}
+
+/* --time: whether the sample is in a range (one without a time is not);
+ * and its time noted when the profile keeps time. */
+static bool time_kept(struct perf_chunk *c, const char *line, const struct perf_event_line *ev)
+{
+	const struct time_ranges *r = c->cfg->opts->time_ranges;
+	c->have_time = false;
+	if (!r && !c->p->time)
+		return true;
+	uint64_t t;
+	if (!perf_event_time(line, ev, &t))
+		return !r;
+	c->have_time = c->p->time != NULL;
+	c->time = t;
+	return !r || time_ranges_keep(r, t);
 }
 
 void perf_start_sample(struct perf_chunk *c, const struct perf_event_line *ev)
@@ -185,7 +206,7 @@ void perf_process_line(struct perf_chunk *c, const char *line, size_t n, struct 
 	struct perf_event_line ev;
 	if (perf_match_event_line(line, n, &ev)) {
 		c->rec_simple = false;
-		if (filter_drops(c, &ev)) {
+		if (filter_drops(c, &ev) || !time_kept(c, line, &ev)) {
 			c->in_dropped = true;
 			return;
 		}

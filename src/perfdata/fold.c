@@ -324,6 +324,12 @@ static void fold_kept(struct folder *f, const struct pd_sample *s, const char *c
 	f->st->folded++;
 }
 
+/* --time: a sample outside the ranges (or without a time) is left out. */
+static bool in_ranges(const struct report_opts *o, const struct pd_sample *s)
+{
+	return !o->ranges || ((s->attr->sample_type & PD_SAMPLE_TIME) && time_ranges_keep(o->ranges, s->time));
+}
+
 static void fold_sample(void *arg, const struct pd_sample *s)
 {
 	struct folder *f = arg;
@@ -336,7 +342,7 @@ static void fold_sample(void *arg, const struct pd_sample *s)
 		sample_frames_resolve(fr, &f->look, s, o->max_stack, o->no_inline);
 		script_write_sample(&f->script, o->script, comm, s, fr->f, fr->nr);
 	}
-	if (keep_event(f, s))
+	if (in_ranges(o, s) && keep_event(f, s))
 		fold_kept(f, s, comm);
 }
 

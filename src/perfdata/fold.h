@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/out.h"
 #include "profile/profile.h"
+#include "profile/time_ranges.h"
 #include "symbolize/symbolize.h"
 
 #include <stdbool.h>
@@ -37,6 +38,8 @@ struct report_opts {
 	int max_stack;            /* 0: 127 like perf script */
 	bool sites;               /* note each frame name's module, build-id and address
 				     (profile/frame_sites.h), for pprof output */
+	const struct time_ranges *ranges; /* --time: only samples in these (resolved), or NULL;
+				     needs time */
 	bool time;                /* keep each sample's time (profile/time_cells.h): the
 				     samples fold one by one, in order, on one thread */
 	struct out *script;       /* also write perf script's default text here */
