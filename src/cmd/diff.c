@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "cmd/load.h"
 #include "cmd/output_format.h"
+#include "cmd/time_arg.h"
 #include "cmd/usage.h"
 
 #include "base/alloc.h"
@@ -20,6 +21,7 @@
 
 const char diff_usage[] =
 	"usage: scorch diff [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
+	"       scorch diff [-n] [-s] [-o FILE] --time A --time B FILE  (two ranges of one capture)\n"
 	"\n"
 	"Write every stack of either profile as \"STACK BEFORE AFTER\" (0 where\n"
 	"absent), like difffolded.pl. Draw it with `scorch flamegraph`: widths follow\n"
@@ -30,6 +32,9 @@ const char diff_usage[] =
 	"  -n, --normalize   scale BEFORE counts to AFTER's total (truncated to integers)\n"
 	"  -s, --strip-hex   replace hex addresses 0x1234abcd by 0x... before matching\n"
 	"  -o, --output FILE write here (only when the run succeeds) instead of stdout\n"
+	"      --time RANGE  twice, with one FILE (perf.data or perf script text): BEFORE\n"
+	"                    is the first range's samples, AFTER the second's (perf report's\n"
+	"                    --time spelling, as scorch report --time)\n"
 	"      --sample-index=I  pprof input: the value to compare, by sample type name\n"
 	"                    (cpu, alloc_space, ...) or number from 0 (default: the\n"
 	"                    profile's default type, else its last, as go tool pprof)\n";
@@ -41,6 +46,7 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "sample-index", required_argument, NULL, 'S' },
+	{ "time", required_argument, NULL, 'T' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -98,9 +104,9 @@ static void add_side(struct profile *dst, const struct profile *src, int col, bo
 
 /* Any input scorch reads (cmd/load.c): folded, a collapse format,
  * perf.data, pprof. */
-static int load(struct profile *p, const char *path, const char *sample_index)
+static int load(struct profile *p, const char *path, const char *sample_index, struct time_ranges *ranges)
 {
-	int ret = load_profile(p, path, sample_index, NULL);
+	int ret = load_profile_in(p, path, sample_index, NULL, ranges, "diff");
 	if (!ret && p->differential)
 		warn("%s: has two-count (differential) lines; using the second count", path);
 	return ret;
@@ -111,6 +117,8 @@ struct args {
 	const char *output;
 	const char *sample_index;
 	const char *before, *after;
+	struct time_ranges *time[2]; /* --time A --time B (one input), or NULL */
+	int ntime;
 	bool help;
 };
 
@@ -125,15 +133,29 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 's': a->strip = true; break;
 		case 'o': a->output = optarg; break;
 		case 'S': a->sample_index = optarg; break;
+		case 'T':
+			if (a->ntime == 2)
+				usage_error("diff", "--time: give two ranges, BEFORE and AFTER (a third: '%s')", optarg);
+			a->time[a->ntime++] = time_arg_parse("diff", optarg);
+			break;
 		case 'h': a->help = true; return;
 		default: usage_bad_option("diff", c, argv);
 		}
 	}
-	if (argc - optind != 2)
+	if (a->ntime == 1)
+		usage_error("diff", "--time: give two ranges, BEFORE and AFTER, of one input");
+	if (a->ntime == 2) {
+		if (argc - optind != 1)
+			usage_error("diff", "--time A --time B compares two ranges of one input (%s)",
+				    argc - optind < 1 ? "none given" : "more given");
+		a->before = a->after = argv[optind];
+	} else if (argc - optind != 2) {
 		usage_error("diff", "needs two folded profiles, BEFORE and AFTER (%s)",
 			    argc - optind < 2 ? "too few" : "too many");
-	a->before = argv[optind];
-	a->after = argv[optind + 1];
+	} else {
+		a->before = argv[optind];
+		a->after = argv[optind + 1];
+	}
 	output_format("diff", a->output, WRITES_FOLDED);
 	usage_stdin_not_terminal("diff", a->before, "stacks");
 	usage_stdin_not_terminal("diff", a->after, "stacks");
@@ -167,7 +189,7 @@ int cmd_diff(int argc, char **argv)
 	profile_init(&before);
 	profile_init(&after);
 	profile_init(&out);
-	int ret = load(&before, a.before, a.sample_index) || load(&after, a.after, a.sample_index);
+	int ret = load(&before, a.before, a.sample_index, a.time[0]) || load(&after, a.after, a.sample_index, a.time[1]);
 	if (!ret) {
 		diff_profiles(&out, &before, &after, &a);
 		ret = save_profile(&out, a.output, GRAPH_FORMAT_NONE, NULL) ? 1 : 0;
@@ -175,5 +197,7 @@ int cmd_diff(int argc, char **argv)
 	profile_release(&before);
 	profile_release(&after);
 	profile_release(&out);
+	free(a.time[0]);
+	free(a.time[1]);
 	return ret;
 }

@@ -1,6 +1,9 @@
 /* Any input into a profile (cmd/load.h). */
 #include "cmd/load.h"
 
+#include "cmd/time_arg.h"
+#include "cmd/usage.h"
+
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/input.h"
@@ -8,6 +11,7 @@
 #include "collapse/collapse.h"
 #include "collapse/perf_script.h"
 #include "perfdata/fold.h"
+#include "perfdata/sample_span.h"
 #include "profile/folded.h"
 #include "profile/folded_stream.h"
 #include "profile/ops.h"
@@ -27,13 +31,23 @@
 
 extern const struct collapse_format collapse_format_perf;
 
-static int load_data(struct profile *p, const struct input *in, const char *sample_index, const char **unit)
+static int load_data(struct profile *p, const struct input *in, const char *sample_index, const char **unit,
+		     struct time_ranges *ranges, const char *cmd)
 {
 	if (unit)
 		*unit = "samples";
 	if (in->len >= 8 && !memcmp(in->data, "PERFILE2", 8)) {
 		/* sites: a pprof written from it (merge) keeps the Mappings */
-		struct report_opts ro = { .quiet = true, .sites = true };
+		struct report_opts ro = { .quiet = true, .sites = true, .ranges = ranges, .time = ranges };
+		if (ranges) {
+			uint64_t first, last;
+			int found = perf_data_sample_span(in->name, in->data, in->len, &first, &last);
+			if (found < 0)
+				return -1;
+			if (!found)
+				usage_error(cmd, "--time %s: %s has no sample times", ranges->text, in->name);
+			time_arg_resolve(cmd, ranges, first, last);
+		}
 		struct report_stats st = { 0 };
 		int ret = report_fold(in->name, in->data, in->len, &ro, p, &st);
 		if (unit && st.count_unit)
@@ -41,7 +55,10 @@ static int load_data(struct profile *p, const struct input *in, const char *samp
 		return ret;
 	}
 	const struct collapse_format *fmt = in->len ? collapse_detect(in->data, in->len) : NULL;
-	struct collapse_opts co = { .sample_index = sample_index, .unit = unit };
+	struct collapse_opts co = { .sample_index = sample_index, .unit = unit, .time_ranges = ranges };
+	if (ranges && fmt != &collapse_format_perf)
+		usage_error(cmd, "--time %s: %s carries no sample times (perf.data and perf script text do)",
+			    ranges->text, in->name);
 	if (!fmt || !strcmp(fmt->name, "folded")) {
 		struct folded_opts fo = { 0 };
 		struct folded_stats st = { 0 };
@@ -49,7 +66,10 @@ static int load_data(struct profile *p, const struct input *in, const char *samp
 	}
 	if (fmt == &collapse_format_perf) {
 		struct perf_input pi = { in->name, in->data, in->len, false };
-		return perf_collapse(p, &pi, 1, &co);
+		int ret = perf_collapse(p, &pi, 1, &co);
+		if (ret)
+			time_arg_check(cmd, ranges);
+		return ret;
 	}
 	struct collapse_source src = { in->name, in->data, in->len };
 	return fmt->parse(p, &src, &co);
@@ -57,10 +77,16 @@ static int load_data(struct profile *p, const struct input *in, const char *samp
 
 int load_profile(struct profile *p, const char *path, const char *sample_index, const char **unit)
 {
+	return load_profile_in(p, path, sample_index, unit, NULL, NULL);
+}
+
+int load_profile_in(struct profile *p, const char *path, const char *sample_index, const char **unit,
+		    struct time_ranges *ranges, const char *cmd)
+{
 	struct input in;
 	if (input_load(&in, path && strcmp(path, "-") ? path : NULL))
 		return -1;
-	int ret = load_data(p, &in, sample_index, unit);
+	int ret = load_data(p, &in, sample_index, unit, ranges, cmd);
 	input_release(&in);
 	return ret;
 }

@@ -10,12 +10,19 @@
 
 #include <stdbool.h>
 
+struct time_ranges; /* profile/time_ranges.h */
+
 /* Add the stacks of path ("-" or NULL: stdin) to p. sample_index chooses
  * a pprof input's value (--sample-index; NULL: its default). What the
  * counts are (report's unit, a pprof sample type's, "samples" for other
  * inputs) goes to *unit when unit is not NULL. Returns 0, or -1 after
  * printing an error naming the file. */
 int load_profile(struct profile *p, const char *path, const char *sample_index, const char **unit);
+/* The same keeping only the samples in ranges (--time of command cmd:
+ * perf.data or perf script text; other inputs, or ranges outside the
+ * recording, are cmd's usage errors). ranges NULL: all. */
+int load_profile_in(struct profile *p, const char *path, const char *sample_index, const char **unit,
+		    struct time_ranges *ranges, const char *cmd);
 
 /* flamegraph's reader of path ("-": stdin) into p. Folded text is streamed
  * in chunks (memory follows the distinct stacks, not the input size);

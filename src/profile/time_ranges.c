@@ -187,7 +187,9 @@ static uint64_t resolve_bound(const struct time_bound *b, uint64_t first, uint64
 	case TIME_SECONDS:
 		break;
 	}
-	return b->value < first ? first + b->value : b->value;
+	/* perf's timestamps count from boot, and a recording's lie close
+	 * together: a time below half the first sample's is a duration */
+	return b->value < first / 2 ? first + b->value : b->value;
 }
 
 int time_ranges_resolve(struct time_ranges *t, uint64_t first, uint64_t last, char *err, size_t errlen)

@@ -4,8 +4,9 @@
  * A spec is ranges separated by spaces or commas:
  *   START,END        seconds (perf's "seconds.nanoseconds"); either side
  *                    may be empty (from the start, to the end). A time
- *                    before the recording's first sample is seconds since
- *                    that sample; later ones are perf's own timestamps;
+ *                    below half the first sample's timestamp is seconds
+ *                    since that sample; others are perf's own timestamps
+ *                    (from boot, as perf script prints them);
  *   A%/N             the N-th slice of A% of the recording (10%/2: the
  *                    second tenth);
  *   A%-B%            from A% to B% of the recording.

@@ -4,11 +4,14 @@
  * split may never change the result. The input is also folded with a line
  * "!" added after every line: the script ignores such a line, but it keeps
  * every sample off the cached fast path, so this compares the fast path
- * with the plain state machine. --srcline and --inline are left out
+ * with the plain state machine, as does folding with sample times kept
+ * (profile/time_cells.h), whose cells may count no more than the profile.
+ * --srcline and --inline are left out
  * (--inline opens the files the input names). */
 #include "base/out.h"
 #include "collapse/perf_script.h"
 #include "profile/folded.h"
+#include "profile/time_cells.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,11 +19,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char *fold(const char *text, size_t len, struct collapse_opts o, int threads, size_t *n)
+static char *fold_kept(const char *text, size_t len, struct collapse_opts o, int threads, size_t *n, bool time)
 {
 	o.threads = threads;
 	struct profile p;
 	profile_init(&p);
+	if (time)
+		profile_keep_time(&p);
 	struct perf_input in = { "fuzz", text, len, false };
 	char *res = NULL;
 	*n = 0;
@@ -28,9 +33,22 @@ static char *fold(const char *text, size_t len, struct collapse_opts o, int thre
 		struct out *out = out_open_mem();
 		folded_write(&p, out);
 		res = out_mem_detach(out, n);
+		/* the cells count no more than the profile does */
+		if (p.time) {
+			double cells = 0;
+			for (uint32_t i = 0; i < p.time->nr; i++)
+				cells += (double)p.time->entries[i].count;
+			if (cells > profile_total(&p, 1) + 0.5)
+				abort();
+		}
 	}
 	profile_release(&p);
 	return res;
+}
+
+static char *fold(const char *text, size_t len, struct collapse_opts o, int threads, size_t *n)
+{
+	return fold_kept(text, len, o, threads, n, false);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,6 +72,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *three = fold(text, len, o, 3, &n3);
 	if ((one == NULL) != (three == NULL) || n1 != n3 || (one && memcmp(one, three, n1)))
 		abort();
+	/* keeping sample times (the sequential path) folds the same stacks */
+	size_t nt;
+	char *timed = fold_kept(text, len, o, 1, &nt, true);
+	if ((one == NULL) != (timed == NULL) || n1 != nt || (one && memcmp(one, timed, n1)))
+		abort();
+	free(timed);
 	if (!o.strict) {
 		char *slow = malloc(len * 3 + 3);
 		size_t w = 0;

@@ -1,10 +1,10 @@
 # Every `scorch flamegraph` option listed in its help is accepted by report
 # for -o FILE.svg (parsed by the shared table in cmd/graph_opts.c), except those about
-# flamegraph's own input and output (--sample-index: pprof input), and --flamechart (a folded profile keeps
-# no sample order), which report rejects as a usage error.
+# flamegraph's own input and output (--sample-index: pprof input), and --time (report's own, whose
+# value "1" is no range: tests/report/t700-time.sh).
 missing=""
 for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do
-	case "$o" in output | help | format | dump-frames | flamechart | sample-index) continue ;; esac
+	case "$o" in output | help | format | dump-frames | sample-index | time) continue ;; esac
 	# --opt=1 for options with a value; a flag rejects "=1" and is then
 	# tried alone.
 	if "$SCORCH" report "--$o=1" -h >/dev/null 2>"$TMPDIR/report-opt.err"; then
@@ -18,4 +18,3 @@ if [ -z "$missing" ]; then
 else
 	not_ok "report: accepts every flamegraph option" "missing:$missing"
 fi
-expect_exit "report: --flamechart is a usage error" 2 "$SCORCH" report --flamechart -o "$TMPDIR/never.svg"
