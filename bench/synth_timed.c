@@ -1,11 +1,15 @@
 /* synth_timed SECONDS HZ CPUS > out.txt: perf script's default text for a
  * made-up system-wide capture, for bench/time.sh (no such capture is in the
  * corpus): CPUS CPUs sampled HZ times a second each for SECONDS, every
- * sample with a timestamp, a cpu-clock period and a stack of 4 to 19
- * frames under one of 24 processes. Deterministic (a fixed LCG). The mix
- * changes with time, so the heat map has something to show: each process
- * is busy in bursts of its own period, and every 7 s a 300 ms "pause"
- * puts most samples in one function. About 60k distinct stacks. */
+ * sample with a timestamp, a cpu-clock period and a stack of 4 to 15
+ * frames under one of 24 processes, each with a call tree of its own (3
+ * callees a frame, the first the likeliest). Deterministic (a fixed LCG).
+ * The mix changes with time, so the heat map has something to show: each
+ * process is busy in bursts of its own period, and every 7 s a 300 ms
+ * "pause" puts most samples in one function. 600 s at 999 Hz on 2 CPUs:
+ * 1.2M samples, ~110k distinct stacks, ~370k frames in the merged graph
+ * (bench/time.sh prints them), the order of a real system-wide capture
+ * (the corpus's b-sys-gcc: 275k samples, 54k stacks). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +59,12 @@ int main(int argc, char **argv)
 			printf("%s %5u [%03ld] %llu.%06llu: %10llu cpu-clock:pppH: \n", comms[c], 1000 + c * 7, cpu,
 			       (unsigned long long)(t / 1000000000ull), (unsigned long long)(t % 1000000000ull / 1000),
 			       (unsigned long long)step);
-			uint32_t depth = 4 + next() % 16, f = (c * 37) % NFUNCS;
-			uint32_t frames[20];
+			/* a call tree per process: at each level one of 3 callees,
+			 * the first more likely */
+			uint32_t depth = 4 + skewed(12), f = (c * 37) % NFUNCS;
+			uint32_t frames[16];
 			for (uint32_t d = 0; d < depth; d++) {
-				f = (f * 31 + 7 + skewed(pause ? 2 : 6)) % NFUNCS;
+				f = (f * 31 + 7 + skewed(pause ? 2 : 3) * 101) % (NFUNCS - 1);
 				frames[d] = f;
 			}
 			if (pause)

@@ -1,7 +1,7 @@
 /* Workload for the time tests (heat map, --time): phases known in time.
  * `phases ROUNDS MS` runs ROUNDS rounds of two phases of MS milliseconds
  * each (default 2 rounds of 1500 ms): phase a spins in phase_a the whole
- * time; phase b spins in phase_b for 2 ms of every 10 ms and sleeps the
+ * time; phase b spins in phase_b for 1 ms of every 20 ms and sleeps the
  * rest, so on a CPU-time clock phase b has fewer samples a second than
  * phase a. Each phase times itself and prints, when it ends,
  * "a START END CPU" or "b START END CPU": CLOCK_MONOTONIC nanoseconds (the
@@ -49,13 +49,13 @@ __attribute__((noinline)) void phase_b(uint64_t until)
 {
 	unsigned long x = sink;
 	while (now_ns() < until) {
-		uint64_t slice = now_ns() + 2000000;
+		uint64_t slice = now_ns() + 1000000;
 		while (now_ns() < slice) {
 			for (int i = 0; i < 1000; i++)
 				x = x * 6364136223846793005ul + 1442695040888963407ul;
 			checkpoint(x);
 		}
-		struct timespec nap = { 0, 8000000 };
+		struct timespec nap = { 0, 19000000 };
 		nanosleep(&nap, NULL);
 	}
 }

@@ -55,34 +55,31 @@ var scorchTime = (function () {
 	 * own line is at its start). Also each frame's run of lines [l0, l1)
 	 * and the frame holding each line. */
 	function linesOf(s) {
-		var n = s.n, excl = new Float64Array(n), i, k;
-		for (i = 0; i < n; i++) {
+		var n = s.n, i, k;
+		var frameOf = new Uint32Array(n), l0 = new Uint32Array(n), l1 = new Uint32Array(n), lineOfFrame = new Int32Array(n);
+		var stack = new Int32Array(s.rows + 1), next = new Uint32Array(s.rows + 1), sp = 0, nl = 0;
+		function enter(f) {
 			var kids = 0;
-			for (k = s.cs[i]; k < s.ce[i]; k++) kids += s.w[k];
-			excl[i] = s.w[i] - kids;
+			for (k = s.cs[f]; k < s.ce[f]; k++) kids += s.w[k];
+			l0[f] = nl;
+			lineOfFrame[f] = -1;
+			if (s.w[f] - kids > 0) { lineOfFrame[f] = nl; frameOf[nl++] = f; }
 		}
-		var frameOf = [], l0 = new Uint32Array(n), l1 = new Uint32Array(n), lineOfFrame = new Int32Array(n);
-		var stack = [], next = [];
-		if (n) { stack.push(0); next.push(-1); }
-		while (stack.length) {
-			var top = stack.length - 1, f = stack[top];
-			if (next[top] < 0) { /* entering f */
-				l0[f] = frameOf.length;
-				lineOfFrame[f] = -1;
-				if (excl[f] > 0) { lineOfFrame[f] = frameOf.length; frameOf.push(f); }
-				next[top] = s.ce[f] ? s.cs[f] : 0;
-			}
-			if (s.ce[f] && next[top] < s.ce[f]) {
-				var c = next[top]++;
-				stack.push(c);
-				next.push(-1);
+		if (n) { enter(0); stack[0] = 0; next[0] = s.cs[0]; }
+		else sp = -1;
+		while (sp >= 0) {
+			var f = stack[sp];
+			if (next[sp] < s.ce[f]) {
+				var c = next[sp]++;
+				enter(c);
+				stack[++sp] = c;
+				next[sp] = s.cs[c];
 			} else {
-				l1[f] = frameOf.length;
-				stack.pop();
-				next.pop();
+				l1[f] = nl;
+				sp--;
 			}
 		}
-		return { n: frameOf.length, frameOf: Uint32Array.from(frameOf), l0: l0, l1: l1, lineOfFrame: lineOfFrame };
+		return { n: nl, frameOf: frameOf.subarray(0, nl), l0: l0, l1: l1, lineOfFrame: lineOfFrame };
 	}
 
 	/* Per line, the counts of cells [c0, c1) into out (length lines). */
@@ -107,16 +104,17 @@ var scorchTime = (function () {
 
 	/* The frames of set G drawn with line widths `after` (and, compared,
 	 * the differential against `before` scaled by k): frames of no width
-	 * are left out. make(n, rows) gives an empty set; link(s) links it. */
-	function rangeSet(G, L, after, before, k, make, link) {
+	 * are left out. make(n, rows) gives an empty set (zeroed typed
+	 * arrays); parents and child runs come from G's; then after(s), when
+	 * given, sees the set. */
+	function rangeSet(G, L, after, before, k, make, done) {
 		var P = prefix(after), n = G.n, keep = 0, rows = 0, i;
-		var keepIt = new Uint8Array(n);
+		var to = new Int32Array(n); /* G's frame -> the set's, or -1 */
 		for (i = 0; i < n; i++) {
 			if (i === 0 || P[L.l1[i]] > P[L.l0[i]]) {
-				keepIt[i] = 1;
-				keep++;
+				to[i] = keep++;
 				if (G.depth[i] + 1 > rows) rows = G.depth[i] + 1;
-			}
+			} else to[i] = -1;
 		}
 		var s = make(keep, rows);
 		var maxdelta = 1, o = 0, d = 0;
@@ -127,10 +125,10 @@ var scorchTime = (function () {
 				if (dl > maxdelta) maxdelta = dl;
 			}
 		} else s.delta = null;
+		s.parent[0] = -1;
 		for (i = 0; i < n; i++) {
-			if (!keepIt[i]) continue;
+			if (to[i] < 0) continue;
 			while (d < G.depth[i]) s.rowStart[++d] = o;
-			if (G.depth[i] === 0) s.rowStart[0] = 0;
 			s.name[o] = G.name[i];
 			s.depth[o] = G.depth[i];
 			s.x[o] = P[L.l0[i]];
@@ -139,12 +137,21 @@ var scorchTime = (function () {
 				var ln = L.lineOfFrame[i];
 				s.delta[o] = ln >= 0 ? after[ln] - k * before[ln] : 0;
 			}
+			/* a kept frame's parent is kept (it is at least as wide), and
+			 * its children are a run of the next row, as in G */
+			if (i) {
+				var p = to[G.parent[i]];
+				s.parent[o] = p;
+				if (s.ce[p] === 0) s.cs[p] = o;
+				s.ce[p] = o + 1;
+			}
 			o++;
 		}
 		while (d < rows) s.rowStart[++d] = o;
 		s.kind = 'graph';
 		s.maxdelta = maxdelta;
-		link(s);
+		s.total = keep ? s.w[0] : 0;
+		if (done) done(s);
 		return s;
 	}
 

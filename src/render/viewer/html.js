@@ -196,13 +196,23 @@
 			var k = ranges.length > 1 ? (a > 0 ? b / a : 1) : 1;
 			ranged = { ranges: ranges, after: b, before: a, scale: k, share: all > 0 ? b / all : 0,
 				shareBefore: all > 0 ? a / all : 0,
-				set: scorchTime.rangeSet(sets.graph, TM.lines, TM.b, ranges.length > 1 ? TM.a : null, k, newSet, link) };
+				set: scorchTime.rangeSet(sets.graph, TM.lines, TM.b, ranges.length > 1 ? TM.a : null, k, newSet, null) };
 		}
 		if (heat && !fromHeat) { heat.ranges = ranges; heat.draw(); }
 		rangeStatus();
 		state.zoom = 0;
 		if (state.view === 'chart') state.view = 'flame';
-		setView(state.view);
+		var p = mainPane();
+		if (p && (state.view === 'flame' || state.view === 'icicle')) {
+			/* the same pane, another set: no new canvas */
+			p.set = graphSet();
+			p.zoom = 0;
+			p.sel = -1;
+			p.fit();
+			p.scrollToRoot();
+			crumbsFor(p);
+			runSearch();
+		} else setView(state.view);
 		return ranged;
 	}
 	function secs(c) { return scorchTime.timeOf(c, cfg.time.first).toFixed(2); }
