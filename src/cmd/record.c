@@ -175,7 +175,7 @@ static int run(struct record_args *a)
 	if (ret) {
 		if (out)
 			out_abort(out);
-		rc = ret == RECORD_NOT_FOUND ? 127 : ret == -126 ? 126 : 1;
+		rc = ret == RECORD_NOT_FOUND ? 127 : ret == RECORD_NOT_EXECUTABLE ? 126 : 1;
 	} else if (!st.samples) {
 		/* Nothing to draw: no output, whatever its format. */
 		if (out)

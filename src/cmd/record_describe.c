@@ -247,6 +247,11 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 		fprintf(stderr, ", %" PRIu64 " stack copies refused by a full ring buffer (frame pointers used)",
 			st->copy_full);
 	fprintf(stderr, "; output written %.2f s (%.2f s CPU) after sampling ended\n", finish_seconds, finish_cpu);
+	for (const char *line = st->runtimes; *line;) {
+		const char *nl = strchrnul(line, '\n');
+		fprintf(stderr, "scorch: %.*s\n", (int)(nl - line), line);
+		line = *nl ? nl + 1 : nl;
+	}
 }
 
 void print_command_status(const struct record_opts *o, const struct record_stats *st)

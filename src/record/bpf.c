@@ -6,14 +6,17 @@
  * band (perf_sideband_*). At the end the
  * program is detached first, then the maps are read once. Built only with
  * libbpf (HAVE_LIBBPF). */
-#include "record/record.h"
-
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/hashmap.h"
 #include "gen/profile.skel.h"
+#include "record/backend.h"
 #include "record/bpf.h"
+#include "record/host.h"
+#include "record/perf_attr.h"
+#include "record/perf_sideband.h"
 #include "record/profile_abi.h"
+#include "record/session.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -69,91 +72,36 @@ static uint64_t stat_sum(struct bpf_state *b, uint32_t idx)
 	return sum;
 }
 
-struct pid_scan {
-	struct recorder *r;
-	const size_t *pid_at;
-	size_t nr_pid_at;
-	bool refresh;
-	struct hashmap done;
-};
-
-static void scan_key(void *arg, const void *key, const void *value)
-{
-	struct pid_scan *ps = arg;
-	(void)value;
-	for (size_t i = 0; i < ps->nr_pid_at; i++) {
-		uint32_t pid;
-		bool inserted;
-		memcpy(&pid, (const char *)key + ps->pid_at[i], sizeof(pid));
-		if (!pid)
-			continue;
-		hashmap_upsert(&ps->done, pid, 0, &inserted);
-		if (!inserted)
-			continue;
-		if (ps->refresh)
-			recorder_refresh(ps->r, pid);
-		else if (!recorder_knows(ps->r, pid))
-			recorder_seen(ps->r, pid);
-	}
-}
-
-void record_bpf_scan_key_pids(int fd, size_t key_size, const size_t *pid_at, size_t nr_pid_at,
-			      struct recorder *r, bool refresh)
-{
-	(void)key_size; /* (bpf_map_each asks the map) */
-	struct pid_scan ps = { r, pid_at, nr_pid_at, refresh, { 0 } };
-	hashmap_init(&ps.done);
-	bpf_map_each(fd, false, scan_key, &ps);
-	hashmap_release(&ps.done);
-}
-
-void record_bpf_scan_pids(int fd, struct recorder *r, bool refresh)
-{
-	size_t pid_at = offsetof(struct profile_key, pid);
-	record_bpf_scan_key_pids(fd, sizeof(struct profile_key), &pid_at, 1, r, refresh);
-}
-
 /* Read the maps of processes counted since the last call, unless read
  * already (the program notes their pids in new_pids: cheaper than walking
  * the counts, which grow to one key per distinct stack). */
 static void scan_new_pids(struct bpf_state *b, struct recorder *r)
 {
 	static const size_t pid_at = 0;
-	struct pid_scan ps = { r, &pid_at, 1, false, { 0 } };
-	hashmap_init(&ps.done);
-	bpf_map_each(bpf_map__fd(b->skel->maps.new_pids), true, scan_key, &ps);
-	hashmap_release(&ps.done);
+	bpf_scan_key_pids(bpf_map__fd(b->skel->maps.new_pids), &pid_at, 1, r, false, true);
 }
 
 static int open_events(struct bpf_state *b, const struct record_opts *o, const struct record_target *t,
 		       const char **event)
 {
-	bool cycles = o->event == RECORD_EVENT_CYCLES;
-	bool probing = o->event == RECORD_EVENT_AUTO;
-	if (probing)
-		cycles = true;
+	struct event_choice ev;
+	event_choice_init(&ev, o);
 	b->fds = xcalloc((size_t)b->ncpu, sizeof(int));
 	b->links = xcalloc((size_t)b->ncpu, sizeof(*b->links));
 	for (int cpu = 0; cpu < b->ncpu; cpu++) {
 		if (!record_cpu_wanted(o, cpu))
 			continue;
 		struct perf_event_attr attr;
-		record_fill_attr(&attr, o, cycles);
+		record_fill_attr(&attr, o, ev.cycles);
 		attr.sample_type = 0;
 		attr.exclude_callchain_user = attr.exclude_callchain_kernel = 0;
 		attr.inherit = t->child > 0;
 		attr.enable_on_exec = t->child > 0;
 		int fd = record_perf_open(&attr, t->child > 0 ? t->child : -1, cpu, -1, 0);
-		if (fd < 0 && probing && cycles &&
-		    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV || errno == EINVAL)) {
-			cycles = false;
-			probing = false;
-			if (!o->quiet)
-				fprintf(stderr, "scorch: no hardware PMU for cycles here; sampling cpu-clock instead\n");
+		if (event_choice_retry(&ev, o, fd < 0, errno)) {
 			cpu--;
 			continue;
 		}
-		probing = false;
 		if (fd < 0) {
 			int e = errno;
 			if (e == ENODEV)
@@ -170,7 +118,7 @@ static int open_events(struct bpf_state *b, const struct record_opts *o, const s
 			return error("cannot attach the BPF program to CPU %d: %s", cpu, strerror(e));
 		}
 	}
-	*event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";
+	*event = event_choice_name(&ev, o);
 	return 0;
 }
 
@@ -352,8 +300,8 @@ static void drain(struct bpf_state *b, struct recorder *r, struct record_stats *
 	bpf_stack_cache_release(&cache);
 }
 
-int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct record_target *t,
-		       struct record_stats *stats)
+static int bpf_run(const struct record_opts *o, struct recorder *r, struct record_target *t,
+		   struct record_stats *stats)
 {
 	struct bpf_state b = { 0 };
 	struct perf_sideband *sideband = NULL;
@@ -432,23 +380,15 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	/* Filters, checked against /proc so that a typo is an error. */
 	uint8_t one = 1;
 	for (size_t i = 0; i < o->nr_pids && t->child <= 0; i++) {
-		char path[32];
-		snprintf(path, sizeof(path), "/proc/%d", (int)o->pids[i]);
-		if (access(path, F_OK)) {
-			error("no such process: %d", (int)o->pids[i]);
+		if (target_check_process(o->pids[i]))
 			goto out;
-		}
 		uint32_t pid = (uint32_t)o->pids[i];
 		bpf_map_update_elem(bpf_map__fd(b.skel->maps.pids), &pid, &one, BPF_ANY);
 		recorder_seen(r, pid);
 	}
 	for (size_t i = 0; i < o->nr_tids && t->child <= 0 && !o->nr_pids; i++) {
-		char path[32];
-		snprintf(path, sizeof(path), "/proc/%d", (int)o->tids[i]);
-		if (access(path, F_OK)) {
-			error("no such thread: %d", (int)o->tids[i]);
+		if (target_check_thread(o->tids[i]))
 			goto out;
-		}
 		uint32_t tid = (uint32_t)o->tids[i];
 		bpf_map_update_elem(bpf_map__fd(b.skel->maps.tids), &tid, &one, BPF_ANY);
 	}
@@ -525,7 +465,7 @@ int record_bpf_backend(const struct record_opts *o, struct recorder *r, struct r
 	if (o->progress)
 		record_progress_end(o);
 	/* Maps of processes still alive, again: libraries loaded late. */
-	record_bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, true);
+	bpf_scan_pids(bpf_map__fd(b.skel->maps.counts), r, true);
 	if (offcpu)
 		bpf_offcpu_scan_pids(offcpu, r, true);
 	record_phase(&stats->phases, "processes scanned");
@@ -555,3 +495,5 @@ out:
 	record_phase(&stats->phases, "programs closed");
 	return ret;
 }
+
+const struct record_backend record_backend_bpf = { "bpf", bpf_run };

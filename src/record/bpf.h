@@ -5,16 +5,17 @@
 
 #include "base/hashmap.h"
 #include "record/profile_abi.h"
-#include "record/record.h"
+#include "record/recorder.h"
+#include "record/target.h"
 
-/* Capture the maps of the processes in a counts hash keyed by struct
- * profile_key: new pids only, or every live one again when refreshing
- * (keys repeat a pid: one read per scan). */
-void record_bpf_scan_pids(int counts_fd, struct recorder *r, bool refresh);
-/* The same for any hash whose keys (key_size bytes) hold pids at the
- * offsets pid_at. */
-void record_bpf_scan_key_pids(int fd, size_t key_size, const size_t *pid_at, size_t nr_pid_at,
-			      struct recorder *r, bool refresh);
+/* bpf_stacks.c: capture the maps of the processes in a counts hash keyed
+ * by struct profile_key: new pids only, or every live one again when
+ * refreshing (keys repeat a pid: one read per scan). */
+void bpf_scan_pids(int counts_fd, struct recorder *r, bool refresh);
+/* The same for any hash whose keys hold pids at the offsets pid_at;
+ * take: the entries are taken out of the map as they are read. */
+void bpf_scan_key_pids(int fd, const size_t *pid_at, size_t nr_pid_at, struct recorder *r, bool refresh,
+		       bool take);
 /* bpf_stacks.c: maps read back. fn(arg, key, value) for every entry of
  * a hash map, read in batches (a few system calls for thousands of
  * entries), taken out of the map with `take`; 0, or -1 when the kernel
@@ -72,7 +73,7 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 		    uint32_t depth, int ring_fd, bool copy_stack, struct bpf_offcpu **out);
 /* Target filters and attachment, before the command is released. */
 int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const struct record_target *t);
-/* record_bpf_scan_pids over its counts (and blocked and waking pids). */
+/* bpf_scan_pids over its counts (and blocked and waking pids). */
 void bpf_offcpu_scan_pids(struct bpf_offcpu *oc, struct recorder *r, bool refresh);
 /* Detach (the end of sampling: threads still switched out count to now). */
 void bpf_offcpu_detach(struct bpf_offcpu *oc);

@@ -9,6 +9,8 @@
 #include "base/error.h"
 #include "base/hashmap.h"
 #include "gen/offcpu.skel.h"
+#include "record/backend.h"
+#include "record/host.h"
 #include "record/offcpu_abi.h"
 
 #include <bpf/bpf.h>
@@ -138,13 +140,12 @@ int bpf_offcpu_attach(struct bpf_offcpu *oc, const struct record_opts *o, const 
 
 void bpf_offcpu_scan_pids(struct bpf_offcpu *oc, struct recorder *r, bool refresh)
 {
-	record_bpf_scan_pids(bpf_map__fd(oc->skel->maps.counts), r, refresh);
-	record_bpf_scan_pids(bpf_map__fd(oc->skel->maps.runnable_counts), r, refresh);
+	bpf_scan_pids(bpf_map__fd(oc->skel->maps.counts), r, refresh);
+	bpf_scan_pids(bpf_map__fd(oc->skel->maps.runnable_counts), r, refresh);
 	if (oc->wakers) {
 		const size_t pid_at[] = { offsetof(struct offcpu_wake_key, key.pid),
 					  offsetof(struct offcpu_wake_key, waker.pid) };
-		record_bpf_scan_key_pids(bpf_map__fd(oc->skel->maps.wake_counts), sizeof(struct offcpu_wake_key),
-					 pid_at, 2, r, refresh);
+		bpf_scan_key_pids(bpf_map__fd(oc->skel->maps.wake_counts), pid_at, 2, r, refresh, false);
 	}
 }
 

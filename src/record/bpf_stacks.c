@@ -8,6 +8,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,4 +194,49 @@ int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct record
 	int ret = bpf_map_each(counts_fd, false, drain_one, d);
 	free(d);
 	return ret;
+}
+
+/* ---- pids in map keys ---- */
+
+struct pid_scan {
+	struct recorder *r;
+	const size_t *pid_at;
+	size_t nr_pid_at;
+	bool refresh;
+	struct hashmap done;
+};
+
+static void scan_key(void *arg, const void *key, const void *value)
+{
+	struct pid_scan *ps = arg;
+	(void)value;
+	for (size_t i = 0; i < ps->nr_pid_at; i++) {
+		uint32_t pid;
+		bool inserted;
+		memcpy(&pid, (const char *)key + ps->pid_at[i], sizeof(pid));
+		if (!pid)
+			continue;
+		hashmap_upsert(&ps->done, pid, 0, &inserted);
+		if (!inserted)
+			continue;
+		if (ps->refresh)
+			recorder_refresh(ps->r, pid);
+		else if (!recorder_knows(ps->r, pid))
+			recorder_seen(ps->r, pid);
+	}
+}
+
+void bpf_scan_key_pids(int fd, const size_t *pid_at, size_t nr_pid_at, struct recorder *r, bool refresh,
+		       bool take)
+{
+	struct pid_scan ps = { r, pid_at, nr_pid_at, refresh, { 0 } };
+	hashmap_init(&ps.done);
+	bpf_map_each(fd, take, scan_key, &ps);
+	hashmap_release(&ps.done);
+}
+
+void bpf_scan_pids(int fd, struct recorder *r, bool refresh)
+{
+	size_t pid_at = offsetof(struct profile_key, pid);
+	bpf_scan_key_pids(fd, &pid_at, 1, r, refresh, false);
 }

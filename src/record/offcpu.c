@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/hashmap.h"
+#include "record/host.h"
 #include "record/tracefs.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
 #ifndef SCORCH_RECORD_OFFCPU_H
 #define SCORCH_RECORD_OFFCPU_H
 
-#include "record/record.h"
+#include "record/recorder.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,11 +3,16 @@
  * frame-pointer callchain, tid, time, cpu and period, and the kernel's
  * MMAP2/COMM/FORK records keep the process table current. No dependency
  * beyond the kernel's uapi header. */
-#include "record/record.h"
-
 #include "base/alloc.h"
 #include "base/error.h"
+#include "record/backend.h"
+#include "record/host.h"
 #include "record/offcpu.h"
+#include "record/perf_attr.h"
+#include "record/perf_parse.h"
+#include "record/perf_sideband.h"
+#include "record/session.h"
+#include "record/target.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,32 +48,15 @@ enum { RING_PAGES_BURSTS_ALL = 65536, RING_PAGES_BURSTS_MAX = 8192 };
 enum { POLL_MS = 100, POLL_MS_STACKS = 20 };
 #define FLUSH_MARGIN_NS 2000000u
 
-int record_nr_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-	return n > 0 ? (int)n : 1;
-}
-
-bool record_cpu_wanted(const struct record_opts *o, int cpu)
-{
-	if (!o->nr_cpus)
-		return true;
-	for (size_t i = 0; i < o->nr_cpus; i++)
-		if (o->cpus[i] == cpu)
-			return true;
-	return false;
-}
-
 int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, flags | PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -1 : (int)fd;
 }
 
-/* perf_event_open refused a task: when it belongs to another user, the
- * kernel's ptrace access check is in the way, not only the paranoid level.
- * Says what is missing and returns -1; 0 when the task is ours. */
-static int refused_other_user(pid_t task)
+/* When the task belongs to another user, the kernel's ptrace access check
+ * is in the way, not only the paranoid level. */
+int record_refused_other_user(pid_t task)
 {
 	char path[32];
 	struct stat st;
@@ -154,6 +142,31 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 	attr->clockid = CLOCK_MONOTONIC;
 }
 
+void event_choice_init(struct event_choice *c, const struct record_opts *o)
+{
+	c->probing = o->event == RECORD_EVENT_AUTO;
+	c->cycles = c->probing || o->event == RECORD_EVENT_CYCLES;
+}
+
+bool event_choice_retry(struct event_choice *c, const struct record_opts *o, bool failed, int err)
+{
+	if (failed && c->probing && c->cycles &&
+	    (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL)) {
+		c->cycles = false;
+		c->probing = false;
+		if (!o->quiet)
+			fprintf(stderr, "scorch: no hardware PMU for cycles here; sampling cpu-clock instead\n");
+		return true;
+	}
+	c->probing = false;
+	return false;
+}
+
+const char *event_choice_name(const struct event_choice *c, const struct record_opts *o)
+{
+	return o->event == RECORD_EVENT_COUNTED ? o->counted.name : c->cycles ? "cycles" : "cpu-clock";
+}
+
 /* The user registers libdw needs to start unwinding on x86-64: ip, sp,
  * the frame pointer and the other callee-saved registers (bx, r12-r15)
  * that CFI may restore (perf_regs.h numbering). */
@@ -162,11 +175,6 @@ void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *o,
 uint64_t record_user_regs_mask(void)
 {
 	return USER_REGS_MASK;
-}
-
-unsigned record_stack_size(const struct record_opts *o)
-{
-	return o->stack_size ? o->stack_size : RECORD_STACK_SIZE_DEFAULT;
 }
 
 void record_attr_user_stack(struct perf_event_attr *attr, const struct record_opts *o)
@@ -218,27 +226,6 @@ struct perf_state {
 	const struct offcpu_format *offcpu_fmt; /* --off-cpu: the tracepoint */
 	struct perf_parser parser;
 };
-
-/* The threads of a process, from /proc/PID/task. */
-static int threads_of(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char *end;
-		long tid = strtol(e->d_name, &end, 10);
-		if (*end || tid <= 0)
-			continue;
-		VEC_GROW(*tids, *nr + 1, *alloc);
-		(*tids)[(*nr)++] = (pid_t)tid;
-	}
-	closedir(d);
-	return 0;
-}
 
 static void add_fd(struct perf_state *st, int fd)
 {
@@ -388,7 +375,7 @@ static void handle_switch(struct perf_parser *st, const struct perf_event_header
 	offcpu_switch_in(st->offcpu, u[1], time);
 }
 
-static void handle_record(struct perf_parser *st, const struct perf_event_header *h)
+void perf_parse_record(struct perf_parser *st, const struct perf_event_header *h)
 {
 	const char *p = (const char *)(h + 1);
 	const char *end = (const char *)h + h->size;
@@ -433,6 +420,13 @@ static void handle_record(struct perf_parser *st, const struct perf_event_header
 		recorder_fork(st->r, u[1], u[3], u[0], u[2]);
 		break;
 	}
+	case PERF_RECORD_EXIT: {
+		if (end - p < 16)
+			break;
+		memcpy(u, p, 16); /* pid ppid tid ptid */
+		recorder_exit(st->r, u[0], u[2]);
+		break;
+	}
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		handle_switch(st, h);
@@ -458,9 +452,7 @@ static void handle_record(struct perf_parser *st, const struct perf_event_header
 	}
 }
 
-/* The time of a record: a sample's own field, or the sample_id trailer
- * (sample_id_all) of the others; 0 when it has none. */
-static uint64_t record_time(const struct perf_parser *ps, const struct perf_event_header *h)
+uint64_t perf_record_time(const struct perf_parser *ps, const struct perf_event_header *h)
 {
 	uint64_t type = ps->sample_type ? ps->sample_type : DEFAULT_SAMPLE_TYPE, t = 0;
 	if (!(type & PERF_SAMPLE_TIME))
@@ -503,10 +495,10 @@ static void enqueue(struct perf_state *st, const char *a, size_t a_len, const ch
 		/* Wrapped: the time is read from a joined copy. */
 		enqueue_bytes(st, 0, false, a, a_len, b, b_len);
 		struct queued *q = &st->pending[st->nr_pending - 1];
-		q->time = record_time(&st->parser, (const void *)(st->queue + q->off));
+		q->time = perf_record_time(&st->parser, (const void *)(st->queue + q->off));
 		return;
 	}
-	t = record_time(&st->parser, (const void *)a);
+	t = perf_record_time(&st->parser, (const void *)a);
 	enqueue_bytes(st, t, false, a, a_len, NULL, 0);
 }
 
@@ -530,7 +522,7 @@ static void flush_queue(struct perf_state *st, uint64_t limit)
 		if (q->foreign)
 			st->foreign(st->foreign_arg, st->queue + q->off, q->len);
 		else
-			handle_record(&st->parser, (const void *)(st->queue + q->off));
+			perf_parse_record(&st->parser, (const void *)(st->queue + q->off));
 	}
 	/* Keep the rest (few: one round's newest records) at the front. */
 	size_t keep = st->nr_pending - i, len = 0;
@@ -615,7 +607,7 @@ void perf_parse_records(struct perf_parser *ps, const void *data, size_t len)
 		 * (h.size is 16 bits: 64 KiB holds any record.) */
 		uint64_t rec[65536 / 8];
 		memcpy(rec, p, h.size);
-		handle_record(ps, (const struct perf_event_header *)rec);
+		perf_parse_record(ps, (const struct perf_event_header *)rec);
 		p += h.size;
 	}
 }
@@ -638,19 +630,17 @@ static int collect_targets(const struct record_opts *o, const struct record_targ
 	} else if (o->nr_pids) {
 		*inherit = true;
 		for (size_t i = 0; i < o->nr_pids; i++)
-			if (threads_of(o->pids[i], tasks, nr, &alloc)) {
+			if (target_threads_of(o->pids[i], tasks, nr, &alloc, true)) {
 				free(*tasks);
 				*tasks = NULL;
-				return error("no such process: %d", (int)o->pids[i]);
+				return -1;
 			}
 	} else if (o->nr_tids) {
 		for (size_t i = 0; i < o->nr_tids; i++) {
-			char path[64];
-			snprintf(path, sizeof(path), "/proc/%d", (int)o->tids[i]);
-			if (access(path, F_OK)) {
+			if (target_check_thread(o->tids[i])) {
 				free(*tasks);
 				*tasks = NULL;
-				return error("no such thread: %d", (int)o->tids[i]);
+				return -1;
 			}
 			VEC_GROW(*tasks, *nr + 1, alloc);
 			(*tasks)[(*nr)++] = o->tids[i];
@@ -725,7 +715,7 @@ static int open_new_threads(struct perf_state *st, const struct perf_event_attr 
 		pid_t *now = NULL;
 		size_t nr_now = 0, alloc_now = 0, added = 0;
 		for (size_t i = 0; i < o->nr_pids; i++)
-			threads_of(o->pids[i], &now, &nr_now, &alloc_now);
+			target_threads_of(o->pids[i], &now, &nr_now, &alloc_now, false);
 		for (size_t j = 0; j < nr_now; j++) {
 			bool known = false;
 			for (size_t i = 0; i < *nr_tasks && !known; i++)
@@ -761,7 +751,7 @@ static int open_new_threads(struct perf_state *st, const struct perf_event_attr 
 	return 0;
 }
 
-static int open_events(struct perf_state *st, const struct record_target *t, bool *cycles)
+static int open_events(struct perf_state *st, const struct record_target *t, struct event_choice *ev)
 {
 	const struct record_opts *o = st->opts;
 	pid_t *tasks;
@@ -783,10 +773,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 	else if (o->event == RECORD_EVENT_COUNTED && recorder_unwinds(st->r))
 		while (st->ring_pages < RING_PAGES_BURSTS_MAX && st->ring_pages * 2 * (size_t)ncpu <= RING_PAGES_BURSTS_ALL)
 			st->ring_pages *= 2;
-	*cycles = o->event == RECORD_EVENT_CYCLES;
-	bool probing = o->event == RECORD_EVENT_AUTO;
-	if (probing)
-		*cycles = true;
+	event_choice_init(ev, o);
 
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		/* Off-CPU: every CPU, as a thread may leave one and come back
@@ -797,7 +784,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 		rg->fd = -1;
 		for (size_t i = 0; i < nr_tasks; i++) {
 			struct perf_event_attr attr;
-			record_fill_attr(&attr, o, *cycles);
+			record_fill_attr(&attr, o, ev->cycles);
 			if (o->off_cpu)
 				offcpu_attr(&attr, st->offcpu_fmt);
 			attr.inherit = inherit;
@@ -818,7 +805,7 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 			attr.wakeup_watermark = (uint32_t)(st->ring_pages * page / 4);
 			int fd = record_perf_open(&attr, tasks[i], cpu, -1, 0);
 			if (fd < 0 && (errno == EACCES || errno == EPERM) && tasks[i] > 0 &&
-			    refused_other_user(tasks[i])) {
+			    record_refused_other_user(tasks[i])) {
 				free(tasks);
 				return -1;
 			}
@@ -833,17 +820,10 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 				i--;
 				continue;
 			}
-			if (fd < 0 && probing && *cycles &&
-			    (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV || errno == EINVAL)) {
-				*cycles = false;
-				probing = false;
-				if (!o->quiet)
-					fprintf(stderr, "scorch: no hardware PMU for cycles here; sampling "
-							"cpu-clock instead\n");
+			if (event_choice_retry(ev, o, fd < 0, errno)) {
 				i--;
 				continue;
 			}
-			probing = false;
 			if (fd < 0) {
 				int e = errno;
 				if (e == ENODEV) /* offline CPU */
@@ -914,13 +894,13 @@ static int open_events(struct perf_state *st, const struct record_target *t, boo
 	return 0;
 }
 
-int record_perf_backend(const struct record_opts *o, struct recorder *r, struct record_target *t,
-			struct record_stats *stats)
+static int perf_run(const struct record_opts *o, struct recorder *r, struct record_target *t,
+		    struct record_stats *stats)
 {
 	struct perf_state st = { .opts = o, .r = r, .stats = stats };
 	st.parser.r = r;
 	st.parser.max_stack = record_max_stack(o);
-	bool cycles = false;
+	struct event_choice ev = { 0 };
 	int ret = -1;
 
 	stats->backend = "perf";
@@ -931,9 +911,9 @@ int record_perf_backend(const struct record_opts *o, struct recorder *r, struct 
 		st.offcpu_fmt = &fmt;
 		st.parser.offcpu = offcpu_new(o, r, &fmt);
 	}
-	if (open_events(&st, t, &cycles))
+	if (open_events(&st, t, &ev))
 		goto out;
-	stats->event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : cycles ? "cycles" : "cpu-clock";
+	stats->event = event_choice_name(&ev, o);
 
 	/* Processes that exist now: their names and maps (perf synthesizes
 	 * these from /proc the same way). New ones come as records. */
@@ -1001,6 +981,8 @@ out:
 	record_phase(&stats->phases, "events closed");
 	return ret;
 }
+
+const struct record_backend record_backend_perf = { "perf", perf_run };
 
 /* ---- side band for the BPF backend ------------------------------------- */
 

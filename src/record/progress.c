@@ -1,6 +1,6 @@
 /* The progress line of scorch record on a terminal: elapsed and remaining
  * time, samples, lost samples; redrawn at most a few times a second. */
-#include "record/record.h"
+#include "record/session.h"
 
 #include <inttypes.h>
 #include <stdio.h>

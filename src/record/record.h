@@ -1,13 +1,12 @@
-/* scorch record: live stack sampling into a struct profile.
+/* scorch record: live stack sampling into a struct profile. The API that
+ * src/cmd/ uses; the rest of record/ has private headers (README.md there
+ * says which file does what).
  *
  * record_run() picks a backend (eBPF with in-kernel aggregation, or the
  * perf_event ring buffer), samples until the duration ends, the command
  * exits or *opts->stop is set, then symbolizes and fills a profile whose
  * stacks read like stackcollapse-perf's: [CPU N;]comm[-PID[/TID]];user
- * frames root..leaf;kernel frames root..leaf[_[k]].
- *
- * The backends deliver raw samples to the backend-neutral collector in
- * record.c (struct recorder); they know nothing about symbols or output. */
+ * frames root..leaf;kernel frames root..leaf[_[k]]. */
 #ifndef SCORCH_RECORD_RECORD_H
 #define SCORCH_RECORD_RECORD_H
 
@@ -15,7 +14,6 @@
 #include "profile/profile.h"
 #include "record/events.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -23,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum record_backend {
+enum record_backend_choice {
 	RECORD_BACKEND_AUTO, /* BPF where it loads, else perf with a notice */
 	RECORD_BACKEND_PERF,
 	RECORD_BACKEND_BPF,
@@ -38,7 +36,7 @@ enum record_unwind {
 	RECORD_UNWIND_DWARF, /* DWARF CFI only, like perf --call-graph dwarf */
 };
 
-/* Default bytes of user stack copied per sample (see record.c). */
+/* Default bytes of user stack copied per sample (perf_attr.c). */
 #define RECORD_STACK_SIZE_DEFAULT 16384
 #define RECORD_STACK_SIZE_MAX 65528
 
@@ -129,7 +127,7 @@ struct record_opts {
 	bool no_inline;       /* no inlined-function frames for DWARF-unwound frames */
 	bool sites;           /* note frames' modules, build-ids and addresses
 				 (profile/frame_sites.h), for pprof output */
-	enum record_backend backend;
+	enum record_backend_choice backend;
 	enum record_event event;
 	struct record_event_spec counted; /* RECORD_EVENT_COUNTED: which */
 	uint64_t period;      /* RECORD_EVENT_COUNTED: a sample every period events (-c) */
@@ -204,6 +202,9 @@ struct record_stats {
 		RECORD_END_COMMAND,  /* the command exited */
 		RECORD_END_TARGETS,  /* every -p process or -t thread exited */
 	} ended;
+	/* The runtimes met (record/runtime.h), a line each ending in a
+	 * newline ("" when none), for the summary. */
+	char runtimes[512];
 	/* From the end of sampling (the instant the stop condition was
 	 * seen) on, where the wall and CPU time went, phase by phase. */
 	struct record_phases phases;
@@ -213,199 +214,16 @@ struct record_stats {
 enum {
 	RECORD_OK = 0,
 	RECORD_ERROR = -1,         /* message printed */
-	RECORD_NOT_FOUND = -127,   /* the command could not be executed */
+	RECORD_NOT_EXECUTABLE = -126, /* the command exists but cannot be executed */
+	RECORD_NOT_FOUND = -127,   /* the command could not be found */
 };
 
 int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats);
 
-/* ---- Between the driver and the backends (record-private). ---- */
-
-struct recorder;
-
-/* One sample or one in-kernel aggregate. Stacks are leaf first. */
-struct record_sample {
-	uint32_t pid, tid, cpu;
-	uint64_t time;          /* ns (perf backend), 0 when unknown */
-	uint64_t weight;        /* number of samples (or off-CPU blocks) this stands for */
-	uint64_t ns;            /* off_cpu: nanoseconds blocked (see the contract above) */
-	bool off_cpu;           /* a block of off-CPU time, not an on-CPU sample */
-	bool runnable;          /* off_cpu, --wall: preempted (R), waiting for a CPU */
-	/* --wakers: the task that woke this one, as it was then (pid, tid,
-	 * comm, stacks; its own waker and counts are not read), or NULL:
-	 * drawn as offwaketime draws it, above a "--" frame, leaf first. */
-	const struct record_sample *waker;
-	const char *comm;       /* NULL: the last COMM seen for tid */
-	const uint64_t *kernel;
-	uint32_t nr_kernel;
-	const uint64_t *user;
-	uint32_t nr_user;
-	/* A user register set and stack copy to unwind (perf's
-	 * PERF_SAMPLE_REGS_USER / STACK_USER), or regs_abi 0. user[] is then
-	 * the frame-pointer chain, if any, that DWARF unwinding extends. */
-	uint64_t regs_abi, regs_mask;
-	const uint64_t *regs;   /* popcount(regs_mask) values */
-	const uint8_t *stack;
-	size_t stack_len;
-	uint32_t stack_holes;   /* bit i: the i-th page from the sp's page is
-				   not in the copy (BPF: not present) */
-	bool kernel_missing;    /* kernel stack asked for but lost */
-	bool user_missing;      /* user stack asked for but lost */
-	bool kernel_truncated;  /* reached the depth limit: its root end may be lost */
-	bool user_truncated;
-};
-
-void recorder_sample(struct recorder *r, const struct record_sample *s);
-/* The two halves of recorder_sample, for a stack known before its count
- * (off-CPU: the stack at switch-out, the time at switch-in): the index of
- * s's stack (unwound and interned now, counted 0), then counting it.
- * s->weight, s->ns and s->time are not read by recorder_stack. */
-uint32_t recorder_stack(struct recorder *r, const struct record_sample *s);
-void recorder_count(struct recorder *r, uint32_t stack, uint64_t weight, uint64_t ns);
-/* Process events: names, exec, fork and executable mappings. */
-void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec);
-void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid);
-void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len,
-		   uint64_t pgoff, const char *path);
-/* A pid seen for the first time: capture /proc/PID/maps while it lives. */
-void recorder_seen(struct recorder *r, uint32_t pid);
-/* Read /proc/PID/maps again if it lives (libraries loaded late). */
-void recorder_refresh(struct recorder *r, uint32_t pid);
-bool recorder_knows(const struct recorder *r, uint32_t pid);
-/* Does it unwind user stacks with DWARF (samples should carry regs and a
- * stack copy)? If not while asked to, why not (else NULL). */
-bool recorder_unwinds(const struct recorder *r);
-const char *recorder_unwind_note(const struct recorder *r);
-uint64_t recorder_samples(const struct recorder *r);
-
-/* A recorder on its own (the run makes one; so do tests and fuzzers).
- * proc_root replaces "/proc" for the maps and names it reads (NULL: /proc). */
-struct recorder *recorder_new(const struct record_opts *opts, const char *proc_root);
-void recorder_free(struct recorder *r);
-/* Symbolize what was collected into p (record_run does this at the end). */
-void recorder_build(struct recorder *r, struct profile *p);
-/* Symbolize stacks into p as they come in, from now on, so that little is
- * left for recorder_build (the same profile) when sampling ends. Kernel
- * frames are named from kernel_syms once *kernel_ready (NULL: now). Stacks
- * through JIT code still wait for the end (their names grow meanwhile),
- * and so does everything with --off-cpu (a stack's node depends on its
- * total time). Node ids then follow the order stacks were built in. */
-struct symbols;
-void recorder_build_early(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
-			  const atomic_bool *kernel_ready);
-
-/* perf_event.c: the records of a perf ring buffer -> the recorder. */
-struct offcpu;
-struct perf_parser {
-	struct recorder *r;
-	struct offcpu *offcpu;  /* --off-cpu: sched_switch samples and switch-in records go here */
-	uint32_t max_stack;     /* frames a callchain holds at most (0: unknown) */
-	/* The sample layout: 0 = record_fill_attr's frame-pointer layout;
-	 * else attr.sample_type and attr.sample_regs_user. */
-	uint64_t sample_type, regs_mask;
-	uint64_t lost;          /* from LOST and LOST_SAMPLES records */
-	uint64_t bytes;         /* of the records parsed */
-	uint64_t *kips, *uips;  /* one sample's callchain, split */
-	size_t alloc_kips, alloc_uips;
-};
-/* Parse len bytes of whole records (as the ring holds them, with the
- * sample layout record_fill_attr asks for); stops at a malformed header. */
-void perf_parse_records(struct perf_parser *ps, const void *data, size_t len);
-void perf_parser_release(struct perf_parser *ps);
-
-/* A -p process or -t thread watched for its exit. */
-struct target_watch {
-	pid_t id;
-	int fd;     /* its pidfd (readable once it exited), or -1: /proc is read */
-	bool thread;
-	bool gone;
-};
-
-/* The common loop state shared by both backends. */
-struct record_target {
-	pid_t child;      /* the command, or 0 */
-	int go_fd;        /* write a byte to let the command exec, -1 after */
-	int exec_err_fd;  /* EOF on exec, or the child's errno */
-	int child_fd;     /* the command's pidfd (wakes the loops at its exit), or -1 */
-	double child_cpu; /* CPU seconds the command and its reaped children used */
-	struct target_watch *watch; /* -p processes or -t threads */
-	size_t nr_watch, nr_live;
-};
-
-/* target.c: run a command that waits until the events are in place; its
- * stdout goes to our stderr with stdout_to_stderr. */
-int target_spawn(struct record_target *t, char **argv, bool stdout_to_stderr);
-/* Release the command; returns 0, or RECORD_NOT_FOUND / RECORD_ERROR. */
-int target_start(struct record_target *t, const char *name);
-/* Poll for the command's exit; returns true once it has exited. */
-bool target_exited(struct record_target *t, int *status);
-void target_kill(struct record_target *t);
-/* Watch the -p processes (or -t threads) of o for their exit. */
-void target_watch(struct record_target *t, const struct record_opts *o);
-/* True once every watched process or thread has exited (false when
- * nothing is watched). */
-bool target_gone(struct record_target *t);
-/* The descriptors that become readable when a target exits (the command
- * and the watched processes still alive), for a loop's poll(): at most
- * nr_watch + 1 entries. Returns how many were written. */
-size_t target_pollfds(const struct record_target *t, struct pollfd *pfd);
-/* Close what target_watch and target_spawn opened. */
-void target_release(struct record_target *t);
-
-/* Process tracking without samples (the BPF backend's side band). */
-struct perf_sideband;
-struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct recorder *r,
-					 const struct record_target *t);
-void perf_sideband_drain(struct perf_sideband *sb);
-/* Records from elsewhere (the BPF program's user stacks), merged with the
- * side band's by time (CLOCK_MONOTONIC ns) and handed to fn in order. */
-void perf_sideband_on_push(struct perf_sideband *sb, void (*fn)(void *arg, const void *data, size_t len),
-			   void *arg);
-void perf_sideband_push(struct perf_sideband *sb, uint64_t time, const void *data, size_t len);
-void perf_sideband_close(struct perf_sideband *sb); /* drains first */
-
-/* perf_event.c helpers shared with bpf.c. */
-struct perf_event_attr;
-void record_fill_attr(struct perf_event_attr *attr, const struct record_opts *opts, bool cycles);
-/* Ask for the user registers and a copy of the user stack (DWARF). */
-void record_attr_user_stack(struct perf_event_attr *attr, const struct record_opts *opts);
-uint64_t record_user_regs_mask(void);
-unsigned record_stack_size(const struct record_opts *opts);
-int record_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
-/* Explain a perf_event_open failure (errno) with the fix; returns -1. */
-int record_perf_error(int err, const char *what);
+/* Small helpers cmd/ shares with record/ (host.c). */
 int record_nr_cpus(void);
-/* The kernel's frame limit per callchain (kernel.perf_event_max_stack). */
-unsigned record_kernel_max_stack(void);
-/* Frames per stack the kernel's walk records: --max-stack, else (and at
- * most) the kernel's limit. */
-unsigned record_max_stack(const struct record_opts *o);
-/* Is this CPU sampled (-C)? */
-bool record_cpu_wanted(const struct record_opts *o, int cpu);
-
-/* Progress line on stderr (progress.c). */
-void record_progress(const struct record_opts *opts, double elapsed, uint64_t samples, uint64_t lost);
-void record_progress_end(const struct record_opts *opts);
-
 /* The first line of a small file (a /proc comm), without its newline;
  * "" when it cannot be read. */
 void record_read_line(const char *path, char *buf, size_t cap);
-
-double record_now(void);
-double record_cpu_now(void); /* CPU time of the process */
-/* A backend's poll timeout: ms, or less so that -d ends on time. */
-int record_poll_ms(const struct record_opts *opts, double start, int ms);
-/* Has sampling ended (stop flag, duration, command exit)? */
-bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
-			struct record_stats *stats);
-
-/* Backends: return 0, -1 after an error, or -2 when the backend is not
- * available here (BPF only: the driver then falls back to perf). */
-int record_perf_backend(const struct record_opts *opts, struct recorder *r,
-			struct record_target *t, struct record_stats *stats);
-/* BPF cannot be used: an error when it was asked for, else a one-line
- * notice that perf is used instead. Returns -2. */
-int record_bpf_unavailable(const struct record_opts *opts, const char *fmt, ...) PRINTF_LIKE(2, 3);
-int record_bpf_backend(const struct record_opts *opts, struct recorder *r,
-		       struct record_target *t, struct record_stats *stats);
 
 #endif

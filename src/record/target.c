@@ -7,11 +7,12 @@
  * -p processes and -t threads, through pidfds that the backends' loops
  * poll, so that sampling ends within a poll of the last exit without
  * spinning (and /proc where the kernel has no pidfd_open). */
-#include "record/record.h"
+#include "record/target.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -106,7 +107,7 @@ int target_start(struct record_target *t, const char *name)
 			return RECORD_NOT_FOUND;
 		}
 		error("cannot execute '%s': %s", name, strerror(e));
-		return e == EACCES || e == ENOEXEC ? -126 : RECORD_ERROR;
+		return e == EACCES || e == ENOEXEC ? RECORD_NOT_EXECUTABLE : RECORD_ERROR;
 	}
 	return 0;
 }
@@ -224,4 +225,39 @@ void target_kill(struct record_target *t)
 			;
 		t->child = 0;
 	}
+}
+
+/* Checked against /proc, so that a typo is an error before sampling. */
+int target_check_process(pid_t pid)
+{
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return access(path, F_OK) ? error("no such process: %d", (int)pid) : 0;
+}
+
+int target_check_thread(pid_t tid)
+{
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	return access(path, F_OK) ? error("no such thread: %d", (int)tid) : 0;
+}
+
+int target_threads_of(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc, bool say)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return say ? error("no such process: %d", (int)pid) : -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		VEC_GROW(*tids, *nr + 1, *alloc);
+		(*tids)[(*nr)++] = (pid_t)tid;
+	}
+	closedir(d);
+	return 0;
 }

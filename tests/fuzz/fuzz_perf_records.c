@@ -6,6 +6,7 @@
  * /proc is replaced by a directory that does not exist, so nothing about
  * the real machine is read. */
 #include "record/offcpu.h"
+#include "record/perf_parse.h"
 #include "record/record.h"
 
 #include <linux/perf_event.h>

@@ -6,6 +6,7 @@
 #include "base/out.h"
 #include "profile/folded.h"
 #include "profile/profile.h"
+#include "record/perf_parse.h"
 #include "record/record.h"
 
 #include <linux/perf_event.h>

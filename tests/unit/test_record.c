@@ -9,6 +9,7 @@
 #include "base/out.h"
 #include "profile/folded.h"
 #include "record/record.h"
+#include "record/recorder.h"
 #include "record/symbols.h"
 
 #include <linux/perf_event.h>

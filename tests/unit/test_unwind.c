@@ -5,6 +5,7 @@
 
 #ifdef HAVE_ELFUTILS
 #include "addrspace/procmaps.h"
+#include "record/perf_attr.h"
 #include "record/record.h"
 #include "addrspace/unwind.h"
 #include "addrspace/unwind_expr.h"

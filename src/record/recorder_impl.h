@@ -1,0 +1,110 @@
+/* Inside the collector (record-private): the distinct raw stacks and the
+ * tables they point into, shared by recorder.c (which fills them) and
+ * naming.c (which turns them into profile nodes). Nothing else includes
+ * this: backends see recorder.h only. */
+#ifndef SCORCH_RECORD_RECORDER_IMPL_H
+#define SCORCH_RECORD_RECORDER_IMPL_H
+
+#include "addrspace/procmaps.h"
+#include "base/hashmap.h"
+#include "base/strpool.h"
+#include "profile/profile.h"
+#include "record/recorder.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct builder;
+struct runtime_set;
+struct sym_inline;
+struct unwinder;
+
+enum {
+	STACK_USER_MISSING = 1,
+	STACK_KERNEL_MISSING = 2,
+	STACK_USER_TRUNCATED = 4,
+	STACK_KERNEL_TRUNCATED = 8,
+	STACK_USER_COMPLETE = 16,
+	STACK_OFF_CPU = 32,          /* --wall: time switched out, not a sample */
+	STACK_WAKER = 64,            /* --wakers: the waker's frames follow */
+	STACK_RUNNABLE = 128,        /* --wall: switched out runnable, waiting for a CPU */
+};
+
+/* One distinct raw stack. Frames live in recorder.frames: the user part
+ * (procmaps refs, leaf first) then the kernel part (addresses, leaf
+ * first); callers' return addresses are already moved back by one byte so
+ * they land inside the calling function. */
+struct rstack {
+	uint64_t hash;
+	uint64_t count;
+	uint64_t ns;                 /* --off-cpu/--wall: time this stack stands for */
+	uint32_t pid, tid, cpu, comm;
+	uint32_t nr_user, nr_kernel;
+	uint32_t nr_dwarf;           /* leading user frames unwound with DWARF */
+	/* --wakers: who woke the thread; its user part, then its kernel
+	 * part, follow the thread's frames (leaf first too). */
+	uint32_t waker_pid, waker_comm, nr_waker_user, nr_waker_kernel;
+	size_t frames;
+	uint32_t flags;
+	node_t leaf;                 /* its profile node once built, else 0 */
+	bool later;                  /* goes through code named at the end (JIT) */
+	bool has_user, reached;      /* set when built: a user part, reaching a thread's start */
+};
+
+static inline uint32_t rstack_frames(const struct rstack *s)
+{
+	return s->nr_user + s->nr_kernel + s->nr_waker_user + s->nr_waker_kernel;
+}
+
+struct order_event {
+	uint64_t time;
+	uint32_t stack;
+	uint32_t seq;
+};
+
+struct recorder {
+	const struct record_opts *opts;
+	struct procmaps maps;
+	struct strpool comms;
+	struct hashmap comm_by_tid; /* tid -> comms id */
+	struct rstack *stacks;
+	uint32_t nr_stacks, alloc_stacks;
+	struct hashmap by_hash;     /* hash -> stacks index (probing on clash) */
+	uint64_t *frames;
+	size_t nr_frames, alloc_frames;
+	uint64_t *scratch;          /* one sample's frames */
+	size_t alloc_scratch;
+	struct order_event *events; /* keep_order only */
+	size_t nr_events, alloc_events;
+	uint64_t samples;
+	uint64_t blocks, block_ns;  /* the off-CPU part of samples, and its time */
+	uint64_t waits, wait_ns;    /* --wall: the runnable part of samples, and its time */
+	struct unwinder *unwinder; /* NULL: frame pointers only */
+	/* User frames are named from here; each file's symbols are read the
+	 * first time one of its addresses enters a new stack, while sampling
+	 * runs, so that little is left to do when it ends. */
+	struct symbols *user_syms;
+	struct hashmap named;       /* user ref -> index in names, or NAMED_LATER */
+	struct user_name {
+		const char *name, *module; /* owned by user_syms */
+		uint32_t inlines, nr_inlines; /* a DWARF frame's expansion, in inlines */
+	} *names;
+	size_t nr_names, alloc_names;
+	struct sym_inline *inlines; /* names owned by user_syms, innermost first */
+	size_t nr_inlines, alloc_inlines;
+	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
+	size_t nr_unwound_alloc;
+	uint64_t nr_unwound;        /* samples unwound with DWARF */
+	uint64_t user_samples, reached; /* set by build_profile */
+	/* Stacks become profile nodes while sampling runs, as they come in
+	 * (recorder_build_early), once the kernel's symbols are loaded; those
+	 * through JIT code wait for the end, when its names are known. */
+	struct builder *builder;    /* NULL: everything is built at the end */
+	const atomic_bool *kernel_ready;
+	uint32_t nr_examined;       /* stacks built early or left for the end */
+	uint32_t nr_built_late;     /* stacks built after sampling ended */
+	struct runtime_set *runtimes; /* runtimes.c: per-process runtime state */
+};
+
+#endif

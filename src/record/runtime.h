@@ -1,0 +1,142 @@
+/* Runtimes inside recorded processes (Python, Java, Node...): how an
+ * unwinder from src/runtime/ plugs into record without touching the
+ * backends (record-private). The table is in runtimes.c; README.md has
+ * the recipe.
+ *
+ * A runtime's unwinder lives in src/runtime/<name>.[ch] and depends only
+ * on base/, addrspace/, symbolize/ and profile/ (never on record/). It is
+ * plugged in by an adapter, src/record/runtime_<name>.c, that defines
+ * `const struct record_runtime record_runtime_<name>` from its hooks, and
+ * by one line in runtimes.c's table. Calls go one way: the collector
+ * (recorder.c) and the naming step (naming.c) -> runtimes.c -> the
+ * adapters -> src/runtime/.
+ *
+ * The contract, hook by hook, in the order they run. Every hook may be
+ * NULL. All run on the recording thread, one at a time.
+ *
+ * - open(opts): once, before sampling. Returns the runtime's state for
+ *   the whole run (its tables, its statistics; NULL is a valid state).
+ *   Every other hook gets it as `run`.
+ * - detect(run, proc): a process met for the first time (its first
+ *   sample, a -p target, a child seen forking) and again after each exec
+ *   (the previous state is released first). The process is alive: read
+ *   /proc/PID/exe, its maps (proc->maps, or the files under
+ *   proc->proc_root), its memory. Returns a state of its own for this
+ *   process when the runtime runs in it, else NULL. The first entry of
+ *   the table whose detect returns a state owns the process; the others
+ *   are not asked again until it execs.
+ * - bpf_params(run, proc, buf, cap): BPF backend: the bytes (at most cap)
+ *   the kernel program needs to read this process's runtime frames (a
+ *   map from pid to runtime parameters: offsets, the interpreter state's
+ *   address); returns how many, 0 for none. The program sends what it
+ *   reads after the stack copy: struct runtime_sample.payload.
+ * - sample(run, proc, smp, tokens, cap): a sample of an owned process, as
+ *   it is collected (the process is most likely alive: its memory can be
+ *   read now, not later). Appends up to cap tokens, 64-bit values that
+ *   mean something to the runtime only (an interned (code object, line)
+ *   pair, an index into its own table), leaf first; returns how many.
+ *   Tokens are part of the stack's identity: samples with the same
+ *   native frames and the same tokens are counted as one stack.
+ * - exit(run, proc, pid): the process exited (a backend saw its exit) or
+ *   the recording ended with it alive: the last call for proc, which the
+ *   runtime frees here. Read what a runtime writes at exit now (a perf
+ *   map: /tmp/perf-PID.map). Runs before naming.
+ * - merge(run, stack, emit, arg): the naming step, once per distinct stack
+ *   that carries tokens: stack->native are the names the native user
+ *   frames got (root first, after the stackcollapse rules), stack->tokens
+ *   what sample() returned. Calls emit(arg, name, len) for each frame of
+ *   the stack's user part, root first: its own frames where they replace
+ *   native ones (an interpreter's eval loop), native ones elsewhere.
+ * - summary(run, buf, cap): after naming: a line for the summary on
+ *   stderr ("python: 3 processes, 92% of their samples named"), or "".
+ * - close(run): the end; free what open allocated.
+ *
+ * Memory read from another process is untrusted input: bound every
+ * length, check every pointer, never crash on garbage. */
+#ifndef SCORCH_RECORD_RUNTIME_H
+#define SCORCH_RECORD_RUNTIME_H
+
+#include "record/record.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct procmaps;
+
+/* A process as detect() meets it. */
+struct runtime_process {
+	uint32_t pid;
+	const char *proc_root;       /* "/proc", or a test's copy of it */
+	const struct procmaps *maps; /* its mappings as read so far (addrspace/procmaps.h) */
+};
+
+/* One sample of an owned process, as sample() sees it (leaf first). */
+struct runtime_sample {
+	uint32_t pid, tid;
+	uint64_t time;               /* CLOCK_MONOTONIC ns, 0 when unknown */
+	const uint64_t *user;        /* native user frames (return addresses) */
+	uint32_t nr_user;
+	uint64_t regs_abi, regs_mask; /* the user registers and stack copy, if any */
+	const uint64_t *regs;
+	const uint8_t *stack;
+	size_t stack_len;
+	const void *payload;         /* what the BPF program read for it (bpf_params), or NULL */
+	size_t payload_len;
+};
+
+/* One distinct stack at naming time. */
+struct runtime_stack {
+	uint32_t pid;
+	const char *const *native;   /* native user frames' names, root first */
+	uint32_t nr_native;
+	const uint64_t *tokens;      /* sample()'s tokens, leaf first */
+	uint32_t nr_tokens;
+};
+
+struct record_runtime {
+	const char *name;            /* "python", "java": messages, the summary */
+	void *(*open)(const struct record_opts *opts);
+	void *(*detect)(void *run, const struct runtime_process *proc);
+	size_t (*bpf_params)(void *run, void *proc, void *buf, size_t cap);
+	uint32_t (*sample)(void *run, void *proc, const struct runtime_sample *smp, uint64_t *tokens,
+			   uint32_t cap);
+	void (*exit)(void *run, void *proc, uint32_t pid);
+	void (*merge)(void *run, const struct runtime_stack *stack,
+		     void (*emit)(void *arg, const char *name, size_t len), void *arg);
+	void (*summary)(void *run, char *buf, size_t cap);
+	void (*close)(void *run);
+};
+
+/* ---- The set the collector keeps (runtimes.c) ---- */
+
+/* Most tokens one sample carries. */
+enum { RUNTIME_MAX_TOKENS = 256 };
+
+struct runtime_set;
+/* The runtimes of the table, opened (NULL when the table is empty: every
+ * call below accepts NULL and does nothing). table: NULL for runtimes.c's
+ * own; tests pass theirs. */
+struct runtime_set *runtime_set_open(const struct record_opts *opts, const struct record_runtime *const *table,
+				     size_t nr);
+/* A process met: detect it unless known. exec: it replaced its program. */
+void runtime_set_meet(struct runtime_set *set, const struct runtime_process *proc, bool exec);
+/* Which runtime owns pid: its index + 1, 0 for none. */
+uint32_t runtime_set_owner(const struct runtime_set *set, uint32_t pid);
+/* sample() of pid's owner; returns the tokens written (0 without one). */
+uint32_t runtime_set_sample(struct runtime_set *set, const struct runtime_sample *smp, uint64_t *tokens,
+			    uint32_t cap);
+/* bpf_params() of pid's owner (0 without one). */
+size_t runtime_set_bpf_params(struct runtime_set *set, uint32_t pid, void *buf, size_t cap);
+/* pid exited: exit() of its owner. */
+void runtime_set_exit(struct runtime_set *set, uint32_t pid);
+/* The end of sampling: exit() of every process still owned. */
+void runtime_set_end(struct runtime_set *set);
+/* merge() of runtime owner (runtime_set_owner's value) for one stack. */
+void runtime_set_merge(struct runtime_set *set, uint32_t owner, const struct runtime_stack *stack,
+		      void (*emit)(void *arg, const char *name, size_t len), void *arg);
+/* Every runtime's summary line, each ending in a newline, into buf. */
+void runtime_set_summary(struct runtime_set *set, char *buf, size_t cap);
+void runtime_set_close(struct runtime_set *set);
+
+#endif

@@ -1,0 +1,95 @@
+/* The recording's clock, phases, poll timeouts and stop check
+ * (session.h), shared by the backends' loops and the driver. */
+#include "record/session.h"
+
+#include <string.h>
+#include <time.h>
+
+double record_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void mark_stopped(struct record_phases *ph)
+{
+	ph->stopped_wall = ph->last_wall = record_now();
+	ph->stopped_cpu = ph->last_cpu = record_cpu_now();
+}
+
+void record_phase(struct record_phases *ph, const char *what)
+{
+	if (!ph->stopped_wall)
+		return; /* sampling has not ended */
+	double wall = record_now(), cpu = record_cpu_now();
+	struct record_phase *at = ph->nr ? &ph->at[ph->nr - 1] : NULL;
+	if (!at || (strcmp(at->what, what) && ph->nr < RECORD_MAX_PHASES)) {
+		at = &ph->at[ph->nr++];
+		*at = (struct record_phase){ what, 0, 0 };
+	}
+	at->wall += wall - ph->last_wall;
+	at->cpu += cpu - ph->last_cpu;
+	ph->last_wall = wall;
+	ph->last_cpu = cpu;
+}
+
+double record_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint64_t record_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Shared by the backends' loops: has sampling ended? */
+static bool sampling_ended(const struct record_opts *opts, struct record_target *t, double start,
+			   struct record_stats *stats)
+{
+	int status;
+	if (opts->stop && *opts->stop) {
+		stats->ended = RECORD_END_STOP;
+		return true;
+	}
+	if (opts->duration > 0 && record_now() - start >= opts->duration) {
+		stats->ended = RECORD_END_DURATION;
+		return true;
+	}
+	if (target_exited(t, &status)) {
+		stats->command_status = status;
+		stats->command_cpu = t->child_cpu;
+		stats->ended = RECORD_END_COMMAND;
+		return true;
+	}
+	if (target_gone(t)) {
+		stats->ended = RECORD_END_TARGETS;
+		return true;
+	}
+	return false;
+}
+
+int record_poll_ms(const struct record_opts *opts, double start, int ms)
+{
+	if (opts->duration > 0) {
+		double left = (start + opts->duration - record_now()) * 1e3;
+		if (left < ms)
+			return left > 0 ? (int)left + 1 : 0;
+	}
+	return ms;
+}
+
+bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
+			struct record_stats *stats)
+{
+	if (!sampling_ended(opts, t, start, stats))
+		return false;
+	mark_stopped(&stats->phases); /* what follows is finishing time */
+	return true;
+}
+
