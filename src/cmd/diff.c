@@ -77,8 +77,9 @@ static size_t strip_hex(const char *s, size_t n, char **buf, size_t *alloc)
 	return o;
 }
 
-/* Add every stack of src to dst's column `col`. */
-static void add_side(struct profile *dst, const struct profile *src, int col, bool strip)
+/* Add every stack of src to dst's column `col`; false when a whole sum
+ * passes 2^64 - 1. */
+static bool add_side(struct profile *dst, const struct profile *src, int col, bool strip)
 {
 	node_t *map = xreallocarray(NULL, src->nr, sizeof(*map));
 	char *buf = NULL;
@@ -93,13 +94,22 @@ static void add_side(struct profile *dst, const struct profile *src, int col, bo
 		}
 		map[i] = profile_push_str(dst, map[src->nodes[i].parent], s, n);
 	}
+	bool ok = true;
+	if (src->fractional)
+		profile_make_fractional(dst);
 	for (node_t i = 0; i < src->nr; i++) {
-		double c = src->nodes[i].self[1];
-		if (c != 0)
-			dst->nodes[map[i]].self[col] += c;
+		union count *to = &dst->nodes[map[i]].self[col];
+		if (dst->fractional) {
+			double c = profile_self(src, i, 1);
+			if (c != 0)
+				to->d += c;
+		} else if (__builtin_add_overflow(to->u, src->nodes[i].self[1].u, &to->u)) {
+			ok = false;
+		}
 	}
 	free(buf);
 	free(map);
+	return ok;
 }
 
 /* Any input scorch reads (cmd/load.c): folded, a collapse format,
@@ -163,18 +173,26 @@ static void parse_args(int argc, char **argv, struct args *a)
 
 /* out gets every stack of both sides, BEFORE's counts in column 0 and
  * AFTER's in column 1 (BEFORE scaled to AFTER's total with normalize). */
-static void diff_profiles(struct profile *out, const struct profile *before, const struct profile *after,
-			  const struct args *a)
+static int diff_profiles(struct profile *out, const struct profile *before, const struct profile *after,
+			 const struct args *a)
 {
-	add_side(out, before, 0, a->strip);
-	add_side(out, after, 1, a->strip);
+	if (!add_side(out, before, 0, a->strip))
+		return error("%s: the counts of one stack pass 2^64 - 1", a->before);
+	if (!add_side(out, after, 1, a->strip))
+		return error("%s: the counts of one stack pass 2^64 - 1", a->after);
 	out->differential = true;
 	double t0 = profile_total(out, 0), t1 = profile_total(out, 1);
 	if (a->normalize && t0 != t1 && t0 != 0) {
-		for (node_t i = 0; i < out->nr; i++)
-			if (out->nodes[i].self[0] != 0)
-				out->nodes[i].self[0] = trunc(out->nodes[i].self[0] * t1 / t0);
+		/* In doubles, as always: the scaled counts are estimates. */
+		for (node_t i = 0; i < out->nr; i++) {
+			union count *c = &out->nodes[i].self[0];
+			if (out->fractional)
+				c->d = trunc(c->d * t1 / t0);
+			else
+				c->u = (uint64_t)trunc((double)c->u * t1 / t0);
+		}
 	}
+	return 0;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -191,8 +209,9 @@ int cmd_diff(int argc, char **argv)
 	profile_init(&out);
 	int ret = load(&before, a.before, a.sample_index, a.time[0]) || load(&after, a.after, a.sample_index, a.time[1]);
 	if (!ret) {
-		diff_profiles(&out, &before, &after, &a);
-		ret = save_profile(&out, a.output, GRAPH_FORMAT_NONE, NULL) ? 1 : 0;
+		ret = diff_profiles(&out, &before, &after, &a) ? 1 : 0;
+		if (!ret)
+			ret = save_profile(&out, a.output, GRAPH_FORMAT_NONE, NULL) ? 1 : 0;
 	}
 	profile_release(&before);
 	profile_release(&after);

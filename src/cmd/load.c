@@ -189,8 +189,8 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 			profile_release(&tmp);
 			tmp = rev;
 		}
-		if (!ret)
-			profile_merge(p, &tmp);
+		if (!ret && !profile_merge(p, &tmp))
+			ret = error("%s: the counts of one stack pass 2^64 - 1", name);
 		profile_release(&tmp);
 	}
 	free(buf);

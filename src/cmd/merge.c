@@ -101,8 +101,11 @@ static int merge_inputs(struct profile *p, const struct merge_input *ins, int n,
 		node_t under = PROFILE_ROOT;
 		if (ins[i].root)
 			under = profile_push_str(p, PROFILE_ROOT, ins[i].root, strlen(ins[i].root));
-		profile_merge_under(p, &one, under);
+		bool ok = profile_merge_under(p, &one, under);
 		profile_release(&one);
+		if (!ok)
+			return error("merge: %s: the counts of one stack pass 2^64 - 1 with those before it",
+				      ins[i].path);
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@ static int probe(const char *head, size_t n)
 		len--;
 	if (!len || p[0] == ' ' || p[0] == '\t')
 		return 0;
-	double c;
+	struct folded_count c;
 	size_t stack = len;
 	if (!folded_take_count(p, &stack, &c) || stack == 0)
 		return 0;

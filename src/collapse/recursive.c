@@ -26,7 +26,7 @@ static int parse(struct profile *p, const struct collapse_source *src,
 	int ret = 0;
 	lines_init(&it, src->data, src->len);
 	while (lines_next(&it, &line, &len)) {
-		double count;
+		struct folded_count count;
 		size_t stack_len = len;
 		size_t blank = len;
 		cx_trim_end(line, &blank);
@@ -60,7 +60,9 @@ static int parse(struct profile *p, const struct collapse_source *src,
 				break;
 			s = semi + 1;
 		}
-		profile_count(p, node, count);
+		ret = folded_add(p, node, &count, &count, src->name, it.lineno);
+		if (ret)
+			break;
 	}
 	cx_diag_finish(&d);
 	return ret;

@@ -11,9 +11,12 @@ struct flow {
 	const struct profile *p;
 	double min_time; /* prune below this width */
 	double t;        /* running time */
+	bool whole;      /* ... kept exact in tu, t its rounding */
+	uint64_t tu;
 	/* The open stack, indexed by depth: node, start time, delta. */
 	node_t *open;
 	double *stime, *delta;
+	uint64_t *stime_u;
 	size_t alloc;
 	uint32_t top; /* depth of the deepest open frame */
 	struct layout *l;
@@ -30,6 +33,7 @@ static void grow_open(struct flow *f, size_t need)
 	f->open = xreallocarray(f->open, n, sizeof(*f->open));
 	f->stime = xreallocarray(f->stime, n, sizeof(*f->stime));
 	f->delta = xreallocarray(f->delta, n, sizeof(*f->delta));
+	f->stime_u = xreallocarray(f->stime_u, n, sizeof(*f->stime_u));
 	f->alloc = n;
 }
 
@@ -46,6 +50,8 @@ static void close_frame(struct flow *f, uint32_t depth)
 		.stime = f->stime[depth],
 		.etime = f->t,
 		.delta = f->delta[depth],
+		.start = f->stime_u[depth],
+		.width = f->tu - f->stime_u[depth],
 	};
 	if (depth > l->depthmax)
 		l->depthmax = depth;
@@ -72,18 +78,38 @@ static bool open_path(struct flow *f, node_t leaf)
 		uint32_t d = nodes[u].depth;
 		f->open[d] = u;
 		f->stime[d] = f->t;
+		f->stime_u[d] = f->tu;
 		f->delta[d] = 0;
 	}
 	f->top = depth;
 	return true;
 }
 
+/* Move the running time on by w (whole: u1 exactly). */
+static void flow_advance(struct flow *f, double w, uint64_t u1)
+{
+	if (f->whole) {
+		f->tu += u1;
+		f->t = (double)f->tu;
+	} else {
+		f->t += w;
+	}
+}
+
 /* One line of the flow: the stack ending at `leaf` with counts c0, c1. */
-static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
+static void flow_line(struct flow *f, node_t leaf, double c0, double c1, uint64_t u1)
 {
 	if (open_path(f, leaf))
 		f->delta[f->p->nodes[leaf].depth] += c1 - c0;
-	f->t += c1;
+	flow_advance(f, c1, u1);
+}
+
+/* flow_line for the counts of node n. */
+static void flow_node(struct flow *f, node_t n)
+{
+	const struct profile *p = f->p;
+	flow_line(f, n, profile_self(p, n, 0), profile_self(p, n, 1),
+		  p->fractional ? 0 : p->nodes[n].self[1].u);
 }
 
 /* Lines below `node` whose frames below it are all narrower than the
@@ -94,7 +120,7 @@ static void flow_line(struct flow *f, node_t leaf, double c0, double c1)
 static void flow_narrow_lines(struct flow *f, node_t node, double w)
 {
 	open_path(f, node);
-	f->t += w;
+	flow_advance(f, w, (uint64_t)w); /* w is exact (exact_totals) */
 }
 
 /* The counts' total and the largest |after - before| of a line, summed in
@@ -105,9 +131,9 @@ static bool exact_totals(const struct profile *p, double *total, double *maxdelt
 {
 	double t = 0, m = 1;
 	for (node_t i = 0; i < p->nr; i++) {
-		const double *c = p->nodes[i].self;
-		if (c[0] == 0 && c[1] == 0)
+		if (!profile_has_self(p, i))
 			continue;
+		const double c[2] = { profile_self(p, i, 0), profile_self(p, i, 1) };
 		if (!(c[0] >= 0 && c[1] >= 0 && c[0] < 0x1p53 && c[1] < 0x1p53) ||
 		    c[0] != (double)(uint64_t)c[0] || c[1] != (double)(uint64_t)c[1])
 			return false;
@@ -165,13 +191,17 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	} else {
 		leaves = profile_sorted_leaves(p, ORDER_LINE_SPACE, &nleaves);
 		for (size_t i = 0; i < nleaves; i++) {
-			const struct node *n = &p->nodes[leaves[i]];
-			total += n->self[1];
-			double d = fabs(n->self[1] - n->self[0]);
+			double c0 = profile_self(p, leaves[i], 0), c1 = profile_self(p, leaves[i], 1);
+			total += c1;
+			double d = fabs(c1 - c0);
 			if (d > maxdelta)
 				maxdelta = d;
 		}
 	}
+	/* Whole counts (their sum checked by graph_render): exact widths. */
+	l->whole = !o->flamechart && profile_total_whole(p, 1, &l->total_whole);
+	if (l->whole)
+		total = (double)l->total_whole;
 	l->total = total;
 	l->maxdelta = maxdelta;
 	l->timemax = o->total > total ? o->total : total;
@@ -180,12 +210,13 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 		return 0;
 	}
 
-	struct flow f = { .p = p, .l = l };
+	struct flow f = { .p = p, .l = l, .whole = l->whole };
 	double wpt = (o->image_width - 2 * LAYOUT_XPAD) / l->timemax;
 	f.min_time = o->minwidth_pct ? l->timemax * o->minwidth / 100 : o->minwidth / wpt;
 	grow_open(&f, 64);
 	f.open[0] = PROFILE_ROOT;
 	f.stime[0] = 0;
+	f.stime_u[0] = 0;
 	f.delta[0] = 0;
 	f.top = 0;
 	if (narrow_items && !(f.min_time > 0)) {
@@ -194,23 +225,21 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	}
 	if (o->flamechart) {
 		for (size_t i = 0; i < p->events_nr; i++)
-			flow_line(&f, p->events[i].leaf, p->events[i].count[0], p->events[i].count[1]);
+			flow_line(&f, p->events[i].leaf, p->events[i].count[0], p->events[i].count[1], 0);
 	} else if (narrow_items) {
 		size_t nsteps;
 		struct flow_step *steps = profile_flow_steps(p, ORDER_LINE_SPACE, f.min_time, &nsteps);
 		for (size_t i = 0; i < nsteps; i++) {
 			node_t n = steps[i].node;
 			if (steps[i].line)
-				flow_line(&f, n, p->nodes[n].self[0], p->nodes[n].self[1]);
+				flow_node(&f, n);
 			else
 				flow_narrow_lines(&f, n, steps[i].weight);
 		}
 		free(steps);
 	} else {
-		for (size_t i = 0; i < nleaves; i++) {
-			const struct node *n = &p->nodes[leaves[i]];
-			flow_line(&f, leaves[i], n->self[0], n->self[1]);
-		}
+		for (size_t i = 0; i < nleaves; i++)
+			flow_node(&f, leaves[i]);
 	}
 	free(leaves);
 	while (f.top > 0)
@@ -223,6 +252,7 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	free(f.open);
 	free(f.stime);
 	free(f.delta);
+	free(f.stime_u);
 	sort_by_depth(l);
 	return 0;
 }

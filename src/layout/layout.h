@@ -21,6 +21,7 @@ struct frame {
 	double stime;    /* start, in count units */
 	double etime;    /* end (the root's is timemax) */
 	double delta;    /* differential: exclusive after - before */
+	uint64_t start, width; /* stime and etime - stime, exact when the layout is whole */
 };
 
 struct layout_opts {
@@ -39,6 +40,8 @@ struct layout {
 	double maxdelta;      /* max(1, max |after - before|) over stacks */
 	uint32_t depthmax;
 	bool differential;
+	bool whole;           /* whole counts: frame widths and total_whole exact */
+	uint64_t total_whole; /* total, exact (when whole) */
 };
 
 #define LAYOUT_XPAD 10.0

@@ -232,10 +232,9 @@ static sym_t cpu_frame(struct folder *f, const struct pd_sample *s)
  * and the sample has one. */
 static void count_sample(struct folder *f, const struct pd_sample *s, node_t leaf, uint64_t period)
 {
+	profile_count_whole(f->p, leaf, period);
 	if (f->p->time && (s->attr->sample_type & PD_SAMPLE_TIME))
-		profile_count_at(f->p, leaf, (double)period, s->time);
-	else
-		profile_count(f->p, leaf, (double)period);
+		time_cells_add(f->p, leaf, s->time, period);
 }
 
 /* When samples folded by fold_kept itself (each waits for the pushes'
@@ -620,10 +619,10 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	struct report_opts again = *o;
 	if (threads > 1) {
 		filter = fold_threads_run(&r, sym, o, &pd, p, st, threads);
-		if (profile_total(p, 0) >= 0x1p53) {
-			/* Sums this large are rounded, and how depends on the
-			   order they were added in: fold again on one thread
-			   (notes were printed the first time). */
+		if (p->fractional && profile_total(p, 0) >= 0x1p53) {
+			/* Sums of doubles this large are rounded, and how
+			   depends on the order they were added in: fold again
+			   on one thread (notes were printed the first time). */
 			sym_preload_stop(preload);
 			preload = NULL;
 			symbolizer_free(sym);

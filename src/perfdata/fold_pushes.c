@@ -150,7 +150,7 @@ static void chain_end(struct fold_pushes *q, node_t leaf, bool hold, uint64_t pe
 		q->held[q->nr_held++] = leaf;
 		return;
 	}
-	profile_count(q->p, leaf, (double)period);
+	profile_count_whole(q->p, leaf, period);
 }
 
 /* Below held node `held`, the source's n runs: the leaf. */
@@ -177,7 +177,7 @@ static void apply_held(struct fold_pushes *q, struct cursor *c)
 	uint32_t held = next(c), n = next(c);
 	struct run_source src = { .c = c };
 	node_t leaf = held_leaf(q, held, n, &src);
-	profile_count(q->p, leaf, (double)next_u64(c));
+	profile_count_whole(q->p, leaf, next_u64(c));
 }
 
 static void apply(struct fold_pushes *q, struct cursor *c)
@@ -300,7 +300,7 @@ void fold_pushes_held(struct fold_pushes *q, uint32_t held, const uint32_t (*run
 {
 	if (!q->ring.threaded) {
 		struct run_source src = { .runs = runs, .syms = syms, .left = n };
-		profile_count(q->p, held_leaf(q, held, (uint32_t)n, &src), (double)period);
+		profile_count_whole(q->p, held_leaf(q, held, (uint32_t)n, &src), period);
 		if (q->may_thread)
 			note_pushes(q, runs_words(runs, n) - n);
 		return;

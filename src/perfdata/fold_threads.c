@@ -349,7 +349,8 @@ const char *fold_threads_run(struct replay *r, struct symbolizer *sym, const str
 		in[i].runs = folder_runs(parts[i]->f, &in[i].nr_runs);
 		folder_add_stats(parts[i]->f, st, &unit_seq);
 	}
-	profile_merge_stamped(p, in, nparts);
+	if (!profile_merge_stamped(p, in, nparts))
+		p->overflow = true;
 	const char *event = folder_event(c->live.f);
 
 	for (size_t i = 0; i < nparts; i++)

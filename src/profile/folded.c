@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "profile/order.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,22 @@ static bool is_perl_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-bool folded_take_count(const char *line, size_t *n, double *count)
+/* The digits line[from..to) as a whole number; false past 2^64 - 1. */
+static bool whole_digits(const char *line, size_t from, size_t to, uint64_t *v)
+{
+	uint64_t u = 0;
+	for (size_t k = from; k < to; k++)
+		if (__builtin_mul_overflow(u, 10, &u) || __builtin_add_overflow(u, (uint64_t)(line[k] - '0'), &u))
+			return false;
+	*v = u;
+	return true;
+}
+
+bool folded_take_count(const char *line, size_t *n, struct folded_count *count)
 {
 	size_t end = *n;
 	size_t i = end;
-	/* Fast path: a whole number of at most 15 digits (exact as a double,
-	 * so the same value as the general loop's) after a space. */
+	/* Fast path: a whole number of at most 15 digits after a space. */
 	uint64_t whole = 0, place = 1;
 	while (i > 0 && end - i < 15 && (unsigned char)(line[i - 1] - '0') < 10) {
 		whole += (uint64_t)(line[i - 1] - '0') * place;
@@ -29,7 +40,7 @@ bool folded_take_count(const char *line, size_t *n, double *count)
 		i--;
 	}
 	if (i < end && i > 0 && is_perl_space(line[i - 1])) {
-		*count = (double)whole;
+		*count = (struct folded_count){ .whole = true, .u = whole, .d = (double)whole };
 		*n = i - 1;
 		return true;
 	}
@@ -66,9 +77,28 @@ bool folded_take_count(const char *line, size_t *n, double *count)
 			scale /= 10;
 		}
 	}
-	*count = v;
+	*count = (struct folded_count){ .d = v };
+	if (int_end == end) {
+		count->whole = true;
+		count->too_big = !whole_digits(line, i, end, &count->u);
+	}
 	*n = i - 1;
 	return true;
+}
+
+int folded_add(struct profile *p, node_t leaf, const struct folded_count *c0,
+	       const struct folded_count *c1, const char *name, size_t lineno)
+{
+	if (c0->too_big || c1->too_big)
+		return error_at(name, lineno, "count exceeds %" PRIu64 " (2^64 - 1)", UINT64_MAX);
+	if (!c0->whole || !c1->whole) {
+		profile_add(p, leaf, c0->d, c1->d);
+		return 0;
+	}
+	if (!profile_add_whole(p, leaf, c0->u, c1->u))
+		return error_at(name, lineno, "the stack's count passes %" PRIu64 " (2^64 - 1)",
+				UINT64_MAX);
+	return 0;
 }
 
 struct folded_frame {
@@ -314,7 +344,7 @@ static bool is_near(const char *line, size_t n, size_t d)
 	return true;
 }
 
-void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines)
+int folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines)
 {
 	if (lines->differential)
 		r->p->differential = true;
@@ -381,7 +411,8 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 					stackcache_put(&r->cache, hash[i], q[i].len, node);
 				}
 			}
-			profile_add(r->p, node, q[i].c0, q[i].c1);
+			if (folded_add(r->p, node, &q[i].c0, &q[i].c1, r->name, q[i].lineno))
+				return -1;
 		}
 	}
 	/* The input may go away: keep the previous stack. */
@@ -390,6 +421,7 @@ void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lin
 		memcpy(r->prev_text, r->prev_line, r->prev_len);
 		r->prev_line = r->prev_text;
 	}
+	return 0;
 }
 
 int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, struct folded_lines *out)
@@ -411,7 +443,7 @@ int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, st
 			continue;
 		stats->lines++;
 
-		double c1, c0;
+		struct folded_count c1, c0;
 		size_t stack_len = n;
 		if (!folded_take_count(line, &stack_len, &c1)) {
 			stats->ignored++;
@@ -431,7 +463,7 @@ int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, st
 			c0 = c1;
 		}
 		VEC_GROW(out->v, out->nr + 1, out->alloc);
-		out->v[out->nr++] = (struct folded_pending){ line, stack_len, c0, c1 };
+		out->v[out->nr++] = (struct folded_pending){ line, stack_len, c0, c1, r->lineno };
 	}
 	return 0;
 }
@@ -451,7 +483,8 @@ int folded_reader_feed(struct folded_reader *r, const char *data, size_t len)
 		r->scratch.nr = 0;
 		r->scratch.differential = false;
 		ret = folded_reader_scan(r, cur, (size_t)(stop - cur), &r->scratch);
-		folded_reader_apply(r, &r->scratch);
+		if (folded_reader_apply(r, &r->scratch))
+			ret = -1;
 		cur = stop;
 	}
 	return ret;
@@ -497,6 +530,14 @@ void folded_write_count(struct out *o, double v)
 		return;
 	}
 	out_printf(o, "%.15g", v);
+}
+
+void folded_write_self(struct out *o, const struct profile *p, node_t n, int column)
+{
+	if (p->fractional)
+		folded_write_count(o, p->nodes[n].self[column].d);
+	else
+		out_u64(o, p->nodes[n].self[column].u);
 }
 
 /* The line of each leaf is written into one buffer frame by frame: the
@@ -558,10 +599,10 @@ void folded_write(const struct profile *p, struct out *o)
 		out_write(o, w.buf, len);
 		out_putc(o, ' ');
 		if (p->differential) {
-			folded_write_count(o, p->nodes[n].self[0]);
+			folded_write_self(o, p, n, 0);
 			out_putc(o, ' ');
 		}
-		folded_write_count(o, p->nodes[n].self[1]);
+		folded_write_self(o, p, n, 1);
 		out_putc(o, '\n');
 	}
 	free(w.buf);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct folded_opts {
 	bool strict;      /* a malformed line is an error, not a warning */
@@ -37,11 +38,20 @@ int folded_parse(struct profile *p, const char *name, const char *data, size_t l
  * (profile/stackcache.h), which pays when stacks repeat out of order. */
 enum { FOLDED_BATCH = 16 };
 
+/* A count as read: a whole number (exact) or not (a double, as the
+ * classic tools read it); too_big: whole, but past 2^64 - 1. */
+struct folded_count {
+	bool whole, too_big;
+	uint64_t u;
+	double d;
+};
+
 /* A parsed line waiting for its trie lookup. */
 struct folded_pending {
 	const char *line;
 	size_t len; /* of the stack text */
-	double c0, c1;
+	struct folded_count c0, c1;
+	size_t lineno;
 };
 
 /* The lines of one piece of input, parsed (counts, stack text) but
@@ -91,13 +101,20 @@ int folded_reader_feed(struct folded_reader *r, const char *data, size_t len);
  * `out` (appending), then look them up and count them, in order. The
  * bytes scanned must stay valid until applied. */
 int folded_reader_scan(struct folded_reader *r, const char *data, size_t len, struct folded_lines *out);
-void folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines);
+/* apply returns 0, or -1 (printed, naming the line) when a whole sum
+ * passes 2^64 - 1. */
+int folded_reader_apply(struct folded_reader *r, const struct folded_lines *lines);
 /* Print the summary of ignored lines, release the cache; *stats if wanted. */
 void folded_reader_finish(struct folded_reader *r, struct folded_stats *stats);
 
 /* Parse the number at the end of line[0..*n): on success shrink *n to the
  * text before the separating whitespace and return true. */
-bool folded_take_count(const char *line, size_t *n, double *count);
+bool folded_take_count(const char *line, size_t *n, struct folded_count *count);
+
+/* Add a line's counts at leaf: 0, or -1 with an error naming file and line
+ * when a count or a sum passes 2^64 - 1. */
+int folded_add(struct profile *p, node_t leaf, const struct folded_count *c0,
+	       const struct folded_count *c1, const char *name, size_t lineno);
 
 /* Write each stack with a non-zero count as one line, sorted byte-wise by
  * stack (the stackcollapse scripts' `sort keys`). Differential profiles get
@@ -107,5 +124,7 @@ void folded_write(const struct profile *p, struct out *o);
 /* Format a count as the classic tools print numbers: integers plainly,
  * fractions with up to 15 significant digits. */
 void folded_write_count(struct out *o, double v);
+/* The count of node n in a column, so: exact unless p is fractional. */
+void folded_write_self(struct out *o, const struct profile *p, node_t n, int column);
 
 #endif

@@ -178,13 +178,15 @@ static int read_pipelined(int fd, const char *name, char *head, size_t head_len,
 		pthread_cond_destroy(&pl.cv);
 		return -2; /* caller falls back to one thread */
 	}
+	int applied = 0;
 	for (int k = 0;; k ^= 1) {
 		struct piece *pc = &pl.piece[k];
 		pthread_mutex_lock(&pl.mu);
 		while (!pc->ready)
 			pthread_cond_wait(&pl.cv, &pl.mu);
 		pthread_mutex_unlock(&pl.mu);
-		folded_reader_apply(r, &pc->lines);
+		if (!applied)
+			applied = folded_reader_apply(r, &pc->lines); /* after an error, drain */
 		bool last = pc->last;
 		pthread_mutex_lock(&pl.mu);
 		pc->ready = false;
@@ -201,7 +203,7 @@ static int read_pipelined(int fd, const char *name, char *head, size_t head_len,
 	free(pl.carry);
 	pthread_mutex_destroy(&pl.mu);
 	pthread_cond_destroy(&pl.cv);
-	return pl.ret;
+	return applied ? applied : pl.ret;
 }
 
 int folded_read_fd(struct profile *p, int fd, const char *name, char *head, size_t head_len,

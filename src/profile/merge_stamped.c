@@ -15,8 +15,9 @@ struct cursor {
 	node_t *node_map;
 };
 
-void profile_merge_stamped(struct profile *dst, const struct profile_stamped *in, size_t n)
+bool profile_merge_stamped(struct profile *dst, const struct profile_stamped *in, size_t n)
 {
+	bool overflow = false;
 	struct cursor *c = xcalloc(n ? n : 1, sizeof(*c));
 	for (size_t i = 0; i < n; i++) {
 		const struct profile *p = in[i].p;
@@ -49,9 +50,8 @@ void profile_merge_stamped(struct profile *dst, const struct profile_stamped *in
 	for (size_t i = 0; i < n; i++) {
 		const struct profile *p = in[i].p;
 		for (node_t k = 0; k < c[i].nodes_done; k++) {
-			const struct node *nd = &p->nodes[k];
-			if (nd->self[0] != 0 || nd->self[1] != 0)
-				profile_add(dst, c[i].node_map[k], nd->self[0], nd->self[1]);
+			if (profile_has_self(p, k) && !profile_add_node(dst, c[i].node_map[k], p, k))
+				overflow = true;
 		}
 		dst->differential |= p->differential;
 		time_cells_copy(dst, p, c[i].node_map);
@@ -59,4 +59,5 @@ void profile_merge_stamped(struct profile *dst, const struct profile_stamped *in
 		free(c[i].node_map);
 	}
 	free(c);
+	return !overflow;
 }

@@ -9,7 +9,7 @@
  * item that added names or nodes, stamps increasing (the item's position in
  * the whole input). Entries are replayed into dst by stamp; an entry
  * another profile made earlier is found, not made again. Counts are added
- * after: sums of integers below 2^53 are exact in any order. */
+ * after: whole sums are exact in any order. */
 #ifndef SCORCH_PROFILE_MERGE_STAMPED_H
 #define SCORCH_PROFILE_MERGE_STAMPED_H
 
@@ -29,7 +29,8 @@ struct profile_stamped {
 	size_t nr_runs;
 };
 
-/* Merge in[0..n) into dst, which is empty (profile_init). */
-void profile_merge_stamped(struct profile *dst, const struct profile_stamped *in, size_t n);
+/* Merge in[0..n) into dst, which is empty (profile_init). False when a
+ * whole sum would pass 2^64 - 1. */
+bool profile_merge_stamped(struct profile *dst, const struct profile_stamped *in, size_t n);
 
 #endif

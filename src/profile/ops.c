@@ -108,12 +108,12 @@ static void rebuild(struct rebuild *r)
 	for (node_t i = 0; i < src->nr; i++)
 		r->map[i] = UNMAPPED;
 	for (node_t i = 0; i < src->nr; i++) {
-		const struct node *n = &src->nodes[i];
-		if (n->self[0] == 0 && n->self[1] == 0)
+		if (!profile_has_self(src, i))
 			continue;
 		node_t to = map_leaf(r, i);
+		/* Each kept stack maps to a stack of its own: no sum grows. */
 		if (to != DROPPED)
-			profile_add(dst, to, n->self[0], n->self[1]);
+			(void)profile_add_node(dst, to, src, i);
 	}
 	if (src->keep_events) {
 		dst->keep_events = true;

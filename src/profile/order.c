@@ -190,7 +190,7 @@ node_t *profile_sorted_leaves(const struct profile *p, int self_terminator, size
 	 * after parents, so one backward pass suffices. */
 	unsigned char *live = xcalloc_dense(n ? n : 1, 1);
 	for (node_t i = n; i-- > 0;) {
-		if (p->nodes[i].self[0] != 0 || p->nodes[i].self[1] != 0)
+		if (profile_has_self(p, i))
 			live[i] |= 1; /* own line */
 		if (live[i] && i)
 			live[p->nodes[i].parent] |= 2; /* subtree */
@@ -356,16 +356,16 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 	unsigned char *live = xcalloc_dense(n ? n : 1, 1);
 	for (node_t i = n; i-- > 1;) {
 		const struct node *nd = &p->nodes[i];
-		if (nd->self[0] != 0 || nd->self[1] != 0)
+		if (profile_has_self(p, i))
 			live[i] |= 1;
 		if (live[i]) {
 			live[nd->parent] |= 2;
-			below[nd->parent] += below[i] + nd->self[1];
+			below[nd->parent] += below[i] + profile_self(p, i, 1);
 		}
 	}
 	struct flow_step *out = NULL;
 	size_t out_nr = 0, out_alloc = 0;
-	if (n && (p->nodes[0].self[0] != 0 || p->nodes[0].self[1] != 0)) {
+	if (n && (profile_has_self(p, 0))) {
 		VEC_GROW(out, out_nr + 1, out_alloc);
 		out[out_nr++] = (struct flow_step){ .node = PROFILE_ROOT, .line = true };
 	}
@@ -403,7 +403,7 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 			 * item's weight goes to the gap where it sorts. */
 			for (uint32_t k = 0; k < cap; k++) {
 				node_t c = slots ? slots[k].child : kids;
-				if (c && live[c] && !(below[c] + p->nodes[c].self[1] < narrow))
+				if (c && live[c] && !(below[c] + profile_self(p, c, 1) < narrow))
 					add_items(p, &wide, c, live[c], self_terminator);
 			}
 			size_t k = wide.nr - start;
@@ -414,17 +414,17 @@ struct flow_step *profile_flow_steps(const struct profile *p, int self_terminato
 				gap[gap_nr + j] = (struct gap){ 0, false };
 			for (uint32_t i = 0; i < cap; i++) {
 				node_t c = slots ? slots[i].child : kids;
-				if (!c || !live[c] || !(below[c] + p->nodes[c].self[1] < narrow))
+				if (!c || !live[c] || !(below[c] + profile_self(p, c, 1) < narrow))
 					continue;
 				if (!k) {
-					gap[gap_nr].weight += below[c] + p->nodes[c].self[1];
+					gap[gap_nr].weight += below[c] + profile_self(p, c, 1);
 					gap[gap_nr].any = true;
 					continue;
 				}
 				struct gap *g;
 				if (live[c] & 1) {
 					g = &gap[gap_nr + rank_among(p, wide.v + start, k, c, self_terminator, false)];
-					g->weight += p->nodes[c].self[1];
+					g->weight += profile_self(p, c, 1);
 					g->any = true;
 				}
 				if (live[c] & 2) {

@@ -4,6 +4,7 @@
 #include "profile/frame_sites.h"
 #include "profile/time_cells.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,22 +113,80 @@ node_t profile_push_new(struct profile *p, node_t parent, sym_t name)
 	return id;
 }
 
+void profile_make_fractional(struct profile *p)
+{
+	if (p->fractional)
+		return;
+	for (node_t i = 0; i < p->nr; i++)
+		for (int k = 0; k < 2; k++)
+			p->nodes[i].self[k].d = (double)p->nodes[i].self[k].u;
+	p->fractional = true;
+}
+
+static void keep_event(struct profile *p, node_t leaf, double c0, double c1)
+{
+	VEC_GROW(p->events, p->events_nr + 1, p->events_alloc);
+	p->events[p->events_nr++] = (struct profile_event){ leaf, { c0, c1 } };
+}
+
+/* Add whole counts to a node, or false (nothing added) on overflow. */
+static bool add_whole(union count *self, uint64_t c0, uint64_t c1)
+{
+	uint64_t s0, s1;
+	if (__builtin_add_overflow(self[0].u, c0, &s0) || __builtin_add_overflow(self[1].u, c1, &s1))
+		return false;
+	self[0].u = s0;
+	self[1].u = s1;
+	return true;
+}
+
+static bool is_whole(double c)
+{
+	return c >= 0 && c < 0x1p64 && c == floor(c);
+}
+
 void profile_add(struct profile *p, node_t leaf, double c0, double c1)
 {
-	p->nodes[leaf].self[0] += c0;
-	p->nodes[leaf].self[1] += c1;
-	if (p->keep_events) {
-		VEC_GROW(p->events, p->events_nr + 1, p->events_alloc);
-		p->events[p->events_nr++] = (struct profile_event){ leaf, { c0, c1 } };
+	union count *self = p->nodes[leaf].self;
+	if (p->fractional || !is_whole(c0) || !is_whole(c1) ||
+	    !add_whole(self, (uint64_t)c0, (uint64_t)c1)) {
+		profile_make_fractional(p);
+		self[0].d += c0;
+		self[1].d += c1;
 	}
+	if (p->keep_events)
+		keep_event(p, leaf, c0, c1);
 }
 
-void profile_merge(struct profile *dst, const struct profile *src)
+bool profile_add_whole(struct profile *p, node_t leaf, uint64_t c0, uint64_t c1)
 {
-	profile_merge_under(dst, src, PROFILE_ROOT);
+	union count *self = p->nodes[leaf].self;
+	if (p->fractional) {
+		self[0].d += (double)c0;
+		self[1].d += (double)c1;
+	} else if (!add_whole(self, c0, c1)) {
+		return false;
+	}
+	if (p->keep_events)
+		keep_event(p, leaf, (double)c0, (double)c1);
+	return true;
 }
 
-void profile_merge_under(struct profile *dst, const struct profile *src, node_t under)
+bool profile_add_node(struct profile *dst, node_t leaf, const struct profile *src, node_t n)
+{
+	if (src->fractional) {
+		profile_add(dst, leaf, profile_self(src, n, 0), profile_self(src, n, 1));
+		return true;
+	}
+	return profile_add_whole(dst, leaf, src->nodes[n].self[0].u, src->nodes[n].self[1].u);
+}
+
+bool profile_merge(struct profile *dst, const struct profile *src)
+{
+	return profile_merge_under(dst, src, PROFILE_ROOT);
+}
+
+bool profile_merge_under(struct profile *dst, const struct profile *src, node_t under)
 {
 	node_t *map = xreallocarray(NULL, src->nr, sizeof(*map));
 	map[0] = under;
@@ -137,9 +196,17 @@ void profile_merge_under(struct profile *dst, const struct profile *src, node_t 
 					 strpool_len(&src->names, n->name));
 		map[i] = profile_push(dst, map[n->parent], name);
 	}
-	for (node_t i = 0; i < src->nr; i++) {
-		dst->nodes[map[i]].self[0] += src->nodes[i].self[0];
-		dst->nodes[map[i]].self[1] += src->nodes[i].self[1];
+	bool ok = true;
+	if (src->fractional)
+		profile_make_fractional(dst);
+	for (node_t i = 0; i < src->nr && ok; i++) {
+		union count *to = dst->nodes[map[i]].self;
+		if (dst->fractional) {
+			to[0].d += profile_self(src, i, 0);
+			to[1].d += profile_self(src, i, 1);
+		} else {
+			ok = add_whole(to, src->nodes[i].self[0].u, src->nodes[i].self[1].u);
+		}
 	}
 	if (dst->keep_events) {
 		for (size_t i = 0; i < src->events_nr; i++) {
@@ -153,13 +220,27 @@ void profile_merge_under(struct profile *dst, const struct profile *src, node_t 
 	frame_sites_copy(dst, src);
 	time_cells_copy(dst, src, map);
 	free(map);
+	return ok;
 }
 
 double *profile_totals(const struct profile *p, int column)
 {
 	double *t = xreallocarray(NULL, p->nr, sizeof(*t));
+	uint64_t sum;
+	if (!p->fractional && profile_total_whole(p, column, &sum)) {
+		/* Exact sums (none passes the total), rounded once. */
+		uint64_t *w = xreallocarray(NULL, p->nr, sizeof(*w));
+		for (node_t i = 0; i < p->nr; i++)
+			w[i] = p->nodes[i].self[column].u;
+		for (node_t i = p->nr - 1; i > 0; i--)
+			w[p->nodes[i].parent] += w[i];
+		for (node_t i = 0; i < p->nr; i++)
+			t[i] = (double)w[i];
+		free(w);
+		return t;
+	}
 	for (node_t i = 0; i < p->nr; i++)
-		t[i] = p->nodes[i].self[column];
+		t[i] = profile_self(p, i, column);
 	for (node_t i = p->nr - 1; i > 0; i--)
 		t[p->nodes[i].parent] += t[i];
 	return t;
@@ -167,10 +248,25 @@ double *profile_totals(const struct profile *p, int column)
 
 double profile_total(const struct profile *p, int column)
 {
+	uint64_t whole;
+	if (!p->fractional && profile_total_whole(p, column, &whole))
+		return (double)whole;
 	double sum = 0;
 	for (node_t i = 0; i < p->nr; i++)
-		sum += p->nodes[i].self[column];
+		sum += profile_self(p, i, column);
 	return sum;
+}
+
+bool profile_total_whole(const struct profile *p, int column, uint64_t *sum)
+{
+	uint64_t s = 0;
+	if (p->fractional)
+		return false;
+	for (node_t i = 0; i < p->nr; i++)
+		if (__builtin_add_overflow(s, p->nodes[i].self[column].u, &s))
+			return false;
+	*sum = s;
+	return true;
 }
 
 size_t profile_path(const struct profile *p, node_t n, char **buf, size_t *alloc)

@@ -29,12 +29,20 @@ typedef uint32_t node_t; /* trie node; 0 is the root */
 #define NODE_KIDS_TABLE ((node_t)0x80000000) /* flag: the rest indexes kid_slots */
 #define NODE_MAX ((node_t)0x7fffffff)        /* node ids stay below the flag */
 
+/* A count of one column: a whole number while every count added to the
+ * profile was one (sums exact to 2^64 - 1), a double once the profile is
+ * fractional (profile.fractional). Read them with profile_self. */
+union count {
+	uint64_t u;
+	double d;
+};
+
 struct node {
 	node_t parent;
 	sym_t name;
 	uint32_t depth; /* root 0, its children 1, ... */
 	node_t kids;    /* NODE_KIDS_NONE, the only child, or NODE_KIDS_TABLE | table */
-	double self[2]; /* counts ending exactly here: column 0, and 1 for diffs */
+	union count self[2]; /* counts ending exactly here: column 0, and 1 for diffs */
 };
 
 /* A slot of a node's child table; child 0 marks an empty slot. A table is
@@ -63,6 +71,8 @@ struct profile {
 	uint32_t kid_slots_nr, kid_slots_alloc;
 	uint32_t kid_free[32]; /* freed tables by log2 capacity (0: none) */
 	bool differential;    /* some input carried two counts */
+	bool fractional;      /* some count was not a whole number: self[].d */
+	bool overflow;        /* profile_count_whole passed 2^64 - 1: counts are wrong */
 	bool keep_events;
 	struct profile_event *events;
 	size_t events_nr, events_alloc;
@@ -123,8 +133,44 @@ static inline node_t profile_push_str(struct profile *p, node_t parent, const ch
 	return profile_push(p, parent, profile_sym(p, s, n));
 }
 
-/* Add counts at `leaf`. Single-column inputs pass c1 == c0 (see folded.c). */
+/* Add counts at `leaf`. Single-column inputs pass c1 == c0 (see folded.c).
+ * Whole numbers add exactly; a fraction, or a sum past 2^64 - 1, makes the
+ * profile fractional (doubles from then on, as every count was once). */
 void profile_add(struct profile *p, node_t leaf, double c0, double c1);
+
+/* Add whole counts exactly. False, and nothing added, when a sum would pass
+ * 2^64 - 1 (the caller names the input); a fractional profile adds them as
+ * doubles. */
+bool profile_add_whole(struct profile *p, node_t leaf, uint64_t c0, uint64_t c1);
+
+/* One whole count in both columns (a sample's period): on overflow, sets
+ * p->overflow for the caller to report once. */
+static inline void profile_count_whole(struct profile *p, node_t leaf, uint64_t c)
+{
+	if (!profile_add_whole(p, leaf, c, c))
+		p->overflow = true;
+}
+
+/* Add the counts of src's node n at dst's leaf, exactly when both are
+ * whole; false on overflow, as profile_add_whole. */
+bool profile_add_node(struct profile *dst, node_t leaf, const struct profile *src, node_t n);
+
+/* Switch the profile's counts to doubles (profile_add does it when needed). */
+void profile_make_fractional(struct profile *p);
+
+/* The count at n in a column, as a double (exact below 2^53). */
+static inline double profile_self(const struct profile *p, node_t n, int column)
+{
+	const union count *c = &p->nodes[n].self[column];
+	return p->fractional ? c->d : (double)c->u;
+}
+
+/* Whether any count ends at n. */
+static inline bool profile_has_self(const struct profile *p, node_t n)
+{
+	const union count *c = p->nodes[n].self;
+	return p->fractional ? c[0].d != 0 || c[1].d != 0 : (c[0].u | c[1].u) != 0;
+}
 
 /* Add one count to both columns: what single-column inputs do. */
 static inline void profile_count(struct profile *p, node_t leaf, double c)
@@ -133,15 +179,19 @@ static inline void profile_count(struct profile *p, node_t leaf, double c)
 }
 
 /* Merge src into dst (names re-interned; events, frame sites and time
- * cells carried). */
-void profile_merge(struct profile *dst, const struct profile *src);
+ * cells carried). False when a whole sum would pass 2^64 - 1 (dst then
+ * holds part of src). */
+bool profile_merge(struct profile *dst, const struct profile *src);
 /* The same with src's stacks below dst's node `under` (merge NAME=FILE). */
-void profile_merge_under(struct profile *dst, const struct profile *src, node_t under);
+bool profile_merge_under(struct profile *dst, const struct profile *src, node_t under);
 
 /* Inclusive totals per node for a column: returns a malloc'd array of nr. */
 double *profile_totals(const struct profile *p, int column);
 /* Sum of all self counts in a column. */
 double profile_total(const struct profile *p, int column);
+/* The same, exact, for a profile that is not fractional: false when the
+ * sum passes 2^64 - 1. */
+bool profile_total_whole(const struct profile *p, int column, uint64_t *sum);
 
 /* Write the path root..n (exclusive of the root) as "a;b;c" into a growing
  * buffer; returns the length. *buf is realloc'd as needed. */

@@ -12,6 +12,7 @@
 #include "render/pprof.h"
 #include "render/speedscope.h"
 
+#include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 
@@ -177,8 +178,21 @@ static int write_graph(struct out *out, const struct profile *p, const struct la
 	return 0;
 }
 
+/* Whole counts whose sum passes 2^64 - 1 (or that did so while they were
+ * added) cannot be drawn or written truthfully. */
+static int check_sums(const struct profile *p)
+{
+	uint64_t sum;
+	if (p->overflow || (!p->fractional && (!profile_total_whole(p, 0, &sum) ||
+					       !profile_total_whole(p, 1, &sum))))
+		return error("the counts sum past %" PRIu64 " (2^64 - 1)", UINT64_MAX);
+	return 0;
+}
+
 int graph_render(struct profile *p, struct graph_opts *o, enum graph_format f, const char *output)
 {
+	if (check_sums(p))
+		return -1;
 	if (o->reverse) {
 		replace_profile(p, profile_reverse);
 		o->reverse = false;

@@ -38,11 +38,17 @@ static int64_t scaled(double v, double scale)
 	return (int64_t)llround(v * scale);
 }
 
+/* Frame edges exact as whole counts (and within the varints' int64). */
+static bool exact_edges(const struct layout *l)
+{
+	return l->whole && l->total_whole <= INT64_MAX;
+}
+
 /* 1 when every frame edge is a whole count, else 1000. */
 static double pick_scale(const struct layout *const *ls, int nr)
 {
 	for (int k = 0; k < nr; k++)
-		for (size_t i = 0; i < ls[k]->nr; i++) {
+		for (size_t i = 0; i < ls[k]->nr && !exact_edges(ls[k]); i++) {
 			const struct frame *f = &ls[k]->frames[i];
 			if (f->stime != floor(f->stime) || f->etime != floor(f->etime) ||
 			    f->delta != floor(f->delta) || f->etime > 9e15)
@@ -133,6 +139,11 @@ static void encode_layout(struct bytes *v, const struct profile *p, const struct
 		for (; i < end; i++) {
 			const struct frame *f = &l->frames[i];
 			int64_t s = scaled(f->stime, scale), e = scaled(f->etime, scale);
+			if (exact_edges(l) && (f->node != PROFILE_ROOT || l->timemax == l->total)) {
+				/* scale is 1; a root widened by --total keeps timemax */
+				s = (int64_t)f->start;
+				e = (int64_t)(f->start + f->width);
+			}
 			uint64_t gap = (uint64_t)(s > prev_end ? s - prev_end : 0);
 			put_varint(v, (uint64_t)name_id(nm, p, f->node) << 1 | (gap != 0));
 			if (gap)

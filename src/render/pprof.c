@@ -8,6 +8,7 @@
 #include "base/protobuf.h"
 #include "profile/frame_sites.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +89,30 @@ static int64_t to_int(double c, bool *fractional)
 	return (int64_t)r;
 }
 
+/* What flags a count pprof cannot hold as it is. */
+struct lossy {
+	bool fractional, clamped;
+};
+
+/* Node n's count in a column as a pprof value (int64). */
+static int64_t value(const struct profile *p, node_t n, int column, struct lossy *lossy)
+{
+	if (p->fractional)
+		return to_int(p->nodes[n].self[column].d, &lossy->fractional);
+	uint64_t u = p->nodes[n].self[column].u;
+	if (u > INT64_MAX) {
+		lossy->clamped = true;
+		return INT64_MAX;
+	}
+	return (int64_t)u;
+}
+
 static void put_samples(struct pb_buf *b, const struct profile *p, const uint32_t *func_of_sym,
-			double period_ns, bool *fractional)
+			double period_ns, struct lossy *lossy)
 {
 	struct pb_buf sample = { 0 }, packed = { 0 };
 	for (node_t n = 1; n < p->nr; n++) {
-		const struct node *nd = &p->nodes[n];
-		if (nd->self[0] == 0 && nd->self[1] == 0)
+		if (!profile_has_self(p, n))
 			continue;
 		pb_buf_clear(&sample);
 		pb_buf_clear(&packed);
@@ -102,15 +120,15 @@ static void put_samples(struct pb_buf *b, const struct profile *p, const uint32_
 			pb_put_varint(&packed, func_of_sym[p->nodes[m].name]);
 		pb_put_message(&sample, SAMPLE_LOCATION_ID, &packed);
 		pb_buf_clear(&packed);
-		int64_t count = to_int(nd->self[0], fractional);
+		int64_t count = value(p, n, 0, lossy);
 		if (p->differential) {
 			pb_put_varint(&packed, (uint64_t)count);
-			pb_put_varint(&packed, (uint64_t)to_int(nd->self[1], fractional));
+			pb_put_varint(&packed, (uint64_t)value(p, n, 1, lossy));
 		} else {
 			pb_put_varint(&packed, (uint64_t)count);
 			if (period_ns > 0) {
 				bool ignored = false; /* the count was already checked */
-				pb_put_varint(&packed, (uint64_t)to_int(nd->self[0] * period_ns, &ignored));
+				pb_put_varint(&packed, (uint64_t)to_int(profile_self(p, n, 0) * period_ns, &ignored));
 			}
 		}
 		pb_put_message(&sample, SAMPLE_VALUE, &packed);
@@ -216,7 +234,7 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 	uint32_t *mapping_of_module = xcalloc(nmodules + 1, sizeof(*mapping_of_module));
 	uint32_t *module_of_mapping = xcalloc(nmodules + 1, sizeof(*module_of_mapping));
 	uint32_t nmappings = number_mappings(p, sym_of_func, nfuncs, mapping_of_module, module_of_mapping);
-	bool fractional = false;
+	struct lossy lossy = { false, false };
 	const char *str[STR_FIXED];
 	int ntypes = sample_types(str, p, o);
 	/* The CPU-time column (not for differential profiles). */
@@ -225,7 +243,7 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 	put_value_type(b, &tmp, PROFILE_SAMPLE_TYPE, STR_TYPE0, STR_UNIT0);
 	if (ntypes == 2)
 		put_value_type(b, &tmp, PROFILE_SAMPLE_TYPE, STR_TYPE1, STR_UNIT1);
-	put_samples(b, p, func_of_sym, period_ns, &fractional);
+	put_samples(b, p, func_of_sym, period_ns, &lossy);
 	for (int i = 0; i < STR_FIXED; i++)
 		pb_put_string(&strings, PROFILE_STRING_TABLE, str[i], strlen(str[i]));
 	for (uint32_t f = 1; f <= nfuncs; f++)
@@ -262,8 +280,10 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 	}
 	pb_put_uint(b, PROFILE_COMMENT, STR_COMMENT);
 	pb_put_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, ntypes == 2 && p->differential ? STR_TYPE1 : STR_TYPE0);
-	if (fractional)
+	if (lossy.fractional)
 		warn("pprof: counts rounded to whole numbers (pprof values are integers)");
+	if (lossy.clamped)
+		warn("pprof: counts above %" PRId64 " written as that (pprof values are int64)", INT64_MAX);
 	free(func_of_sym);
 	free(sym_of_func);
 	free(mapping_of_module);

@@ -15,6 +15,25 @@ static void put_number(struct out *out, double v)
 	out_write(out, buf, numfmt_g15(buf, v));
 }
 
+/* Node n's count in a column, exact unless the profile is fractional. */
+static void put_self(struct out *out, const struct profile *p, node_t n, int column)
+{
+	if (p->fractional)
+		put_number(out, p->nodes[n].self[column].d);
+	else
+		out_u64(out, p->nodes[n].self[column].u);
+}
+
+/* The column's total: exact when whole (graph_render checked the sum). */
+static void put_total(struct out *out, const struct profile *p, int column)
+{
+	uint64_t sum;
+	if (profile_total_whole(p, column, &sum))
+		out_u64(out, sum);
+	else
+		put_number(out, profile_total(p, column));
+}
+
 /* The nodes from the root's child down to leaf into (*path)[0..depth);
  * returns depth. */
 static size_t leaf_path(const struct profile *p, node_t leaf, node_t **path, size_t *alloc)
@@ -75,11 +94,11 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 		out_printf(out, "%s{\"type\":\"sampled\",\"name\":\"%s\",\"unit\":\"%s\",", col ? ",\n" : "",
 			   name, unit);
 		out_puts(out, "\"startValue\":0,\"endValue\":");
-		put_number(out, profile_total(p, col));
+		put_total(out, p, col);
 		out_puts(out, ",\"samples\":[");
 		bool first = true;
 		for (size_t i = 0; i < nleaves; i++) {
-			if (p->nodes[leaves[i]].self[col] == 0)
+			if (profile_self(p, leaves[i], col) == 0)
 				continue;
 			size_t depth = leaf_path(p, leaves[i], &path, &path_alloc);
 			out_puts(out, first ? "\n[" : ",\n[");
@@ -94,13 +113,12 @@ void speedscope_write(struct out *out, const struct profile *p, const char *coun
 		out_puts(out, "],\"weights\":[");
 		first = true;
 		for (size_t i = 0; i < nleaves; i++) {
-			double w = p->nodes[leaves[i]].self[col];
-			if (w == 0)
+			if (profile_self(p, leaves[i], col) == 0)
 				continue;
 			if (!first)
 				out_putc(out, ',');
 			first = false;
-			put_number(out, w);
+			put_self(out, p, leaves[i], col);
 		}
 		out_puts(out, "]}");
 	}

@@ -136,6 +136,13 @@ static void put_countname(struct out *o, const struct svg_opts *s, const struct 
 		xml_escape_str(o, s->countname, ESC_QUOT);
 }
 
+/* Whether f's count is its exact width (whole counts, no --factor, not a
+ * root widened by --total). */
+static bool exact_width(const struct layout *l, const struct frame *f, const struct svg_opts *s)
+{
+	return l->whole && s->factor == 1 && (f->node != PROFILE_ROOT || l->timemax == l->total);
+}
+
 /* "NAME (S countname, P%[; D%])" with flamegraph.pl's rounding. w: NULL,
  * or what is kept between frames. */
 static void put_title(struct out *o, const struct profile *p, const struct layout *l,
@@ -143,7 +150,10 @@ static void put_title(struct out *o, const struct profile *p, const struct layou
 {
 	char num[NUMFMT_BUF];
 	double samples = (f->etime - f->stime) * s->factor;
-	numfmt_fixed(num, samples, 0);
+	if (exact_width(l, f, s))
+		num[numfmt_u64(num, f->width)] = '\0';
+	else
+		numfmt_fixed(num, samples, 0);
 	if (f->node == PROFILE_ROOT) {
 		out_puts(o, "all (");
 		put_commified(o, num);
@@ -446,7 +456,10 @@ static void write_script(struct out *o, const struct layout *l, const struct svg
 	out_puts(o, ", \"factor\": ");
 	put_num(o, s->factor);
 	out_puts(o, ", \"total\": ");
-	put_num(o, l->timemax);
+	if (l->whole && l->timemax == l->total)
+		out_u64(o, l->total_whole);
+	else
+		put_num(o, l->timemax);
 	out_printf(o, ", \"differential\": %s, \"truncateRight\": %s};\n",
 		   l->differential ? "true" : "false", s->truncate_left ? "false" : "true");
 	/* The viewer must not end the CDATA section; split any "]]>". */

@@ -32,14 +32,16 @@ TEST(folded_merges_and_sorts)
 TEST(folded_count_rules)
 {
 	/* flamegraph.pl's regex: digits with optional fraction after whitespace */
-	double c;
+	struct folded_count c;
 	size_t n;
 	n = 5;
-	CHECK(folded_take_count("a;b 7", &n, &c) && n == 3 && c == 7);
-	n = 6;
-	CHECK(folded_take_count("a;b 12.", &n, &c) && c == 12);
+	CHECK(folded_take_count("a;b 7", &n, &c) && n == 3 && c.whole && c.u == 7);
 	n = 7;
-	CHECK(folded_take_count("a;b 1.5", &n, &c) && c == 1.5);
+	CHECK(folded_take_count("a;b 12.", &n, &c) && !c.whole && c.d == 12);
+	n = 6;
+	CHECK(folded_take_count("a;b 12.", &n, &c) && c.whole && c.u == 12);
+	n = 7;
+	CHECK(folded_take_count("a;b 1.5", &n, &c) && !c.whole && c.d == 1.5);
 	n = 6;
 	CHECK(!folded_take_count("a;b .5", &n, &c));
 	n = 6;
@@ -49,7 +51,48 @@ TEST(folded_count_rules)
 	n = 3;
 	CHECK(!folded_take_count("a;b", &n, &c));
 	n = 2;
-	CHECK(folded_take_count("\t9", &n, &c) && n == 0 && c == 9);
+	CHECK(folded_take_count("\t9", &n, &c) && n == 0 && c.whole && c.u == 9);
+	/* whole numbers past 15 digits stay exact, past 2^64 - 1 say so */
+	n = 24;
+	CHECK(folded_take_count("a;b 18446744073709551615", &n, &c) && n == 3 && c.whole &&
+	      !c.too_big && c.u == UINT64_MAX);
+	n = 24;
+	CHECK(folded_take_count("a;b 18446744073709551616", &n, &c) && c.whole && c.too_big);
+}
+
+TEST(folded_counts_are_exact)
+{
+	/* Perl adds these as 64-bit integers: ...993, not the double ...992 */
+	char *s = fold("a;b 9007199254740992\na;b 1\n", NULL);
+	CHECK_STR(s, "a;b 9007199254740993\n");
+	free(s);
+	s = fold("a 18446744073709551615\n", NULL);
+	CHECK_STR(s, "a 18446744073709551615\n");
+	free(s);
+	/* a fraction switches the profile to doubles: today's sums */
+	s = fold("a 1\nb 0.5\nb 0.25\n", NULL);
+	CHECK_STR(s, "a 1\nb 0.75\n");
+	free(s);
+}
+
+TEST(folded_count_overflow_is_an_error)
+{
+	struct profile p;
+	profile_init(&p);
+	const char *text = "a 18446744073709551615\nb 1\na 1\n";
+	CHECK(folded_parse(&p, "t", text, strlen(text), NULL, NULL) != 0);
+	profile_release(&p);
+	profile_init(&p);
+	text = "a 1\nb 99999999999999999999\n";
+	CHECK(folded_parse(&p, "t", text, strlen(text), NULL, NULL) != 0);
+	profile_release(&p);
+	/* the sum over stacks is checked where it is used */
+	profile_init(&p);
+	text = "a 18446744073709551615\nb 1\n";
+	CHECK(folded_parse(&p, "t", text, strlen(text), NULL, NULL) == 0);
+	uint64_t sum;
+	CHECK(!profile_total_whole(&p, 0, &sum));
+	profile_release(&p);
 }
 
 TEST(folded_differential_and_spaces)

@@ -428,7 +428,7 @@ TEST(report_fold_pushes_on_a_thread_make_the_same_nodes)
 	uint32_t differ = 0;
 	for (node_t i = 1; i < here.nr && i < there.nr; i++) {
 		const struct node *a = &here.nodes[i], *b = &there.nodes[i];
-		differ += a->parent != b->parent || a->self[0] != b->self[0] ||
+		differ += a->parent != b->parent || profile_self(&here, i, 0) != profile_self(&there, i, 0) ||
 			  strcmp(profile_name(&here, i), profile_name(&there, i)) != 0;
 	}
 	CHECK_EQ_U64(differ, 0);
@@ -524,7 +524,7 @@ TEST(fold_pushes_apply_a_chain_larger_than_the_ring_in_order)
 	uint32_t differ = 0;
 	for (node_t i = 1; i < p[0].nr && i < p[1].nr; i++)
 		differ += p[0].nodes[i].parent != p[1].nodes[i].parent || p[0].nodes[i].name != p[1].nodes[i].name ||
-			  p[0].nodes[i].self[0] != p[1].nodes[i].self[0];
+			  profile_self(&p[0], i, 0) != profile_self(&p[1], i, 0);
 	CHECK_EQ_U64(differ, 0);
 	profile_release(&p[0]);
 	profile_release(&p[1]);
