@@ -20,6 +20,7 @@
 #include "collapse/perf_script.h"
 #include "profile/profile.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -229,6 +230,20 @@ static int collapse_inputs(struct profile *p, const struct collapse_format *fmt,
 	return 0;
 }
 
+/* Nothing collapsed from a detected format: an error unless every input
+ * was blank, so that input detection got wrong, or none of whose lines
+ * could be read, does not pass as an empty profile. (A format named on
+ * the command line keeps its reference script's exit 0.) */
+static int check_some_stack(const struct input *in, size_t n, const struct collapse_format *fmt)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < in[i].len; k++)
+			if (!isspace((unsigned char)in[i].data[k]))
+				return error("%s: no stacks found (read as %s: scorch collapse --list names "
+					     "the formats)", in[i].name, fmt->name);
+	return 0;
+}
+
 /* Read the inputs (stdin when none), collapse them, write the result. */
 static int run(struct args *a, const struct collapse_format *fmt)
 {
@@ -242,6 +257,7 @@ static int run(struct args *a, const struct collapse_format *fmt)
 	int ret = 0;
 	while (loaded < n && !ret)
 		ret = input_load(&in[loaded], files[loaded]) ? -1 : (loaded++, 0);
+	bool detected = !fmt;
 	if (!ret && !fmt && !(fmt = detected_format(in, n)))
 		ret = -1;
 	struct profile p;
@@ -255,6 +271,8 @@ static int run(struct args *a, const struct collapse_format *fmt)
 		ret = collapse_inputs(&p, fmt, in, n, &a->opts);
 	if (ret)
 		time_arg_check("collapse", a->opts.time_ranges);
+	if (!ret && p.nr == 1 && detected && !a->opts.time_ranges)
+		ret = check_some_stack(in, n, fmt); /* (--time may select nothing) */
 	for (size_t i = 0; i < loaded; i++)
 		input_release(&in[i]);
 	free(in);

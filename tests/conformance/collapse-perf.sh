@@ -19,7 +19,8 @@
 #      through the line-by-line path) folds to the same output;
 #   7. detection: `scorch collapse FILE` (no format name) gives exactly the
 #      output of `scorch collapse perf FILE` for every perf input above
-#      (all header variants: with and without pid, cpu, period; # headers).
+#      (all header variants: with and without pid, cpu, period; # headers),
+#      or, where that output is empty, exits 1 saying no stacks were found.
 # Sourced by tests/conformance/run (lib.sh loaded).
 
 cp_fg=$CONFORMANCE/flamegraph
@@ -337,7 +338,14 @@ cp_detect() {
 		"$SCORCH" collapse "$f" >"$cp_tmp/d1" 2>"$cp_tmp/derr"
 		rc=$?
 		"$SCORCH" collapse perf "$f" >"$cp_tmp/d2" 2>/dev/null
-		if [ $rc != 0 ]; then
+		if [ ! -s "$cp_tmp/d2" ] && [ -s "$f" ]; then
+			# nothing folds (as the script): detection says so
+			if [ $rc = 1 ] && grep -q "no stacks found" "$cp_tmp/derr"; then
+				ok "$name (no stacks: an error)"
+			else
+				not_ok "$name" "exit $rc on input that folds to nothing" "$(head -2 "$cp_tmp/derr")"
+			fi
+		elif [ $rc != 0 ]; then
 			not_ok "$name" "exit $rc" "$(head -2 "$cp_tmp/derr")"
 		elif cmp -s "$cp_tmp/d1" "$cp_tmp/d2"; then
 			ok "$name"
