@@ -1,5 +1,7 @@
 #include "base/alloc.h"
 
+#include "base/tempfile.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -12,10 +14,25 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+void alloc_fail(const char *what)
+{
+	/* No stdio (its buffers may need memory, another thread may hold its
+	 * lock) and no exit handlers: the message, the temporaries, _exit. */
+	static const char head[] = "scorch: out of memory: ";
+	static const char tail[] = " (a limit such as ulimit -v, or the system's memory)\n";
+	ssize_t ignored = write(STDERR_FILENO, head, sizeof(head) - 1);
+	ignored = write(STDERR_FILENO, what, strlen(what));
+	ignored = write(STDERR_FILENO, tail, sizeof(tail) - 1);
+	(void)ignored;
+	tempfile_remove_all();
+	_exit(1);
+}
+
 static void out_of_memory(size_t n)
 {
-	fprintf(stderr, "scorch: out of memory allocating %zu bytes\n", n);
-	abort();
+	char what[64];
+	snprintf(what, sizeof(what), "allocating %zu bytes", n);
+	alloc_fail(what);
 }
 
 /* Blocks of BIG_FROM bytes or more are aligned on and a multiple of the

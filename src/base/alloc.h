@@ -35,6 +35,11 @@ void *xcalloc_dense(size_t nmemb, size_t size);
 void *xcalloc_table(size_t n);
 char *xmemdup0(const void *p, size_t n);
 
+/* Out of memory (or of a table's ids): "scorch: out of memory: WHAT" on
+ * stderr, the temporary files of outputs in progress removed (old outputs
+ * stay as they were), exit status 1. What every x*alloc does on failure. */
+_Noreturn void alloc_fail(const char *what);
+
 /* For a command that makes many small blocks on its main thread (report:
  * an address space, a thread and a few hash entries per process seen):
  * glibc's main heap grows `pad` bytes ahead at a time from now on, and

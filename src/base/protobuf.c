@@ -15,7 +15,7 @@ void pb_buf_release(struct pb_buf *b)
 static void reserve(struct pb_buf *b, size_t n)
 {
 	if (n > SIZE_MAX - b->len)
-		abort();
+		alloc_fail("a protobuf message over SIZE_MAX bytes");
 	VEC_GROW(b->data, b->len + n, b->alloc);
 }
 

@@ -26,13 +26,18 @@ static bool handlers_installed;
 
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ };
 
-static void remove_and_reraise(int sig)
+void tempfile_remove_all(void)
 {
-	int saved_errno = errno;
 	if (getpid() == owner)
 		for (int i = 0; i < TEMPFILE_SLOTS; i++)
 			if (slots[i].used)
 				unlink(slots[i].path);
+}
+
+static void remove_and_reraise(int sig)
+{
+	int saved_errno = errno;
+	tempfile_remove_all();
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered when the handler returns (sig is blocked in it) */
 	errno = saved_errno;

@@ -26,4 +26,8 @@ int tempfile_mkstemp(char *template, int *slot);
  * no-op. */
 void tempfile_forget(int slot);
 
+/* Remove every registered file now: for a process about to die of
+ * something other than a signal (out of memory). Async-signal-safe. */
+void tempfile_remove_all(void);
+
 #endif

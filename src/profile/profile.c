@@ -36,8 +36,7 @@ static node_t new_node(struct profile *p, node_t parent, sym_t name)
 {
 	if (p->nr > NODE_MAX) {
 		/* 2^31 nodes: 64 GiB of them, out of memory in practice */
-		fprintf(stderr, "scorch: out of memory: more than %u stack frames\n", NODE_MAX);
-		abort();
+		alloc_fail("more than 2^31 - 1 stack frames");
 	}
 	VEC_GROW(p->nodes, (size_t)p->nr + 1, p->alloc);
 	node_t id = p->nr++;
@@ -57,8 +56,7 @@ static uint32_t table_new(struct profile *p, uint32_t log2cap)
 		p->kid_free[log2cap] = p->kid_slots[t].name;
 	} else {
 		if (p->kid_slots_nr > UINT32_MAX - 1 - cap) {
-			fprintf(stderr, "scorch: out of memory: child tables over 2^32 slots\n");
-			abort();
+			alloc_fail("child tables over 2^32 slots");
 		}
 		t = p->kid_slots_nr;
 		VEC_GROW(p->kid_slots, (size_t)t + 1 + cap, p->kid_slots_alloc);

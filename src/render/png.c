@@ -4,14 +4,17 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/numfmt.h"
+#include "base/tempfile.h"
 #include "render/escape.h"
 
 #include <cairo.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <pango/pangocairo.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* cairo and pango are loaded when a PNG is drawn, not linked: linking them
  * loads some 35 libraries and runs their constructors at every start,
@@ -181,7 +184,57 @@ static void rounded_rect(cairo_t *cr, double x, double y, double w, double h, do
 	cairo_close_path(cr);
 }
 
+/* GLib (under pango and fontconfig) stops the process when it runs out of
+ * memory: g_error, then a breakpoint trap (SIGTRAP) or abort; fontconfig's
+ * loader thread (pango starts it) dereferences what malloc did not give.
+ * While a PNG is drawn, those end scorch as an error instead: the
+ * libraries' messages are on stderr already; ours says what failed, and
+ * the temporary output goes. A fault on the main thread (scorch's own code
+ * among the library calls) still dies of its signal, as a bug should. */
+static void library_stopped(int sig)
+{
+	static const char msg[] = "scorch: png: the cairo/pango libraries stopped (out of memory?): "
+				  "no PNG written\n";
+	if ((sig == SIGSEGV || sig == SIGBUS) && gettid() == getpid()) {
+		tempfile_remove_all();
+		signal(sig, SIG_DFL); /* the faulting instruction runs again, and dies */
+		return;
+	}
+	ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)ignored;
+	tempfile_remove_all();
+	_exit(1);
+}
+
+static const int library_signals[] = { SIGTRAP, SIGABRT, SIGSEGV, SIGBUS };
+
+static void catch_library_stops(struct sigaction *old)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = library_stopped;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(library_signals) / sizeof(library_signals[0]); i++)
+		sigaction(library_signals[i], &sa, &old[i]);
+}
+
+static void restore_library_stops(const struct sigaction *old)
+{
+	for (size_t i = 0; i < sizeof(library_signals) / sizeof(library_signals[0]); i++)
+		sigaction(library_signals[i], &old[i], NULL);
+}
+
+static int draw(struct out *out, const struct profile *p, const struct layout *l, struct svg_opts *s);
+
 int png_write(struct out *out, const struct profile *p, const struct layout *l, struct svg_opts *s)
+{
+	struct sigaction old[sizeof(library_signals) / sizeof(library_signals[0])];
+	catch_library_stops(old);
+	int ret = draw(out, p, l, s);
+	restore_library_stops(old);
+	return ret;
+}
+
+static int draw(struct out *out, const struct profile *p, const struct layout *l, struct svg_opts *s)
 {
 	struct svg_geometry g = svg_geometry(l, s);
 	double height = ceil(g.imageheight);
