@@ -95,18 +95,9 @@ static bool add_side(struct profile *dst, const struct profile *src, int col, bo
 		map[i] = profile_push_str(dst, map[src->nodes[i].parent], s, n);
 	}
 	bool ok = true;
-	if (src->fractional)
-		profile_make_fractional(dst);
-	for (node_t i = 0; i < src->nr; i++) {
-		union count *to = &dst->nodes[map[i]].self[col];
-		if (dst->fractional) {
-			double c = profile_self(src, i, 1);
-			if (c != 0)
-				to->d += c;
-		} else if (__builtin_add_overflow(to->u, src->nodes[i].self[1].u, &to->u)) {
-			ok = false;
-		}
-	}
+	for (node_t i = 0; i < src->nr; i++)
+		if (profile_has_self(src, i))
+			ok &= profile_add_column(dst, map[i], col, src, i, 1);
 	free(buf);
 	free(map);
 	return ok;

@@ -162,8 +162,9 @@ static void differential(struct profile *out, const struct profile *before, cons
 		for (node_t i = 1; i < src->nr; i++)
 			map[i] = profile_push_str(out, map[src->nodes[i].parent], profile_name(src, i),
 						  profile_name_len(src, i));
+		/* one stack of out per stack of src: no sum grows */
 		for (node_t i = 0; i < src->nr; i++)
-			out->nodes[map[i]].self[col] += src->nodes[i].self[0];
+			(void)profile_add_column(out, map[i], col, src, i, 0);
 		free(map);
 	}
 	out->differential = true;

@@ -179,6 +179,23 @@ bool profile_add_node(struct profile *dst, node_t leaf, const struct profile *sr
 	return profile_add_whole(dst, leaf, src->nodes[n].self[0].u, src->nodes[n].self[1].u);
 }
 
+bool profile_add_column(struct profile *dst, node_t leaf, int col, const struct profile *src, node_t n,
+			int src_col)
+{
+	union count *to = &dst->nodes[leaf].self[col];
+	if (src->fractional)
+		profile_make_fractional(dst);
+	if (dst->fractional) {
+		to->d += profile_self(src, n, src_col);
+		return true;
+	}
+	uint64_t sum;
+	if (__builtin_add_overflow(to->u, src->nodes[n].self[src_col].u, &sum))
+		return false;
+	to->u = sum;
+	return true;
+}
+
 bool profile_merge(struct profile *dst, const struct profile *src)
 {
 	return profile_merge_under(dst, src, PROFILE_ROOT);

@@ -155,6 +155,11 @@ static inline void profile_count_whole(struct profile *p, node_t leaf, uint64_t 
  * whole; false on overflow, as profile_add_whole. */
 bool profile_add_node(struct profile *dst, node_t leaf, const struct profile *src, node_t n);
 
+/* Add src's count at n in column src_col to dst's leaf in column col only
+ * (diff's sides); false on overflow, as profile_add_whole. */
+bool profile_add_column(struct profile *dst, node_t leaf, int col, const struct profile *src, node_t n,
+			int src_col);
+
 /* Switch the profile's counts to doubles (profile_add does it when needed). */
 void profile_make_fractional(struct profile *p);
 

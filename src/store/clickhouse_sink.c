@@ -89,7 +89,7 @@ static void encode(struct ch_sink *k, const struct profile *p, const struct stor
 	const char *event = m->event ? m->event : "", *unit = m->unit ? m->unit : "samples";
 	*nr_new = 0;
 	for (node_t i = 1; i < p->nr; i++) {
-		double c = p->nodes[i].self[0];
+		double c = profile_self(p, i, 0);
 		if (!(c > 0))
 			continue;
 		uint32_t v;
@@ -119,7 +119,7 @@ static void encode(struct ch_sink *k, const struct profile *p, const struct stor
 		for (size_t l = 0; l < m->nr_labels; l++)
 			rb_str(samples, m->labels[l], strlen(m->labels[l]));
 		rb_u64(samples, h[i]);
-		rb_u64(samples, (uint64_t)llround(c));
+		rb_u64(samples, p->fractional ? (uint64_t)llround(c) : p->nodes[i].self[0].u);
 	}
 	free(frames);
 	free(lens);

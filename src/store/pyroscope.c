@@ -81,7 +81,7 @@ static int pyro_put(struct sink *s, const struct profile *p, const struct store_
 	struct pyro *k = s->state;
 	size_t stacks = 0;
 	for (node_t i = 1; i < p->nr; i++)
-		stacks += p->nodes[i].self[0] != 0;
+		stacks += profile_self(p, i, 0) != 0;
 	if (stacks > PYRO_MAX_SAMPLES)
 		warn("%s: an interval of %zu stacks: a default server takes %d", s->url, stacks, PYRO_MAX_SAMPLES);
 	struct out *o = out_open_mem();

@@ -45,7 +45,7 @@ TEST(time_cells_absent_unless_asked)
 	node_t a = leaf(&p, "x", "a");
 	profile_count_at(&p, a, 1, 5 * S);
 	CHECK(p.time == NULL);
-	CHECK(p.nodes[a].self[0] == 1);
+	CHECK(profile_self(&p, a, 0) == 1);
 	profile_release(&p);
 }
 
@@ -71,7 +71,7 @@ TEST(time_cells_cells_and_origin)
 	CHECK_EQ_U64(t->cells, 137);
 	CHECK_EQ_U64(time_cells_seconds(t), 3);
 	CHECK(!t->epoch_known);
-	CHECK(p.nodes[a].self[0] == 3 && p.nodes[b].self[0] == 3);
+	CHECK(profile_self(&p, a, 0) == 3 && profile_self(&p, b, 0) == 3);
 	/* an earlier sample: cell 0 moves back to its second */
 	profile_count_at(&p, b, 1, 998 * S + 10 * MS);
 	CHECK_EQ_U64(t->origin, 998 * S);
