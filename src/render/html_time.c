@@ -37,7 +37,7 @@ uint32_t html_time_encode(struct bytes *v, const struct profile *p, double scale
 		line_of[i] = UINT32_MAX;
 	uint32_t lines = 0;
 	for (size_t i = 0; i < nleaves; i++)
-		if (p->nodes[leaves[i]].self[1] > 0)
+		if (profile_self(p, leaves[i], 1) > 0)
 			line_of[leaves[i]] = lines++;
 	free(leaves);
 	struct cell_line *e = xreallocarray(NULL, t->nr ? t->nr : 1, sizeof(*e));

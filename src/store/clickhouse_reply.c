@@ -40,7 +40,7 @@ int ch_reply_stacks(const char *name, const char *data, size_t len, bool group_b
 		}
 		uint64_t c = rb_read_u64(&in);
 		if (!in.bad && at != PROFILE_ROOT && c)
-			profile_count(p, at, (double)c);
+			profile_count_whole(p, at, c);
 	}
 	free(buf);
 	if (in.bad)
