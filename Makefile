@@ -177,8 +177,8 @@ $(O)/gen/%_css.h: src/render/viewer/%.css
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)xxd -i -n viewer_$*_css $< > $@
 
-# eBPF program (record's BPF backend): clang -target bpf, then a libbpf
-# skeleton header that only src/record/bpf.c includes.
+# eBPF programs (record's BPF backend): clang -target bpf, then a libbpf
+# skeleton header that only its user side, src/record/bpf_<name>.c, includes.
 BPF_ARCH    := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
 BPF_TRIPLET := $(shell gcc -dumpmachine 2>/dev/null || $(CC) -dumpmachine)
 $(O)/%.bpf.o: src/record/%.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/common.bpf.h
@@ -191,7 +191,7 @@ $(O)/gen/%.skel.h: $(O)/%.bpf.o
 	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 .SECONDARY: $(O)/profile.bpf.o $(O)/offcpu.bpf.o
-$(O)/obj/record/bpf.o: $(O)/gen/profile.skel.h
+$(O)/obj/record/bpf_profile.o: $(O)/gen/profile.skel.h
 $(O)/obj/record/bpf_offcpu.o: $(O)/gen/offcpu.skel.h
 
 # C unit tests: one binary against the core objects.

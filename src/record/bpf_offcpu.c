@@ -3,7 +3,7 @@
  * sets its filters and, after detaching, turns its sums into off-CPU
  * samples (record.h's contract). bpf.c's loop drives it, alone or beside
  * the on-CPU sampler (--wall). Built only with libbpf. */
-#include "record/bpf.h"
+#include "record/bpf_offcpu.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -229,57 +229,68 @@ const struct record_sample *bpf_offcpu_waker(struct bpf_offcpu *oc, const struct
 	return waker_sample(oc, &w, s);
 }
 
-void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,
-		      void (*copied)(void *arg, const void *data, size_t len), void *arg)
-{
-	int counts = bpf_map__fd(oc->skel->maps.counts);
-	int start = bpf_map__fd(oc->skel->maps.start);
+/* A key's frames, read into the caller's buffers. */
+struct key_frames {
 	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
 	char comm[PROFILE_COMM_LEN + 1];
-	struct record_sample s;
+};
 
+/* --wakers: the blocked time per (stack, waker). */
+static void drain_wakes(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit)
+{
+	int wakes = bpf_map__fd(oc->skel->maps.wake_counts);
+	struct key_frames kf;
+	struct offcpu_wake_key wk, wnext;
+	struct record_sample s, ws;
+	const void *prev = NULL;
+	while (!bpf_map_get_next_key(wakes, prev, &wnext)) {
+		struct offcpu_sum sum;
+		wk = wnext;
+		prev = &wk;
+		if (bpf_map_lookup_elem(wakes, &wk, &sum) || !sum.blocks)
+			continue;
+		bpf_stacks_key_sample(&oc->stacks, &wk.key, sum.blocks, &s, kf.comm, kf.user, kf.kernel, stats, limit);
+		s.off_cpu = true;
+		s.ns = sum.ns;
+		if (wk.waker.user_stack != PROFILE_NO_STACK || wk.waker.kernel_stack != PROFILE_NO_STACK)
+			s.waker = waker_sample(oc, &wk.waker, &ws);
+		recorder_sample(r, &s);
+	}
+}
+
+/* The blocked time per stack (runnable: --wall's waits for a CPU). */
+static void drain_sums(struct bpf_offcpu *oc, int map, bool runnable, struct recorder *r,
+		       struct record_stats *stats, uint32_t limit)
+{
+	struct key_frames kf;
+	struct record_sample s;
 	struct profile_key key, next;
 	const void *prev = NULL;
-	oc->limit = limit;
-	if (oc->wakers) {
-		int wakes = bpf_map__fd(oc->skel->maps.wake_counts);
-		struct offcpu_wake_key wk, wnext;
-		struct record_sample ws;
-		while (!bpf_map_get_next_key(wakes, prev, &wnext)) {
-			struct offcpu_sum sum;
-			wk = wnext;
-			prev = &wk;
-			if (bpf_map_lookup_elem(wakes, &wk, &sum) || !sum.blocks)
-				continue;
-			bpf_stacks_key_sample(&oc->stacks, &wk.key, sum.blocks, &s, comm, user, kernel, stats, limit);
-			s.off_cpu = true;
-			s.ns = sum.ns;
-			if (wk.waker.user_stack != PROFILE_NO_STACK || wk.waker.kernel_stack != PROFILE_NO_STACK)
-				s.waker = waker_sample(oc, &wk.waker, &ws);
-			recorder_sample(r, &s);
-		}
-		prev = NULL;
+	while (!bpf_map_get_next_key(map, prev, &next)) {
+		struct offcpu_sum sum;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(map, &key, &sum) || !sum.blocks)
+			continue;
+		bpf_stacks_key_sample(&oc->stacks, &key, sum.blocks, &s, kf.comm, kf.user, kf.kernel, stats, limit);
+		s.off_cpu = true;
+		s.runnable = runnable;
+		s.ns = sum.ns;
+		recorder_sample(r, &s);
 	}
-	for (int runnable = 0; runnable < 2; runnable++) {
-		int map = runnable ? bpf_map__fd(oc->skel->maps.runnable_counts) : counts;
-		prev = NULL;
-		while (!bpf_map_get_next_key(map, prev, &next)) {
-			struct offcpu_sum sum;
-			key = next;
-			prev = &key;
-			if (bpf_map_lookup_elem(map, &key, &sum) || !sum.blocks)
-				continue;
-			bpf_stacks_key_sample(&oc->stacks, &key, sum.blocks, &s, comm, user, kernel, stats, limit);
-			s.off_cpu = true;
-			s.runnable = runnable;
-			s.ns = sum.ns;
-			recorder_sample(r, &s);
-		}
-	}
-	/* Threads still switched out: blocked from their switch-out to the
-	 * end (the minimum applies; the maximum is for finished blocks). */
+}
+
+/* Threads still switched out: blocked from their switch-out to the end
+ * (the minimum applies; the maximum is for finished blocks). Those whose
+ * stack was copied go to copied(). */
+static void drain_open(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,
+		       void (*copied)(void *arg, const void *data, size_t len), void *arg)
+{
+	int start = bpf_map__fd(oc->skel->maps.start);
+	struct key_frames kf;
+	struct record_sample s;
 	uint32_t tid, next_tid;
-	prev = NULL;
+	const void *prev = NULL;
 	while (!bpf_map_get_next_key(start, prev, &next_tid)) {
 		struct offcpu_start st;
 		tid = next_tid;
@@ -299,12 +310,23 @@ void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_s
 			copied(arg, oc->pending[at].u, oc->pending[at].len);
 			continue;
 		}
-		bpf_stacks_key_sample(&oc->stacks, &st.key, 1, &s, comm, user, kernel, stats, limit);
+		bpf_stacks_key_sample(&oc->stacks, &st.key, 1, &s, kf.comm, kf.user, kf.kernel, stats, limit);
 		s.off_cpu = true;
 		s.runnable = st.runnable;
 		s.ns = ns;
 		recorder_sample(r, &s);
 	}
+}
+
+void bpf_offcpu_drain(struct bpf_offcpu *oc, struct recorder *r, struct record_stats *stats, uint32_t limit,
+		      void (*copied)(void *arg, const void *data, size_t len), void *arg)
+{
+	oc->limit = limit;
+	if (oc->wakers)
+		drain_wakes(oc, r, stats, limit);
+	drain_sums(oc, bpf_map__fd(oc->skel->maps.counts), false, r, stats, limit);
+	drain_sums(oc, bpf_map__fd(oc->skel->maps.runnable_counts), true, r, stats, limit);
+	drain_open(oc, r, stats, limit, copied, arg);
 	stats->offcpu_filtered += stat_sum(oc, OFFCPU_STAT_FILTERED);
 	stats->lost += stat_sum(oc, OFFCPU_STAT_COUNTS_FULL) + stat_sum(oc, OFFCPU_STAT_START_FULL) + oc->orphan_ends;
 	stats->copy_full += stat_sum(oc, OFFCPU_STAT_COPY_FULL) + stat_sum(oc, OFFCPU_STAT_END_FULL);

@@ -2,7 +2,7 @@
  * ids resolved through the maps that hold them (profile.bpf.c's size
  * classes, which offcpu.bpf.c shares), or through a cache read
  * from the maps in batches. Built only with libbpf (HAVE_LIBBPF). */
-#include "record/bpf.h"
+#include "record/bpf_stacks.h"
 
 #include "base/alloc.h"
 

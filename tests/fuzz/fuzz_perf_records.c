@@ -5,7 +5,7 @@
  * behind it.
  * /proc is replaced by a directory that does not exist, so nothing about
  * the real machine is read. */
-#include "record/offcpu.h"
+#include "record/perf_offcpu.h"
 #include "record/perf_parse.h"
 #include "record/record.h"
 

@@ -8,7 +8,7 @@
 
 #include "base/out.h"
 #include "profile/folded.h"
-#include "record/offcpu.h"
+#include "record/perf_offcpu.h"
 #include "record/record.h"
 
 #include <linux/perf_event.h>

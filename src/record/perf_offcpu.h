@@ -1,8 +1,8 @@
 /* record --off-cpu, perf backend: sched_switch samples and switch-in
  * records -> blocked time per stack in the recorder (the profile's shape
  * is in record.h). Records must arrive in time order across CPUs. */
-#ifndef SCORCH_RECORD_OFFCPU_H
-#define SCORCH_RECORD_OFFCPU_H
+#ifndef SCORCH_RECORD_PERF_OFFCPU_H
+#define SCORCH_RECORD_PERF_OFFCPU_H
 
 #include "record/recorder.h"
 

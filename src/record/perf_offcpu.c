@@ -1,9 +1,9 @@
 /* record --off-cpu on the perf backend: blocked intervals from the
  * sched_switch tracepoint's samples (switch-out: the stack, prev_state
  * and time) and the kernel's context-switch records (switch-in), handed
- * over in time order across CPUs by perf_event.c. See record.h for the
+ * over in time order across CPUs by perf_ring.c. See record.h for the
  * profile it gives. */
-#include "record/offcpu.h"
+#include "record/perf_offcpu.h"
 
 #include "base/alloc.h"
 #include "base/error.h"

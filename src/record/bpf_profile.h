@@ -1,0 +1,47 @@
+/* profile.bpf.c's user side (record-private, libbpf only): the on-CPU
+ * sampler of the BPF backend. The program counts stacks in the kernel
+ * (counts, keyed by struct profile_key), sends samples whole when a map is
+ * full (spills) and user-stack copies for DWARF (ustacks ring). */
+#ifndef SCORCH_RECORD_BPF_PROFILE_H
+#define SCORCH_RECORD_BPF_PROFILE_H
+
+#include "record/profile_abi.h"
+#include "record/recorder.h"
+#include "record/target.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bpf_profile;
+/* Open, configure from o and load it; copy: user stacks copied out
+ * (DWARF); depth: frames kept per stack. 0, or RECORD_UNAVAILABLE after
+ * record_bpf_unavailable when it cannot load here. */
+int bpf_profile_open(const struct record_opts *o, const struct record_target *t, bool copy, uint32_t depth,
+		     struct bpf_profile **out);
+/* The -p/-t filters, each target checked first (recorder_seen for -p). */
+int bpf_profile_filter(struct bpf_profile *b, const struct record_opts *o, const struct record_target *t,
+		       struct recorder *r);
+/* One sampling event per CPU, with the program attached; *event: its
+ * name for stats. 0, or -1 after a message. */
+int bpf_profile_attach(struct bpf_profile *b, const struct record_opts *o, const struct record_target *t,
+		       const char **event);
+void bpf_profile_enable(struct bpf_profile *b);
+/* Detach and close the events (nothing changes the maps after). */
+void bpf_profile_detach(struct bpf_profile *b);
+/* A per-CPU statistic (PROFILE_STAT_*) summed over the CPUs. */
+uint64_t bpf_profile_stat(struct bpf_profile *b, uint32_t idx);
+/* Read the maps of processes counted since the last call, unless read
+ * already (the program notes their pids in new_pids: cheaper than walking
+ * the counts, which grow to one key per distinct stack). */
+void bpf_profile_scan_new_pids(struct bpf_profile *b, struct recorder *r);
+/* The stack maps (shared with offcpu.bpf.c), the ring of stack copies,
+ * the spill buffer, the counts. */
+void bpf_profile_class_fds(const struct bpf_profile *b, int fds[PROFILE_CLASSES]);
+int bpf_profile_ring_fd(const struct bpf_profile *b);
+int bpf_profile_spill_fd(const struct bpf_profile *b);
+int bpf_profile_counts_fd(const struct bpf_profile *b);
+/* The counts to the recorder, once sampling is over. */
+void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit);
+void bpf_profile_close(struct bpf_profile *b);
+
+#endif
