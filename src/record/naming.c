@@ -12,6 +12,7 @@
 #include "profile/frame_rules.h"
 #include "profile/frame_sites.h"
 #include "record/recorder_impl.h"
+#include "record/runtime.h"
 #include "record/symbols.h"
 #include "symbolize/symbolize.h" /* struct sym_inline */
 
@@ -102,6 +103,8 @@ struct builder {
 	char *line;                  /* scratch for frame_names_of */
 	size_t line_alloc;
 	bool java;                   /* the stack's process name starts with "java" */
+	char *native;                /* push_user: a stack's native user frame names */
+	size_t native_alloc;
 };
 
 /* Append the names of the frame perf script prints as "SYMBOL (MODULE)"
@@ -317,6 +320,50 @@ static node_t push_waker(struct builder *b, node_t node, const struct rstack *s,
 	return profile_push_str(p, node, waker, strlen(waker));
 }
 
+/* emit() of a runtime's merge hook: the next user frame. */
+struct merged {
+	struct builder *b;
+	node_t node;
+};
+
+static void emit_frame(void *arg, const char *name, size_t len)
+{
+	struct merged *m = arg;
+	m->node = profile_push_str(m->b->p, m->node, name, len);
+}
+
+/* The user frames, root first: as named, or as the stack's runtime merges
+ * them with its own (runtime.h). */
+static node_t push_user(struct builder *b, node_t node, const struct rstack *s, const uint64_t *f)
+{
+	if (!s->nr_tokens) {
+		for (uint32_t i = s->nr_user; i-- > 0;)
+			node = push_seq(b, node, user_frame(b, s->pid, f[i], i < s->nr_dwarf));
+		return node;
+	}
+	/* The native names, copied (the profile's names move as it grows). */
+	size_t len = 0, n = 0;
+	for (uint32_t i = s->nr_user; i-- > 0;) {
+		struct frame_seq fs = user_frame(b, s->pid, f[i], i < s->nr_dwarf);
+		for (uint32_t j = 0; j < fs.count; j++) {
+			const char *name = strpool_str(&b->p->names, b->seq[fs.first + j]);
+			size_t nlen = strlen(name) + 1;
+			VEC_GROW(b->native, len + nlen, b->native_alloc);
+			memcpy(b->native + len, name, nlen);
+			len += nlen;
+			n++;
+		}
+	}
+	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	for (size_t i = 0, at = 0; i < n; i++, at += strlen(b->native + at) + 1)
+		names[i] = b->native + at;
+	struct runtime_stack rs = { names, (uint32_t)n, f + rstack_frames(s) - s->nr_tokens, s->nr_tokens };
+	struct merged m = { b, node };
+	runtime_set_merge(b->r->runtimes, s->runtime, &rs, emit_frame, &m);
+	free(names);
+	return m.node;
+}
+
 static node_t build_stack(struct builder *b, struct rstack *s)
 {
 	const struct record_opts *o = b->r->opts;
@@ -342,8 +389,7 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 		else if (strcmp(name, "[unknown]") && !(s->flags & STACK_USER_TRUNCATED))
 			node = profile_push_str(p, node, "[unknown]", 9);
 	}
-	for (uint32_t i = s->nr_user; i-- > 0;)
-		node = push_seq(b, node, user_frame(b, s->pid, f[i], i < s->nr_dwarf));
+	node = push_user(b, node, s, f);
 	if (s->flags & STACK_KERNEL_TRUNCATED)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_KERNEL_MISSING)
@@ -390,6 +436,7 @@ void naming_builder_free(struct builder *b)
 	free(b->seq);
 	frame_parts_release(&b->parts);
 	free(b->line);
+	free(b->native);
 	free(b);
 }
 

@@ -42,13 +42,14 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	r->runtimes = runtime_set_open(opts, NULL, 0);
 }
 
-/* A process met (or exec'ed): the runtimes look at it (runtime.h). */
-static void meet(struct recorder *r, uint32_t pid, bool exec)
+/* A process met (fresh: just forked or exec'ed): the runtimes look at it
+ * (runtime.h). */
+static void meet(struct recorder *r, uint32_t pid, bool fresh)
 {
 	if (!r->runtimes || !pid)
 		return;
 	struct runtime_process proc = { pid, r->maps.proc_root, &r->maps };
-	runtime_set_meet(r->runtimes, &proc, exec);
+	runtime_set_meet(r->runtimes, &proc, fresh);
 }
 
 const char *recorder_unwind_note(const struct recorder *r)
@@ -92,6 +93,7 @@ static void recorder_release(struct recorder *r)
 	free(r->stacks);
 	free(r->frames);
 	free(r->scratch);
+	free(r->tokens);
 	free(r->events);
 	free(r->unwound);
 	free(r->inlines);
@@ -122,6 +124,12 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 
 static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid);
 
+void recorder_use_runtimes(struct recorder *r, const struct record_runtime *const *table, size_t nr)
+{
+	runtime_set_close(r->runtimes);
+	r->runtimes = runtime_set_open(r->opts, table, nr);
+}
+
 uint64_t recorder_samples(const struct recorder *r)
 {
 	return r->samples;
@@ -144,7 +152,7 @@ void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pi
 	if (ppid)
 		procmaps_read(&r->maps, ppid);
 	procmaps_fork(&r->maps, ppid, pid);
-	meet(r, pid, false);
+	meet(r, pid, true); /* a new process, whatever had its pid before */
 }
 
 void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid)
@@ -156,6 +164,7 @@ void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid)
 void recorder_build(struct recorder *r, struct profile *p)
 {
 	struct symbols *syms = symbols_new();
+	runtime_set_end(r->runtimes);
 	naming_build_all(r, p, syms);
 	symbols_free(syms);
 }
@@ -238,6 +247,7 @@ static bool same_stack(const struct recorder *r, const struct rstack *s, const s
 	       s->flags == k->flags &&
 	       s->waker_pid == k->waker_pid && s->waker_comm == k->waker_comm &&
 	       s->nr_waker_user == k->nr_waker_user && s->nr_waker_kernel == k->nr_waker_kernel &&
+	       s->runtime == k->runtime && s->nr_tokens == k->nr_tokens &&
 	       (!rstack_frames(k) || !memcmp(r->frames + s->frames, frames, rstack_frames(k) * sizeof(uint64_t)));
 }
 
@@ -353,6 +363,25 @@ static void scratch_frames(struct recorder *r, const struct record_sample *smp, 
 		uint64_t a = w->kernel[i];
 		wf[k->nr_waker_user + i] = i && a ? a - 1 : a;
 	}
+	if (k->nr_tokens)
+		memcpy(wf + k->nr_waker_user + k->nr_waker_kernel, r->tokens, k->nr_tokens * sizeof(uint64_t));
+}
+
+/* The tokens of the runtime that owns smp's process, if any, into
+ * r->tokens (runtime.h's sample hook). */
+static void runtime_tokens(struct recorder *r, const struct record_sample *smp, const struct user_part *u,
+			   struct rstack *k)
+{
+	k->runtime = runtime_set_owner(r->runtimes, smp->pid);
+	if (!k->runtime)
+		return;
+	if (!r->tokens)
+		r->tokens = xmalloc(RUNTIME_MAX_TOKENS * sizeof(uint64_t));
+	struct runtime_sample rs = { smp->pid, smp->tid, smp->time, u->frames, u->nr, smp->regs_abi, smp->regs_mask,
+				     smp->regs, smp->stack, smp->stack_len, smp->payload, smp->payload_len };
+	k->nr_tokens = runtime_set_sample(r->runtimes, &rs, r->tokens, RUNTIME_MAX_TOKENS);
+	if (!k->nr_tokens)
+		k->runtime = 0;
 }
 
 /* The index of k (frames in r->scratch), stored now if new. */
@@ -364,6 +393,8 @@ static uint32_t intern_stack(struct recorder *r, struct rstack *k, uint32_t pid,
 		     hash_u64((uint64_t)k->cpu << 32 | k->comm) ^ k->flags ^ (uint64_t)k->nr_dwarf << 32);
 	if (waker)
 		h = hash_mix(h, (uint64_t)k->waker_pid << 32 | k->waker_comm);
+	if (k->runtime)
+		h = hash_mix(h, (uint64_t)k->runtime << 32 | k->nr_tokens);
 	k->hash = h;
 	for (uint64_t probe = h;; probe = hash_u64(probe)) {
 		bool inserted;
@@ -379,6 +410,7 @@ static uint32_t intern_stack(struct recorder *r, struct rstack *k, uint32_t pid,
 			uint32_t idx = r->nr_stacks++;
 			for (uint32_t i = 0; i < k->nr_user; i++)
 				k->later |= !naming_preload_user(r, pid, r->scratch[i], i < k->nr_dwarf);
+			k->later |= k->nr_tokens > 0; /* the runtime names them at the end */
 			r->stacks[idx] = *k;
 			naming_build_ready(r);
 			return idx;
@@ -399,6 +431,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	unwind_user(r, smp, &u);
 	const struct record_sample *w = o->wakers ? smp->waker : NULL;
 	struct rstack k = stack_key(r, smp, &u, w);
+	runtime_tokens(r, smp, &u, &k);
 	scratch_frames(r, smp, &u, w, &k);
 	return intern_stack(r, &k, smp->pid, w != NULL);
 }

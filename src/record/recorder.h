@@ -87,6 +87,9 @@ uint64_t recorder_samples(const struct recorder *r);
  * proc_root replaces "/proc" for the maps and names it reads (NULL: /proc). */
 struct recorder *recorder_new(const struct record_opts *opts, const char *proc_root);
 void recorder_free(struct recorder *r);
+/* Tests: use these runtimes (runtime.h) instead of runtimes.c's table. */
+struct record_runtime;
+void recorder_use_runtimes(struct recorder *r, const struct record_runtime *const *table, size_t nr);
 /* Symbolize what was collected into p (record_run does this at the end). */
 void recorder_build(struct recorder *r, struct profile *p);
 /* Symbolize stacks into p as they come in, from now on, so that little is

@@ -45,6 +45,9 @@ struct rstack {
 	/* --wakers: who woke the thread; its user part, then its kernel
 	 * part, follow the thread's frames (leaf first too). */
 	uint32_t waker_pid, waker_comm, nr_waker_user, nr_waker_kernel;
+	/* A runtime's tokens for the stack (runtime.h), after all the frames;
+	 * runtime: its owner (runtime_set_owner), 0 for none. */
+	uint32_t runtime, nr_tokens;
 	size_t frames;
 	uint32_t flags;
 	node_t leaf;                 /* its profile node once built, else 0 */
@@ -54,7 +57,7 @@ struct rstack {
 
 static inline uint32_t rstack_frames(const struct rstack *s)
 {
-	return s->nr_user + s->nr_kernel + s->nr_waker_user + s->nr_waker_kernel;
+	return s->nr_user + s->nr_kernel + s->nr_waker_user + s->nr_waker_kernel + s->nr_tokens;
 }
 
 struct order_event {
@@ -74,6 +77,7 @@ struct recorder {
 	uint64_t *frames;
 	size_t nr_frames, alloc_frames;
 	uint64_t *scratch;          /* one sample's frames */
+	uint64_t *tokens;           /* one sample's runtime tokens (RUNTIME_MAX_TOKENS) */
 	size_t alloc_scratch;
 	struct order_event *events; /* keep_order only */
 	size_t nr_events, alloc_events;

@@ -19,7 +19,8 @@
  *   Every other hook gets it as `run`.
  * - detect(run, proc): a process met for the first time (its first
  *   sample, a -p target, a child seen forking) and again after each exec
- *   (the previous state is released first). The process is alive: read
+ *   (the previous state is released first). A fork child is asked
+ *   whether or not its parent was yours. The process is alive: read
  *   /proc/PID/exe, its maps (proc->maps, or the files under
  *   proc->proc_root), its memory. Returns a state of its own for this
  *   process when the runtime runs in it, else NULL. The first entry of
@@ -41,12 +42,14 @@
  *   the recording ended with it alive: the last call for proc, which the
  *   runtime frees here. Read what a runtime writes at exit now (a perf
  *   map: /tmp/perf-PID.map). Runs before naming.
- * - merge(run, stack, emit, arg): the naming step, once per distinct stack
- *   that carries tokens: stack->native are the names the native user
- *   frames got (root first, after the stackcollapse rules), stack->tokens
- *   what sample() returned. Calls emit(arg, name, len) for each frame of
- *   the stack's user part, root first: its own frames where they replace
- *   native ones (an interpreter's eval loop), native ones elsewhere.
+ * - merge(run, stack, emit, arg): the naming step, at the end of the
+ *   recording (after every exit), once per distinct stack that carries
+ *   tokens: stack->native are the names the native user frames got (root
+ *   first, after the stackcollapse rules), stack->tokens what sample()
+ *   returned. Calls emit(arg, name, len) for each frame of the stack's
+ *   user part, root first: its own frames where they replace native ones
+ *   (an interpreter's eval loop), native ones elsewhere. (sample() is
+ *   asked only when there is a merge() to name its tokens.)
  * - summary(run, buf, cap): after naming: a line for the summary on
  *   stderr ("python: 3 processes, 92% of their samples named"), or "".
  * - close(run): the end; free what open allocated.
@@ -85,9 +88,10 @@ struct runtime_sample {
 	size_t payload_len;
 };
 
-/* One distinct stack at naming time. */
+/* One distinct stack at naming time (stacks of several processes are one
+ * when their frames and tokens are the same, unless -p/--tid keep them
+ * apart: tokens must mean the same in every process). */
 struct runtime_stack {
-	uint32_t pid;
 	const char *const *native;   /* native user frames' names, root first */
 	uint32_t nr_native;
 	const uint64_t *tokens;      /* sample()'s tokens, leaf first */
@@ -119,8 +123,10 @@ struct runtime_set;
  * own; tests pass theirs. */
 struct runtime_set *runtime_set_open(const struct record_opts *opts, const struct record_runtime *const *table,
 				     size_t nr);
-/* A process met: detect it unless known. exec: it replaced its program. */
-void runtime_set_meet(struct runtime_set *set, const struct runtime_process *proc, bool exec);
+/* A process met: detect it unless known. fresh: it was just created
+ * (fork) or replaced its program (exec): its previous state, if any, is
+ * released and it is detected again. */
+void runtime_set_meet(struct runtime_set *set, const struct runtime_process *proc, bool fresh);
 /* Which runtime owns pid: its index + 1, 0 for none. */
 uint32_t runtime_set_owner(const struct runtime_set *set, uint32_t pid);
 /* sample() of pid's owner; returns the tokens written (0 without one). */

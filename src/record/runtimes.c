@@ -68,13 +68,13 @@ static void release(struct runtime_set *set, struct owned *o)
 	o->state = NULL;
 }
 
-void runtime_set_meet(struct runtime_set *set, const struct runtime_process *proc, bool exec)
+void runtime_set_meet(struct runtime_set *set, const struct runtime_process *proc, bool fresh)
 {
 	if (!set)
 		return;
 	bool inserted;
 	uint32_t *slot = hashmap_upsert(&set->by_pid, proc->pid, 0, &inserted);
-	if (!inserted && !exec)
+	if (!inserted && !fresh)
 		return;
 	if (*slot && set->procs[*slot - 1].owner)
 		release(set, &set->procs[*slot - 1]);
@@ -103,7 +103,7 @@ uint32_t runtime_set_sample(struct runtime_set *set, const struct runtime_sample
 {
 	struct owned *o = owned_of(set, smp->pid);
 	const struct record_runtime *rt = o ? set->table[o->owner - 1] : NULL;
-	if (!rt || !rt->sample)
+	if (!rt || !rt->sample || !rt->merge) /* tokens no merge would name */
 		return 0;
 	uint32_t n = rt->sample(set->run[o->owner - 1], o->state, smp, tokens, cap);
 	return n < cap ? n : cap;
