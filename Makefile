@@ -194,6 +194,27 @@ $(O)/gen/%.skel.h: $(O)/%.bpf.o
 $(O)/obj/record/bpf_profile.o: $(O)/gen/profile.skel.h
 $(O)/obj/record/bpf_offcpu.o: $(O)/gen/offcpu.skel.h
 
+# The test-hooks build: scorch with the off-CPU program's fault injection
+# compiled in (SCORCH_TEST_HOOKS: SCORCH_TEST_UNSEEN_SWITCH_IN, for
+# tests/record/t730). Two objects differ from the release's; never installed.
+HOOKS := $(O)/test-hooks
+ifeq ($(HAVE_LIBBPF),y)
+all: $(HOOKS)/scorch
+endif
+$(HOOKS)/offcpu.bpf.o: src/record/offcpu.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/common.bpf.h
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -DSCORCH_TEST_HOOKS \
+	  -I/usr/include/$(BPF_TRIPLET) -Isrc/record -c -o $@ $<
+$(HOOKS)/gen/offcpu.skel.h: $(HOOKS)/offcpu.bpf.o
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< name offcpu_bpf > $@
+$(HOOKS)/bpf_offcpu.o: src/record/bpf_offcpu.c $(HOOKS)/gen/offcpu.skel.h $(O)/config.h
+	$(QUIET_CC)$(CC) -I$(HOOKS) $(ALL_CFLAGS) -DSCORCH_TEST_HOOKS -c -o $@ $<
+$(HOOKS)/scorch: $(filter-out $(O)/obj/record/bpf_offcpu.o,$(OBJS)) $(HOOKS)/bpf_offcpu.o
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+.SECONDARY: $(HOOKS)/offcpu.bpf.o
+-include $(HOOKS)/bpf_offcpu.d
+
 # C unit tests: one binary against the core objects.
 $(O)/unit/%.o: tests/unit/%.c $(O)/config.h
 	@mkdir -p $(dir $@)

@@ -78,8 +78,10 @@ int bpf_offcpu_open(const struct record_opts *o, const struct record_target *t, 
 	ro->min_ns = o->min_block_us * 1000;
 	ro->max_ns = o->max_block_us * 1000;
 	ro->wakers = o->wakers;
-	const char *unseen = getenv("SCORCH_TEST_UNSEEN_SWITCH_IN"); /* tests/record/t730 */
+#ifdef SCORCH_TEST_HOOKS /* the test-hooks build (Makefile), tests/record/t730 */
+	const char *unseen = getenv("SCORCH_TEST_UNSEEN_SWITCH_IN");
 	ro->test_unseen_every = unseen ? (uint32_t)strtoul(unseen, NULL, 10) : 0;
+#endif
 	oc->wakers = o->wakers;
 	memcpy(oc->stacks.fds, class_fds, sizeof(oc->stacks.fds));
 	ro->max_depth = depth;

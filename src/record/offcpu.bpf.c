@@ -62,10 +62,16 @@ const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
 const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
 const volatile int wakers = 0;       /* --wakers: wake_counts, keyed with the waker */
-/* Tests only (SCORCH_TEST_UNSEEN_SWITCH_IN=N, tests/record/t730): ignore
- * the switch-in of a block that began on a multiple of N us, as when the
- * kernel runs no program for it (see switch_out). 0: never. */
+#ifdef SCORCH_TEST_HOOKS
+/* The test-hooks build only (make's $(O)/test-hooks/scorch, for
+ * tests/record/t730, SCORCH_TEST_UNSEEN_SWITCH_IN=N): ignore the switch-in
+ * of a block that began on a multiple of N us, as when the kernel runs no
+ * program for it (see switch_out). 0: never. */
 const volatile __u32 test_unseen_every = 0;
+#define TEST_UNSEEN(s) (test_unseen_every && (s)->time / 1000 % test_unseen_every == 0)
+#else
+#define TEST_UNSEEN(s) 0
+#endif
 
 /* Time off the CPU per key. */
 struct {
@@ -405,7 +411,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = next->pid;
 	struct offcpu_start *s = bpf_map_lookup_elem(&start, &tid);
-	if (!s || (test_unseen_every && s->time / 1000 % test_unseen_every == 0))
+	if (!s || TEST_UNSEEN(s))
 		return;
 	end_block(s, tid, now - s->time);
 }

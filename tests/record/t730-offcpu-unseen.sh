@@ -9,7 +9,8 @@
 # that then exited as blocked up to the end.
 # The fault is injected: SCORCH_TEST_UNSEEN_SWITCH_IN=3 makes the program
 # ignore the switch-in of every block that began on a multiple of 3 us (a
-# third of them). Uses t100's probes, t700's workloads and helpers.
+# third of them), in the test-hooks build only ($BUILD/test-hooks/scorch,
+# the Makefile's; the release's program has no such hook). Uses t100's probes, t700's workloads and helpers.
 un_names="blocking wall"
 if [ "$bpf_ok" != 1 ] || [ "$oc_ok" != 1 ]; then
 	un_why=$bpf_why
@@ -18,7 +19,7 @@ if [ "$bpf_ok" != 1 ] || [ "$oc_ok" != 1 ]; then
 else
 	un=$TMPDIR/offcpu-unseen
 	mkdir -p "$un"
-	SCORCH_TEST_UNSEEN_SWITCH_IN=3 "$SCORCH" record --backend bpf --off-cpu -o "$un/b.folded" -- "$WL/blocking" \
+	SCORCH_TEST_UNSEEN_SWITCH_IN=3 "$BUILD/test-hooks/scorch" record --backend bpf --off-cpu -o "$un/b.folded" -- "$WL/blocking" \
 		>"$un/b.out" 2>"$un/b.err"
 	f=$un/b.folded
 	unseen=$(grep -o -E '[0-9,]+ blocks? whose switch-in was not seen' "$un/b.err" | tr -d ,)
@@ -46,7 +47,7 @@ else
 	# on-CPU share stays what the workload measured (within 0.05; were the
 	# computing counted as blocked, a third of it would move), and the three
 	# kinds still add up to its wall time (within 10%).
-	SCORCH_TEST_UNSEEN_SWITCH_IN=3 "$SCORCH" record --backend bpf --wall -F 997 -o "$un/w.folded" -- "$WL/halfsleep" \
+	SCORCH_TEST_UNSEEN_SWITCH_IN=3 "$BUILD/test-hooks/scorch" record --backend bpf --wall -F 997 -o "$un/w.folded" -- "$WL/halfsleep" \
 		>"$un/w.out" 2>"$un/w.err"
 	f=$un/w.folded
 	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') run=$(us "$f" '\[runnable\]')
