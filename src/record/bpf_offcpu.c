@@ -1,7 +1,7 @@
 /* record --off-cpu on the eBPF backend: offcpu.bpf.c on sched_switch sums
  * the time each stack spends blocked, in the kernel; this file loads it,
  * sets its filters and, after detaching, turns its sums into off-CPU
- * samples (record.h's contract). bpf.c's loop drives it, alone or beside
+ * samples (record.h's contract). bpf_backend.c's loop drives it, alone or beside
  * the on-CPU sampler (--wall). Built only with libbpf. */
 #include "record/bpf_offcpu.h"
 

@@ -1,5 +1,6 @@
 /* The only types shared by the BPF program (profile.bpf.c) and user space
- * (bpf.c). Fixed-width kernel types so both compilers agree on the layout. */
+ * (bpf_profile.c, bpf_backend.c, bpf_stacks.c). Fixed-width kernel types
+ * so both compilers agree on the layout. */
 #ifndef SCORCH_RECORD_PROFILE_ABI_H
 #define SCORCH_RECORD_PROFILE_ABI_H
 

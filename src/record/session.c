@@ -48,6 +48,14 @@ uint64_t record_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int64_t record_realtime_offset_ns(void)
+{
+	struct timespec mono, real;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	return ((int64_t)real.tv_sec - (int64_t)mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec);
+}
+
 /* Shared by the backends' loops: has sampling ended? */
 static bool sampling_ended(const struct record_opts *opts, struct record_target *t, double start,
 			   struct record_stats *stats)

@@ -15,6 +15,10 @@ double record_cpu_now(void); /* CPU time of the process */
 /* CLOCK_MONOTONIC in ns: the clock of perf's rings (use_clockid) and of
  * bpf_ktime_get_ns, that is, of struct record_sample.time. */
 uint64_t record_now_ns(void);
+/* CLOCK_REALTIME less CLOCK_MONOTONIC now, in ns: added to a sample's
+ * time, nanoseconds since the epoch (read it once per recording: the
+ * realtime clock may be stepped while it runs). */
+int64_t record_realtime_offset_ns(void);
 /* A backend's poll timeout: ms, or less so that -d ends on time. */
 int record_poll_ms(const struct record_opts *opts, double start, int ms);
 /* Has sampling ended (stop flag, duration, command exit, targets gone)?
