@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Frames a DWARF unwind gives at most without --max-stack: the stack copy
  * is the real bound (a 16 KiB copy holds a few hundred frames); the
  * kernel's frame-pointer walk stops at 127. */

@@ -21,16 +21,19 @@
  *   sample, a -p target, a child seen forking) and again after each exec
  *   (the previous state is released first). A fork child is asked
  *   whether or not its parent was yours. The process is alive: read
- *   /proc/PID/exe, its maps (proc->maps, or the files under
- *   proc->proc_root), its memory. Returns a state of its own for this
- *   process when the runtime runs in it, else NULL. The first entry of
- *   the table whose detect returns a state owns the process; the others
- *   are not asked again until it execs.
- * - bpf_params(run, proc, buf, cap): BPF backend: the bytes (at most cap)
- *   the kernel program needs to read this process's runtime frames (a
- *   map from pid to runtime parameters: offsets, the interpreter state's
- *   address); returns how many, 0 for none. The program sends what it
- *   reads after the stack copy: struct runtime_sample.payload.
+ *   /proc/PID/exe, its maps (proc->maps, which is empty right after an
+ *   exec: then the files under proc->proc_root), its memory. Returns a
+ *   state of its own for this process when the runtime runs in it, else
+ *   NULL. The first entry of the table whose detect returns a state owns
+ *   the process; the others are not asked again until it execs.
+ * - bpf_params(run, proc, buf, cap): BPF backend: the bytes (at most
+ *   cap) the kernel program needs to read this process's runtime frames
+ *   (a map from pid to runtime parameters: offsets, the interpreter
+ *   state's address); returns how many, 0 for none. The program sends
+ *   what it reads after the stack copy: struct runtime_sample.payload.
+ *   (Not called yet: the kernel side, a map in profile.bpf.c and the
+ *   payload in its stack copies, comes with the first runtime that
+ *   needs it; runtime_set_bpf_params is the call to make.)
  * - sample(run, proc, smp, tokens, cap): a sample of an owned process, as
  *   it is collected (the process is most likely alive: its memory can be
  *   read now, not later). Appends up to cap tokens, 64-bit values that
