@@ -39,6 +39,10 @@
  *   read now, not later). Appends up to cap tokens, 64-bit values that
  *   mean something to the runtime only (an interned (code object, line)
  *   pair, an index into its own table), leaf first; returns how many.
+ *   Tokens must mean the same in every process and outlive proc: merge
+ *   runs after exit, with run alone, so name what the process's memory
+ *   says now (python_frame_name) and intern it in run (a token is then
+ *   an index into run's names, with the line if wanted).
  *   Tokens are part of the stack's identity: samples with the same
  *   native frames and the same tokens are counted as one stack.
  * - exit(run, proc, pid): the process exited (a backend saw its exit) or
