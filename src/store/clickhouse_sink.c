@@ -239,9 +239,8 @@ static int ch_sink_put(struct sink *s, const struct profile *p, const struct sto
 			k->down_reported = true;
 		}
 		uint64_t before = k->spool.dropped;
-		ret = spool_add(&k->spool, data, len);
-		if (ret)
-			s->stats.dropped++;
+		if (spool_add(&k->spool, data, len))
+			s->stats.dropped++; /* said, and counted once: not also failed */
 		if (k->spool.dropped > before)
 			warn("%s: spool full: %llu oldest intervals dropped so far", k->c.url,
 			     (unsigned long long)k->spool.dropped);
