@@ -38,8 +38,9 @@ const char store_usage[] =
 	SINK_ARGS_USAGE
 	"  -h, --help          this help\n"
 	"\n"
-	"Exit status: 0 the interval was stored (or is waiting in a spool), 1 an\n"
-	"input or a store failed, 2 usage error.\n";
+	"Exit status: 0 every store holds the interval; 1 an input or a store\n"
+	"failed, or the interval waits in a spool or was dropped (the summary line\n"
+	"says which); 2 usage error.\n";
 
 enum { OPT_TO = 0x200, OPT_HOST, OPT_START, OPT_END, OPT_EVENT, OPT_RATE, OPT_LABEL };
 
