@@ -10,11 +10,12 @@
 #include <string.h>
 
 /* The runtimes, in the order detect() is asked (the first match owns a
- * process). Add one: an extern line and an entry (README.md). */
+ * process). Add one: an extern line here and an entry before the NULL
+ * (README.md). */
 static const struct record_runtime *const runtimes[] = {
-	NULL, /* (keeps the array non-empty: C has no empty initializer) */
+	NULL, /* the end (and C has no empty initializer) */
 };
-static const size_t nr_runtimes = 0;
+static const size_t nr_runtimes = sizeof(runtimes) / sizeof(runtimes[0]) - 1;
 
 /* A process a runtime owns. */
 struct owned {
