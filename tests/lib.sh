@@ -1,10 +1,13 @@
-# Shared helpers for the shell test suites. Each suite prints one TAP-style
-# line per test ("ok - NAME", "not ok - NAME", "ok - NAME # SKIP why"); the
-# top-level tests/run counts them.
+# Shared helpers for the shell test suites, sourced first by every test
+# file (through its suite's lib.sh where it has one). Each file prints one
+# TAP-style line per test ("ok - NAME", "not ok - NAME", "ok - NAME # SKIP
+# why"); the top-level tests/run counts them. tests/README.md says more.
 #
-# Environment (set by tests/run; the defaults work from the repository root):
+# Environment (set by tests/run and tests/run-suite; the defaults work from
+# the repository root):
 #   SCORCH       the binary under test   BUILD   its build directory
-#   TMPDIR       a scratch directory
+#   TMPDIR       this file's scratch directory
+#   TEST_SHARED  a scratch directory kept for every file of a suite's run
 #   CONFORMANCE  FlameGraph's and inferno's test data, unpacked from
 #                tests/data/conformance.tar.xz (flamegraph/, inferno/)
 #   CORPUS       real perf captures and their references (tests/data/corpus)
@@ -13,6 +16,7 @@
 : "${SCORCH:=./scorch}"
 : "${BUILD:=build}"
 : "${TMPDIR:=/tmp}"
+: "${TEST_SHARED:=$TMPDIR/shared}"
 : "${CORPUS:=tests/data/corpus}"
 if [ -z "${CONFORMANCE:-}" ] && ! CONFORMANCE=$(tests/data/unpack "$BUILD/test-data"); then
 	printf 'not ok - unpack tests/data/conformance.tar.xz (needs tar and xz)\n'

@@ -1,4 +1,5 @@
 # scorch itself: help, version, unknown commands, stdout errors.
+. "${0%/*}/../lib.sh"
 expect_exit "cli/no arguments is a usage error" 2 "$SCORCH"
 expect_grep "cli/no arguments prints the overview" "usage: scorch COMMAND" "$TMPDIR/err"
 expect_exit "cli/--help exits 0" 0 "$SCORCH" --help

@@ -1,5 +1,6 @@
 # scorch flamegraph and scorch diff from the command line: inputs, options,
 # errors and exit codes, -o safety, hostile names.
+. "${0%/*}/../lib.sh"
 fgc=$CONFORMANCE/flamegraph/generated-by-head
 fgt=$TMPDIR/fg
 mkdir -p "$fgt"

@@ -2,6 +2,7 @@
 # extension or --format, one self-contained file (no network reference),
 # names and titles escaped in the data blocks, failures leave no file.
 # The viewer itself is tested in a browser (tests/browser/html.js).
+. "${0%/*}/../lib.sh"
 ht=$TMPDIR/html
 mkdir -p "$ht"
 printf 'main;a;b 3\nmain;a;c 2\nmain;d 5\n' >"$ht/small.folded"

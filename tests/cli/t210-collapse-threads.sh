@@ -6,6 +6,7 @@
 # that messages stay in input order. Inputs: real captures of the corpus,
 # and one with 25 broken blocks after its first third.
 # Sourced by tests/cli/run (lib.sh loaded).
+. "${0%/*}/../lib.sh"
 ct=$TMPDIR/collapse-threads
 mkdir -p "$ct"
 xz -dc tests/data/corpus/f1-cpuclock-F997.perf.txt.xz >"$ct/f1.txt"

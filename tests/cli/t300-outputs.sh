@@ -4,6 +4,7 @@
 # rewritten in place, a device or FIFO is written directly, a directory is
 # an error; no temporary file is left, even when a signal ends the run.
 # Device nodes are made here with mknod (root only), never the real ones.
+. "${0%/*}/../lib.sh"
 ot=$TMPDIR/outputs
 mkdir -p "$ot"
 printf 'main;a;b 3\nmain;a;c 2\nmain;d 5\n' >"$ot/in.folded"

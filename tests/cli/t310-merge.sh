@@ -2,6 +2,7 @@
 # frame per input; and diff reading any input. Expectations are built with
 # awk from each input read on its own (collapse for text and pprof, report
 # for perf.data). Sourced by tests/cli/run (lib.sh loaded).
+. "${0%/*}/../lib.sh"
 mg=$TMPDIR/merge
 mkdir -p "$mg"
 

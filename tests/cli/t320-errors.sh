@@ -2,6 +2,7 @@
 # wherever it is named; a terminal on stdin is not read; a truncated
 # perf.data suggests --keep-going; diff takes what collapse detects; record
 # says what is missing for an unsupported event or another user's process.
+. "${0%/*}/../lib.sh"
 et=$TMPDIR/errors
 mkdir -p "$et"
 printf 'prog;main;func_a 3\n' >"$et/after.folded"

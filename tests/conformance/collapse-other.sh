@@ -10,6 +10,7 @@
 # (scorch's output never depends on threads; the multithread rule uses -j).
 # Compare modes are the MANIFEST's; deliberate differences are listed in
 # tests/conformance/known-differences.txt and applied here where marked.
+. "${0%/*}/../lib.sh"
 
 cx_man=$CONFORMANCE/inferno/MANIFEST.txt
 cx_root=$CONFORMANCE/inferno

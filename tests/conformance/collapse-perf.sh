@@ -22,6 +22,7 @@
 #      (all header variants: with and without pid, cpu, period; # headers),
 #      or, where that output is empty, exits 1 saying no stacks were found.
 # Sourced by tests/conformance/run (lib.sh loaded).
+. "${0%/*}/../lib.sh"
 
 cp_fg=$CONFORMANCE/flamegraph
 cp_inf=$CONFORMANCE/inferno

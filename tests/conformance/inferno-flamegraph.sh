@@ -9,6 +9,7 @@
 # with --factor round half up where Perl's %.0f rounds half to even (hence
 # names, not tooltips, for fills). Differential fills use inferno's own
 # scale, so those cases compare tooltips only.
+. "${0%/*}/../lib.sh"
 infc=$CONFORMANCE/inferno
 if [ ! -d "$infc/tests/data/flamegraph" ]; then
 	not_ok "inferno-flamegraph" "no $infc/tests/data/flamegraph (unpacked from tests/data/conformance.tar.xz)"

@@ -4,6 +4,7 @@
 # writes them in hash order): same titles and labels, geometry within 0.1 px,
 # same fill. Also compares the SVG skeleton (everything but style, script and
 # frames). Deliberate differences are listed in known-differences.txt.
+. "${0%/*}/../lib.sh"
 fg_conf_dir=$CONFORMANCE/flamegraph/generated-by-head
 if [ ! -f "$fg_conf_dir/svg-frames/CASES.txt" ]; then
 	not_ok "svg-frames" "no $fg_conf_dir/svg-frames/CASES.txt (unpacked from tests/data/conformance.tar.xz)"

@@ -1,48 +1,7 @@
 # scorch record: both backends against workloads with known hot functions.
 # Sampling needs perf_event_open (and BPF for the bpf backend): tests that
-# cannot run here are skipped, each with the reason.
-
-WL_SRC=$(cd "$(dirname "$0")/../workloads" && pwd)
-WL=$TMPDIR/workloads
-mkdir -p "$WL"
-wl_ok=1
-for w in burn spawn syscalls deep; do
-	cc -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -g -pthread \
-		-o "$WL/$w" "$WL_SRC/$w.c" 2>"$TMPDIR/cc.err" || wl_ok=0
-done
-
-# Can this machine sample at all, and load BPF?
-perf_ok=0 bpf_ok=0 perf_why="" bpf_why=""
-if [ "$wl_ok" = 0 ]; then
-	perf_why="no C compiler for the workloads"
-	bpf_why=$perf_why
-else
-	# (a run that samples nothing exits 1 with "no samples": sampling works)
-	if "$SCORCH" record --backend perf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err" ||
-		grep -q 'no samples' "$TMPDIR/probe.err"; then
-		perf_ok=1
-		# Unprivileged with perf_event_paranoid 2: user stacks only.
-		if grep -q 'user-space sampling only' "$TMPDIR/probe.err"; then
-			perf_ok=0
-			perf_why="kernel.perf_event_paranoid allows user space only (these tests need kernel stacks)"
-		fi
-	else
-		perf_why="perf_event_open: $(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
-	fi
-	if "$SCORCH" record -q --backend bpf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err" ||
-		grep -q 'no samples' "$TMPDIR/probe.err"; then
-		bpf_ok=1
-	else
-		bpf_why="$(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
-	fi
-fi
-
-# share FILE PATTERN: percentage of samples on lines matching PATTERN.
-share() {
-	awk -v pat="$2" '{ n = $NF; t += n; if ($0 ~ pat) m += n }
-		END { if (t) printf "%d\n", 100 * m / t; else print 0 }' "$1"
-}
-total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
+# cannot run here are skipped, each with the reason (lib.sh probes).
+. "${0%/*}/lib.sh"
 
 # backend_tests BACKEND OK WHY
 backend_tests() {

@@ -3,6 +3,7 @@
 # workload is built -O2 -fomit-frame-pointer (tests/workloads/nofp); the
 # expectations come from its source (phases, shares, callers) and from
 # perf record --call-graph dwarf + scorch report on the same workload.
+. "${0%/*}/lib.sh"
 
 UW=$TMPDIR/unwind-wl
 mkdir -p "$UW"

@@ -6,6 +6,7 @@
 # says __libc_start_main_impl: perf script and report print the latter.
 # The expectation is perf record --call-graph dwarf + scorch report on the
 # same command.
+. "${0%/*}/lib.sh"
 
 # root_chains FILE: the distinct chains from the process name down to
 # __libc_start_call_main (the thread start to main's caller).

@@ -5,6 +5,7 @@
 # kernel's copy for the perf backend ends at the first such page (as
 # `perf record --call-graph dwarf`'s does): there the stacks must say they
 # broke ([unknown] under the process name), never pass for complete.
+. "${0%/*}/lib.sh"
 
 HW=$TMPDIR/holes-wl
 mkdir -p "$HW"

@@ -5,6 +5,7 @@
 # writes its own perf map (tests/workloads/report_jit.c). Kernel-module
 # frames ("[ext4]") are checked by tests/unit/test_kmodules.c: machines
 # without loaded modules cannot sample any.
+. "${0%/*}/lib.sh"
 
 # heaviest FOLDED: the stack with the most samples, its pid written N.
 heaviest() {

@@ -4,8 +4,9 @@
 # branches workload makes 4,096 distinct user stacks whose kernel part is
 # decided by the user part (every write under ...;left;writer, every read
 # under ...;right;reader): a stack read back from the wrong map, or under
-# the wrong id, breaks that. Uses t100-record.sh's $WL, share, total and
+# the wrong id, breaks that. Uses lib.sh's $WL, share, total and
 # probes.
+. "${0%/*}/lib.sh"
 
 cc -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -g -o "$WL/branches" \
 	"$WL_SRC/branches.c" 2>"$TMPDIR/cc.err" || bpf_ok=0 bpf_why="no C compiler for the workloads"

@@ -1,6 +1,7 @@
 # scorch record's lifecycle: when sampling ends, what the command's output
-# and exit status become. Uses t100-record.sh's workloads and probes
+# and exit status become. Uses lib.sh's workloads and probes
 # ($WL, $perf_ok, $bpf_ok, share).
+. "${0%/*}/lib.sh"
 
 # cpu_of FILE: the "%U+%S" that /usr/bin/time wrote, as one number.
 cpu_of() { tail -1 "$1" | awk -F+ '{ printf "%.2f\n", $1 + $2 }'; }

@@ -1,5 +1,6 @@
 # scorch record's familiar flags: perf record's and bcc profile's spellings.
-# Uses t100-record.sh's workloads and probes ($WL, $perf_ok, $bpf_ok).
+# Uses lib.sh's workloads and probes ($WL, $perf_ok, $bpf_ok).
+. "${0%/*}/lib.sh"
 
 for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"

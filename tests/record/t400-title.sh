@@ -1,5 +1,6 @@
 # A recorded graph says what was recorded, where, when and how, unless
-# --title/--subtitle say otherwise. Uses t100-record.sh's $WL and probes.
+# --title/--subtitle say otherwise. Uses lib.sh's $WL and probes.
+. "${0%/*}/lib.sh"
 
 svg_text() { sed -n "s/.*<text id=\"$2\"[^>]*>\\([^<]*\\)<.*/\\1/p" "$1"; }
 

@@ -1,7 +1,8 @@
 # Stacks that reach the depth limit are marked: a [truncated] frame under
 # the process name, where the root end was cut (the kernel walks from the
 # leaf). The deep workload recurses DEPTH frames, then spins.
-# Uses t100-record.sh's $WL and probes.
+# Uses lib.sh's $WL and probes.
+. "${0%/*}/lib.sh"
 
 kmax=$(cat /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo 127)
 

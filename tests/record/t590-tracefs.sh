@@ -4,7 +4,8 @@
 # SYS:NAME's id. As root only: the test unmounts tracefs first, and leaves
 # it mounted (as the first run of perf or scorch leaves it). Runs before
 # t600/t700, whose tracepoint tests then find it.
-# Uses t100-record.sh's probes ($perf_ok, $perf_why).
+# Uses lib.sh's probes ($perf_ok, $perf_why).
+. "${0%/*}/lib.sh"
 tfs=/sys/kernel/tracing
 tfs_names="--off-cpu mounts tracefs|-e SYS:NAME mounts tracefs"
 tfs_why=""

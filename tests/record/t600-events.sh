@@ -1,5 +1,6 @@
 # scorch record -e EVENT: software events and tracepoints counted per stack.
-# Uses t100-record.sh's probes ($WL, $perf_ok, $bpf_ok, share, total).
+# Uses lib.sh's probes ($WL, $perf_ok, $bpf_ok, share, total).
+. "${0%/*}/lib.sh"
 
 cc -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -g \
 	-o "$WL/faults" "$WL_SRC/faults.c" 2>"$TMPDIR/cc.err"

@@ -1,10 +1,11 @@
 # scorch record --off-cpu and --wall: blocked time per stack.
-# Uses t100-record.sh's probes ($WL, $WL_SRC, $perf_ok, $bpf_ok, total).
+# Uses lib.sh's probes and helpers ($WL, $perf_ok, $bpf_ok, us, near).
 # The workloads are built like distribution binaries (-O2, no frame
 # pointers): DWARF unwinding finds their callers. Each prints what it
 # measured itself, the independent expectation the graphs are held to.
 #
 # A backend joins these tests by its name in OFFCPU_BACKENDS.
+. "${0%/*}/lib.sh"
 OFFCPU_BACKENDS="perf bpf"
 # sampling_started PID: wait (up to 20 s) until scorch PID samples: its
 # BPF links or perf events are open (loading the bpf backend's programs
@@ -20,17 +21,7 @@ sampling_started() {
 	sleep 0.5
 }
 
-oc_ok=1
-for w in blocking halfsleep; do
-	cc -O2 -g -fomit-frame-pointer -pthread -o "$WL/$w" "$WL_SRC/nofp/$w.c" 2>"$TMPDIR/cc.err" || oc_ok=0
-done
-
-# us FILE PATTERN: microseconds on lines matching PATTERN (awk regex).
-us() { awk -v pat="$2" '$0 ~ pat { t += $NF } END { print t + 0 }' "$1"; }
-# near A B TOL: |A - B| <= TOL
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
-# measured FILE KEY: a figure the workload printed ("key value ...").
-measured() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"; }
+offcpu_workloads
 
 offcpu_tests() {
 	be=$1 okv=$2 why=$3

@@ -1,5 +1,5 @@
 # scorch record --wakers (BPF backend): who woke each blocked thread.
-# Uses t100-record.sh's probes and t700-offcpu.sh's workload and helpers
+# Uses lib.sh's probes, workload and helpers
 # ($WL/blocking, us, near, oc_ok).
 #
 # In the blocking workload the pipe reader (pipe_wait) is woken by the
@@ -7,6 +7,8 @@
 # pthread_cond_signal, and the sleepers by a timer interrupt: each blocked
 # stack gets a "--" frame and the waker's stack above it, from where it
 # woke the thread (try_to_wake_up) down to its process name.
+. "${0%/*}/lib.sh"
+offcpu_workloads
 wk_names="pipe-reader-woken-by-write cond-waiter-woken-by-signal sleeper-woken-by-interrupt no-stack-lost-when-they-fit-the-maps chain-palette"
 if [ "$bpf_ok" != 1 ] || [ "$oc_ok" != 1 ]; then
 	why=$bpf_why

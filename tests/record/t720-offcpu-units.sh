@@ -1,7 +1,8 @@
 # record --off-cpu written as pprof and speedscope says what it counts:
 # microseconds of blocked time (time/microseconds in pprof, which go tool
 # pprof then shows as time; "microseconds" in speedscope), not a count of
-# samples. Uses t100-record.sh's probes.
+# samples. Uses lib.sh's probes.
+. "${0%/*}/lib.sh"
 ou_names="pprof-time-microseconds pprof-round-trip-us speedscope-microseconds summary-counts"
 if [ "$perf_ok" = 1 ]; then ou_backend=perf; elif [ "$bpf_ok" = 1 ]; then ou_backend=bpf; else ou_backend=; fi
 if [ -z "$ou_backend" ]; then

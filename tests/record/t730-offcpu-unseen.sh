@@ -10,7 +10,10 @@
 # The fault is injected: SCORCH_TEST_UNSEEN_SWITCH_IN=3 makes the program
 # ignore the switch-in of every block that began on a multiple of 3 us (a
 # third of them), in the test-hooks build only ($BUILD/test-hooks/scorch,
-# the Makefile's; the release's program has no such hook). Uses t100's probes, t700's workloads and helpers.
+# the Makefile's; the release's program has no such hook). Uses lib.sh's
+# probes, workloads and helpers.
+. "${0%/*}/lib.sh"
+offcpu_workloads
 un_names="blocking wall"
 if [ "$bpf_ok" != 1 ] || [ "$oc_ok" != 1 ]; then
 	un_why=$bpf_why

@@ -3,26 +3,15 @@
 # DWARF (>= 99% of the weight on identical stacks), pipe mode, zstd, two
 # events, SVG. Needs perf and perf_event_open; skipped (counted) otherwise.
 
-W=$BUILD/workloads/report_mt
-L=$TMPDIR/live
-mkdir -p "$L"
-secs=0.4
-[ -n "${SCORCH_SANITIZED:-}" ] && secs=0.25
-live_why=""
-if ! command -v perf >/dev/null 2>&1; then
-	live_why="perf is not installed"
-elif [ ! -x "$W" ]; then
-	live_why="workload $W not built (make)"
-elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; then
-	live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
-fi
+. "${0%/*}/lib.sh"
+live_setup
 
 live_names="kallsyms-copy kallsyms-copy-other-boot dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg html jit"
 if [ -n "$live_why" ]; then
 	for n in $live_names; do skip "report live: $n" "$live_why"; done
 else
 	# frame pointers
-	perf record -q -g -F 1999 -o "$L/fp.data" -- "$W" "$secs" >/dev/null 2>&1
+	live_fp_data
 	for opt in "" --pid --tid --kernel --all; do
 		perf_folded "$L/fp.data" $opt >"$L/fp.perf$opt"
 		"$SCORCH" report -q $opt "$L/fp.data" >"$L/fp.ours$opt" 2>"$L/err"

@@ -10,28 +10,13 @@
 # The workload binaries go into a private build-id cache and the capture
 # kernel's kallsyms under a private HOME, as the corpus README describes.
 
-C=$CORPUS
-K=$TMPDIR/corpus
-mkdir -p "$K"
-corpus_why=""
-if ! command -v perf >/dev/null 2>&1; then
-	corpus_why="perf is not installed"
-elif ! command -v xz >/dev/null 2>&1; then
-	corpus_why="xz is not installed"
-fi
+. "${0%/*}/lib.sh"
+corpus_setup
 
 corpus_names="a-fp-mt c-kernel f1-cpuclock-F997 f2-two-events"
 if [ -n "$corpus_why" ]; then
 	for n in $corpus_names script-pid e-cxx-dwarf b-sys-gcc refs; do skip "report corpus: $n" "$corpus_why"; done
 else
-	H=$K/home
-	kid=6ecd6ec21ec69416e50a8aa6737e500901ddb47a
-	mkdir -p "$H/.debug/[kernel.kallsyms]/$kid" "$K/bin"
-	xz -dc "$C/workloads/kallsyms-6ecd6ec2.xz" >"$H/.debug/[kernel.kallsyms]/$kid/kallsyms"
-	tar -xJf "$C/workloads/binaries.tar.xz" -C "$K/bin"
-	for b in deep_mt namer tmpl memchurn; do
-		HOME=$H perf buildid-cache -a "$K/bin/$b" >/dev/null 2>&1
-	done
 	for c in $corpus_names; do
 		xz -dc "$C/$c.data.xz" >"$K/$c.data"
 		HOME=$H perf script -i "$K/$c.data" >"$K/$c.txt" 2>/dev/null

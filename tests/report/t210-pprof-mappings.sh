@@ -7,8 +7,11 @@
 #     (the mappings change nothing in the stacks);
 #   - live: go tool pprof -symbolize=force reads the binary's symbols and
 #     line tables at each address and must find the names scorch wrote.
-# Uses t200-corpus.sh's folders ($C, $K, $H: the capture kernel's kallsyms)
-# and t100-live.sh's $live_why.
+# Uses lib.sh's corpus_setup ($C, $K, $H: the capture kernel's kallsyms)
+# and live_setup ($L, $live_why).
+. "${0%/*}/lib.sh"
+corpus_setup
+live_setup
 . tests/pprof.sh
 
 pm_names="corpus-build-ids corpus-traces kernel-build-id merge-mappings merge-places"

@@ -7,6 +7,7 @@
 # by collapse perf (tests/data/stale-dynsym: make-fixture.sh made it with
 # perf 6.1.192); the files are found through the build-id cache, as perf
 # finds them.
+. "${0%/*}/lib.sh"
 SD=$(dirname "$0")/../data/stale-dynsym
 SDT=$TMPDIR/stale-dynsym
 mkdir -p "$SDT/bin"

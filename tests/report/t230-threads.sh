@@ -4,10 +4,11 @@
 # address spaces, and the profiles are merged in sample order
 # (src/perfdata/fold_threads.c): name and node ids then come out in one
 # thread's order too, which the HTML viewer's tie order and pprof's
-# numbering show. Inputs: the real captures of tests/data/corpus (set up by
-# t200: private HOME with the capture kernel's kallsyms and the workloads'
-# build-id cache), a pipe-mode stream, and option sets.
-# Sourced by tests/report/run (lib.sh loaded).
+# numbering show. Inputs: the real captures of tests/data/corpus (lib.sh's
+# corpus_setup: private HOME with the capture kernel's kallsyms and the
+# workloads' build-id cache), a pipe-mode stream, and option sets.
+. "${0%/*}/lib.sh"
+corpus_setup
 
 rt=$TMPDIR/report-threads
 mkdir -p "$rt"

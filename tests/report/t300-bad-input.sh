@@ -1,6 +1,7 @@
 # Damaged perf.data: a clear error naming the byte offset, exit 1, never a
 # crash; --keep-going writes what was read before the damage. The input is
 # the fuzz corpus's small real capture (tests/fuzz/corpus/perfdata/).
+. "${0%/*}/lib.sh"
 
 B=$TMPDIR/bad
 mkdir -p "$B"

@@ -2,6 +2,7 @@
 # for -o FILE.svg (parsed by the shared table in cmd/graph_opts.c), except those about
 # flamegraph's own input and output (--sample-index: pprof input), and --time (report's own, whose
 # value "1" is no range: tests/report/t700-time.sh).
+. "${0%/*}/lib.sh"
 missing=""
 for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do
 	case "$o" in output | help | format | dump-frames | sample-index | time) continue ;; esac

@@ -1,7 +1,9 @@
 # A report graph names what its counts are: report sums the samples'
 # periods (as stackcollapse-perf does), so cpu-clock counts nanoseconds,
 # other events count events, and a file without periods counts samples.
-# Fresh captures of report_mt (t100-live.sh's $W, $L and $live_why).
+# Fresh captures of report_mt (lib.sh's live_setup: $W, $L, $live_why).
+. "${0%/*}/lib.sh"
+live_setup
 
 units="cpu-clock-ns fixed-period-samples page-faults-events countname-override"
 if [ -n "$live_why" ]; then

@@ -2,9 +2,12 @@
 # it. Expected, for every CPU N of a capture with CPU numbers
 # (--sample-cpu): the stacks of `perf script --cpu N | scorch collapse perf`
 # under "CPU N".
+. "${0%/*}/lib.sh"
+live_setup
 if [ -n "$live_why" ]; then
 	skip "report --per-cpu" "$live_why"
 else
+	live_fp_data
 	perf record -q -g --sample-cpu -F 1999 -o "$L/cpu.data" -- "$W" "$secs" >/dev/null 2>&1
 	"$SCORCH" report -q --per-cpu "$L/cpu.data" >"$L/percpu.ours" 2>"$L/err"
 	: >"$L/percpu.want"

@@ -1,5 +1,6 @@
 # Packaging: the version, `help help` and `help version`, `make install`
 # with PREFIX and DESTDIR, and manual pages that say what the help says.
+. "${0%/*}/../lib.sh"
 
 # The version: the release in the Makefile plus, from a git checkout, the
 # commit built (git describe), the same for --version, -V and version.

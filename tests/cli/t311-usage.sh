@@ -1,6 +1,7 @@
 # Usage errors (issue 8): every command names the problem on one line with
 # "see 'scorch help CMD'", exits 2, and prints no help text; an -o
 # extension scorch does not write is one of them, and nothing is written.
+. "${0%/*}/../lib.sh"
 ut=$TMPDIR/usage
 mkdir -p "$ut"
 printf 'main;a 1\n' >"$ut/in.folded"

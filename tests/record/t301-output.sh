@@ -1,6 +1,7 @@
 # record -o (see tests/cli/t300-outputs.sh for the other commands): through a
 # symbolic link to another user's 0600 file, stopped by SIGHUP, which (like
 # SIGINT and SIGTERM) ends sampling and still writes the output.
+. "${0%/*}/lib.sh"
 if [ "$perf_ok" = 1 ] && [ "$(id -u)" = 0 ]; then
 	ro=$TMPDIR/record-output
 	mkdir -p "$ro"

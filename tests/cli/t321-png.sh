@@ -1,6 +1,7 @@
 # PNG output: the SVG's picture. The pixel at each frame (tests/cli/pngcheck.py)
 # has the fill the SVG gives that frame (--dump-frames), the image has the
 # SVG's width and height, and the title is drawn. Sourced by tests/cli/run.
+. "${0%/*}/../lib.sh"
 pg=$TMPDIR/png
 mkdir -p "$pg"
 if ! "$SCORCH" version | grep -q '+cairo'; then
