@@ -1,7 +1,8 @@
 # scorch store put and scorch query on a directory store (no server):
 # layout and index, rotation by size and age, time parsing, the
 # pprof files read by go-style readers (collapse), usage errors. The
-# ClickHouse side is tests/fleet. Sourced by tests/cli/run (lib.sh loaded).
+# ClickHouse side is tests/fleet.
+. "${0%/*}/../lib.sh"
 st=$TMPDIR/store
 rm -rf "$st" "$TMPDIR/stin"
 mkdir -p "$TMPDIR/stin"

@@ -11,6 +11,7 @@
 # which report then counts as perf script prints them). Bad ranges are
 # one-line usage errors. Needs
 # perf: without it the tests fail.
+. "${0%/*}/lib.sh"
 
 W=$BUILD/workloads/phases
 T=$TMPDIR/time
