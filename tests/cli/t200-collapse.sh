@@ -1,6 +1,5 @@
 # scorch collapse: the front end (help, --list, format names, detection,
 # several files, stdin, compressed input, -o, --strict, exit codes).
-# Sourced by tests/cli/run (lib.sh loaded).
 . "${0%/*}/../lib.sh"
 c2=$TMPDIR/collapse-cli
 mkdir -p "$c2"

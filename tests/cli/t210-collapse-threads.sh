@@ -5,7 +5,6 @@
 # (a line neither frame nor comment) makes the run start again unshared, so
 # that messages stay in input order. Inputs: real captures of the corpus,
 # and one with 25 broken blocks after its first third.
-# Sourced by tests/cli/run (lib.sh loaded).
 . "${0%/*}/../lib.sh"
 ct=$TMPDIR/collapse-threads
 mkdir -p "$ct"

@@ -1,7 +1,6 @@
 # pprof output checked by its reference reader, Debian's `go tool pprof`:
 # -traces gives back the folded stacks and counts, -top the self totals
 # (computed here from the folded input with awk, independently of scorch).
-# Sourced by tests/cli/run (lib.sh loaded).
 . "${0%/*}/../lib.sh"
 pp=$TMPDIR/pprof-out
 mkdir -p "$pp"

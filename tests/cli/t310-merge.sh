@@ -1,7 +1,7 @@
 # scorch merge: inputs of every kind summed into one profile, with a root
 # frame per input; and diff reading any input. Expectations are built with
 # awk from each input read on its own (collapse for text and pprof, report
-# for perf.data). Sourced by tests/cli/run (lib.sh loaded).
+# for perf.data).
 . "${0%/*}/../lib.sh"
 mg=$TMPDIR/merge
 mkdir -p "$mg"

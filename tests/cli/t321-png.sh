@@ -1,6 +1,6 @@
 # PNG output: the SVG's picture. The pixel at each frame (tests/cli/pngcheck.py)
 # has the fill the SVG gives that frame (--dump-frames), the image has the
-# SVG's width and height, and the title is drawn. Sourced by tests/cli/run.
+# SVG's width and height, and the title is drawn.
 . "${0%/*}/../lib.sh"
 pg=$TMPDIR/png
 mkdir -p "$pg"

@@ -3,7 +3,7 @@
 # trailing space or a '# comment' is one bad line (skipped, as flamegraph.pl
 # skips it), and collapse and flamegraph read every input alike. The
 # expected stacks come from flamegraph.pl's own line pattern, in Perl.
-# Sourced by tests/cli/run (lib.sh loaded).
+. "${0%/*}/../lib.sh"
 dt=$TMPDIR/detect
 mkdir -p "$dt"
 

@@ -3,7 +3,8 @@
 # which scorch's libraries load, that is scorch --version runs), every output format
 # either succeeds or exits 1 with a message, leaving no temporary file
 # beside -o and the old output as it was; the smallest limits run out of
-# memory and say so, the largest (384 MB) succeeds. Sourced by tests/cli/run.
+# memory and say so, the largest (384 MB) succeeds.
+. "${0%/*}/../lib.sh"
 om=$TMPDIR/oom
 mkdir -p "$om"
 # 60,000 stacks of 11 frames (5 MB): a few tens of MB to draw.

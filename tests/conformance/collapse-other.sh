@@ -1,7 +1,6 @@
 # Conformance of the non-perf collapsers against inferno's expected outputs
 # ($CONFORMANCE/inferno/MANIFEST.txt) and FlameGraph's stackcollapse.pl
 # result for the DTrace example: one TAP line per MANIFEST record.
-# Sourced by tests/conformance/run (lib.sh already loaded).
 #
 # inferno-collapse-X runs as `scorch collapse X`; inferno-collapse-guess as
 # `scorch collapse FILE` (format detection). Options keep inferno's

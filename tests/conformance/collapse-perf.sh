@@ -21,7 +21,6 @@
 #      output of `scorch collapse perf FILE` for every perf input above
 #      (all header variants: with and without pid, cpu, period; # headers),
 #      or, where that output is empty, exits 1 saying no stacks were found.
-# Sourced by tests/conformance/run (lib.sh loaded).
 . "${0%/*}/../lib.sh"
 
 cp_fg=$CONFORMANCE/flamegraph

@@ -1,7 +1,7 @@
 # Exact counts (issue 30 item 8): whole counts add as 64-bit integers and
 # print exactly in every output; a sum past 2^64 - 1 is an error naming the
 # line. Expectations come from Perl's bigint arithmetic and `go tool pprof`.
-# Sourced by tests/cli/run (lib.sh and pprof.sh loaded).
+. "${0%/*}/../lib.sh"
 ct=$TMPDIR/counts
 mkdir -p "$ct"
 
