@@ -88,7 +88,9 @@ const char report_usage[] =
 	"sample count (--title/--subtitle replace them).\n"
 	"\n"
 	"Exit status: 0 ok, 1 unreadable or damaged input (the error names the byte\n"
-	"offset; with --keep-going the output is still written and the status is 0),\n"
+	"offset), or a file wanted for symbols that could not be opened (each named;\n"
+	"out of descriptors: ulimit -n); with --keep-going the output is still written\n"
+	"and the status is 0,\n"
 	"2 usage error.\n";
 
 enum {

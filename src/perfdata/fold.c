@@ -15,6 +15,7 @@
 #include "profile/frame_sites.h"
 #include "profile/time_cells.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -235,6 +236,17 @@ static void count_sample(struct folder *f, const struct pd_sample *s, node_t lea
 	profile_count_whole(f->p, leaf, period);
 	if (f->p->time && (s->attr->sample_type & PD_SAMPLE_TIME))
 		time_cells_add(f->p, leaf, s->time, period);
+}
+
+static void warn_unopened(void *arg, const char *dso, const char *file, int err)
+{
+	(void)arg;
+	if (file && strcmp(file, dso))
+		warn("cannot open %s for the symbols of %s: %s%s", file, dso, strerror(err),
+		     err == EMFILE || err == ENFILE ? " (raise the limit: ulimit -n)" : "");
+	else
+		warn("cannot open %s for its symbols: %s%s", dso, strerror(err),
+		     err == EMFILE || err == ENFILE ? " (raise the limit: ulimit -n)" : "");
 }
 
 /* When samples folded by fold_kept itself (each waits for the pushes'
@@ -663,6 +675,11 @@ int report_fold(const char *path, const void *buf, size_t len, const struct repo
 	if (r.damaged)
 		st->damaged = true;
 	ret = st->damaged && !o->keep_going ? -1 : 0;
+	st->unopened = sym_unopened(sym, warn_unopened, NULL);
+	if (st->unopened && !ret && !o->keep_going)
+		ret = error("%s: %" PRIu64 " file%s wanted for symbols could not be opened (above): their "
+			    "frames would be named by file only; --keep-going draws them so", path,
+			    st->unopened, st->unopened == 1 ? "" : "s");
 	/* For a graph's title (pipe mode delivers these during the walk). */
 	snprintf(st->hostname, sizeof(st->hostname), "%s", pd.hostname);
 	snprintf(st->cmdline, sizeof(st->cmdline), "%s", pd.cmdline);

@@ -69,6 +69,8 @@ struct report_stats {
 				   task-clock periods), "cycles", "instructions" or
 				   "events"; NULL before the first folded sample */
 	bool damaged;
+	uint64_t unopened; /* files wanted for symbols that could not be opened
+			      (each named in a warning; an error without keep_going) */
 };
 
 /* Fold perf.data buf[0..len) (named path in messages) into p. Returns 0, or

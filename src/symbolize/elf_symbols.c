@@ -5,6 +5,7 @@
 #include "symbolize/demangle.h"
 
 #include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -20,6 +21,7 @@ struct elf_file {
 	GElf_Ehdr ehdr;
 	Elf_Scn *symtab, *dynsym;
 	char *path;
+	int open_errno; /* the file is there, open(2) failed with this */
 };
 
 static void ef_close(struct elf_file *f)
@@ -82,8 +84,10 @@ static bool ef_open(struct elf_file *f, const char *path, const uint8_t *want_id
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return false;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
+	if (f->fd < 0) {
+		f->open_errno = errno;
 		return false;
+	}
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!ef_setup(f, want_id, want_len)) {
 		ef_close(f);
@@ -378,8 +382,17 @@ static void hex(char *out, const uint8_t *id, size_t n)
 /* Candidate path for the roles still open; *opened, when it holds the
  * file already opened as ef_open(path, build-id) would, is taken instead
  * of opening it again. */
+/* A file that is there could not be opened: the first such is kept. */
+static void note_unopened(struct elf_load_info *info, const char *path, int err)
+{
+	if (err && !info->open_errno) {
+		info->open_errno = err;
+		info->unopened_path = xstrdup(path);
+	}
+}
+
 static bool try_candidate(struct elf_file *syms, struct elf_file *runtime, const char *path,
-			  const struct elf_load_req *r, struct elf_file *opened)
+			  const struct elf_load_req *r, struct elf_file *opened, struct elf_load_info *info)
 {
 	struct elf_file f;
 	if (opened && opened->elf) {
@@ -387,6 +400,7 @@ static bool try_candidate(struct elf_file *syms, struct elf_file *runtime, const
 		memset(opened, 0, sizeof(*opened));
 		opened->fd = -1;
 	} else if (!ef_open(&f, path, r->build_id, r->build_id_len)) {
+		note_unopened(info, path, f.open_errno);
 		return false;
 	}
 	bool used = false;
@@ -471,7 +485,7 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 				const char *cands[] = { c1, c2, c3 };
 				for (size_t i = 0; i < 3; i++)
 					if (strcmp(cands[i], real))
-						try_candidate(&syms, &runtime, cands[i], r, NULL);
+						try_candidate(&syms, &runtime, cands[i], r, NULL, info);
 				free(c1);
 				free(c2);
 				free(d2);
@@ -501,9 +515,10 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 		for (size_t i = 0; i < nc; i++) {
 			/* the file itself (last) is self, open already */
 			if (!(syms.elf && runtime.elf))
-				try_candidate(&syms, &runtime, cands[i], r, i == nc - 1 ? &self : NULL);
+				try_candidate(&syms, &runtime, cands[i], r, i == nc - 1 ? &self : NULL, info);
 			free(cands[i]);
 		}
+		note_unopened(info, real, self.open_errno);
 		ef_close(&self);
 		free(real);
 	}

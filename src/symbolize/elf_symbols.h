@@ -31,11 +31,15 @@ struct elf_load_info {
 	char *runtime_path; /* file matching the running code (unwinding), malloc'd or NULL */
 	char *symsrc_path;  /* file the symbols came from (addr2line), malloc'd or NULL */
 	uint64_t text_offset; /* .text sh_addr - sh_offset of the runtime file */
+	int open_errno;       /* a file that is there (the file, or a debug file
+			       * for it) could not be opened (EMFILE, EACCES...):
+			       * errno, the symbols may lack its names; else 0 */
+	char *unopened_path;  /* ... that file, malloc'd, or NULL */
 };
 
 /* Fill t (finished: fix-ups applied before the PLT entries are added,
  * as perf does). Returns the number of symbols added, or -1 when no usable
- * file was found; info receives the paths (free them). */
+ * file was found; info receives the paths (free them), also when it returns -1. */
 int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_load_info *info);
 
 /* Build-id of an ELF file; returns its length (0 when none or unreadable). */

@@ -29,6 +29,8 @@ struct dso {
 	uint32_t maj, min;  /* the file's identity (MMAP2), all 0 when unknown */
 	uint64_t ino, ino_generation;
 	bool kallsyms_read, kallsyms_ok; /* DSO_KERNEL: its symbols were read */
+	int open_errno;       /* a file for its symbols is there but open(2) failed so */
+	char *unopened_path;  /* that file (malloc'd) */
 	uint64_t ktext;                  /* and _text's address in them */
 	/* Held (while the symbolizer is `threaded`) around loading and around
 	 * symtab lookups, which change the table (memo, lazy choices). */

@@ -65,6 +65,7 @@ void symbolizer_free(struct symbolizer *s)
 		symtab_release(&d->syms);
 		free(d->runtime_path);
 		free(d->symsrc_path);
+		free(d->unopened_path);
 		hashmap_release(&d->inline_cache);
 		free(d->image);
 		pthread_mutex_destroy(&d->lock);
@@ -376,6 +377,8 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 	};
 	struct elf_load_info info;
 	int got = elf_load_symbols(&d->syms, &req, &info);
+	d->open_errno = info.open_errno;
+	d->unopened_path = info.unopened_path;
 	d->runtime_path = info.runtime_path;
 	d->symsrc_path = info.symsrc_path;
 	d->text_offset = info.text_offset;
@@ -402,6 +405,7 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 			d->symsrc_path = info.symsrc_path;
 			d->text_offset = info.text_offset;
 		}
+		free(info.unopened_path); /* a cache copy: the vdso's own is what counts */
 	}
 #endif
 }
@@ -416,6 +420,24 @@ static void dso_unlock(struct symbolizer *s, struct dso *d)
 {
 	if (s->threaded)
 		pthread_mutex_unlock(&d->lock);
+}
+
+size_t sym_unopened(struct symbolizer *s, void (*fn)(void *arg, const char *dso, const char *path, int err),
+		    void *arg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		struct dso *d = s->dsos[i];
+		dso_lock(s, d);
+		int err = d->loaded ? d->open_errno : 0;
+		dso_unlock(s, d);
+		if (!err)
+			continue;
+		n++;
+		if (fn)
+			fn(arg, d->name, d->unopened_path, err);
+	}
+	return n;
 }
 
 struct dso *sym_file_dso(struct symbolizer *s, const char *path)

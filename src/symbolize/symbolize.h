@@ -42,6 +42,15 @@ struct sym_options {
 struct symbolizer *symbolizer_new(const struct sym_options *opts);
 void symbolizer_free(struct symbolizer *s);
 
+/* The DSOs whose symbols were wanted but a file for which (the DSO's own,
+ * or a debug file of it) is there and could not be opened (out of
+ * descriptors, EMFILE; no permission): fn (when not NULL) for each, in the
+ * order they were met, with that file and open(2)'s errno. Returns how
+ * many. Their frames may be named by file only ("[libc.so.6]") or lack
+ * names, so a caller should say so. */
+size_t sym_unopened(struct symbolizer *s, void (*fn)(void *arg, const char *dso, const char *path, int err),
+		    void *arg);
+
 /* A build-id recorded for a path (perf.data's HEADER_BUILD_ID feature:
  * kernel = the "[kernel.kallsyms]" or module entry). Used to find the
  * matching debug file and to reject a different file at the same path. */
