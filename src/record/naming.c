@@ -332,18 +332,18 @@ static void emit_frame(void *arg, const char *name, size_t len)
 	m->node = profile_push_str(m->b->p, m->node, name, len);
 }
 
-/* The user frames, root first: as named, or as the stack's runtime merges
- * them with its own (runtime.h). */
-static node_t push_user(struct builder *b, node_t node, const struct rstack *s, const uint64_t *f)
+/* The user frames, root first (the nu leaf-most of them): as named, or as
+ * the stack's runtime merges them with its own (runtime.h). */
+static node_t push_user(struct builder *b, node_t node, const struct rstack *s, const uint64_t *f, uint32_t nu)
 {
 	if (!s->nr_tokens) {
-		for (uint32_t i = s->nr_user; i-- > 0;)
+		for (uint32_t i = nu; i-- > 0;)
 			node = push_seq(b, node, user_frame(b, s->pid, f[i], i < s->nr_dwarf));
 		return node;
 	}
 	/* The native names, copied (the profile's names move as it grows). */
 	size_t len = 0, n = 0;
-	for (uint32_t i = s->nr_user; i-- > 0;) {
+	for (uint32_t i = nu; i-- > 0;) {
 		struct frame_seq fs = user_frame(b, s->pid, f[i], i < s->nr_dwarf);
 		for (uint32_t j = 0; j < fs.count; j++) {
 			const char *name = strpool_str(&b->p->names, b->seq[fs.first + j]);
@@ -374,27 +374,39 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 	 * walks from the leaf): the marker stands where the cut is, under
 	 * the process name, so that such stacks never pass for complete. */
 	const uint64_t *f = rstack_frames(s) ? b->r->frames + s->frames : NULL;
-	if (s->flags & STACK_USER_TRUNCATED)
+	/* --max-stack N caps the whole stack, kernel and user, at its N
+	 * leaf-most frames, with one marker for both cuts. */
+	uint32_t nu = s->nr_user, nk = s->nr_kernel;
+	bool user_cut = s->flags & STACK_USER_TRUNCATED, kernel_cut = s->flags & STACK_KERNEL_TRUNCATED;
+	if (o->max_stack && (user_cut || kernel_cut || nu + nk > o->max_stack)) {
+		if (nk > o->max_stack)
+			nk = o->max_stack;
+		if (nu > o->max_stack - nk)
+			nu = o->max_stack - nk;
+		user_cut = true;
+		kernel_cut = false;
+	}
+	if (user_cut)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_USER_MISSING)
 		node = profile_push_str(p, node, "[Missed User Stack]", 19);
-	if (s->nr_user) {
+	if (nu) {
 		/* A chain that ends anywhere but at a thread's start broke
 		 * there: say so with an [unknown] caller. */
-		struct frame_seq outer = user_frame(b, s->pid, f[s->nr_user - 1], s->nr_user <= s->nr_dwarf);
+		struct frame_seq outer = user_frame(b, s->pid, f[nu - 1], nu <= s->nr_dwarf);
 		const char *name = outer.count ? strpool_str(&p->names, b->seq[outer.first]) : "";
 		s->has_user = true;
 		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
 			s->reached = true;
-		else if (strcmp(name, "[unknown]") && !(s->flags & STACK_USER_TRUNCATED))
+		else if (strcmp(name, "[unknown]") && !user_cut)
 			node = profile_push_str(p, node, "[unknown]", 9);
 	}
-	node = push_user(b, node, s, f);
-	if (s->flags & STACK_KERNEL_TRUNCATED)
+	node = push_user(b, node, s, f, nu);
+	if (kernel_cut)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_KERNEL_MISSING)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
-	for (uint32_t i = s->nr_kernel; i-- > 0;)
+	for (uint32_t i = nk; i-- > 0;)
 		node = push_seq(b, node, kernel_frame(b, f[s->nr_user + i]));
 	if (o->wall) { /* where the time went (see record.h) */
 		if (s->flags & STACK_RUNNABLE)

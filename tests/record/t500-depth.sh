@@ -14,7 +14,9 @@ for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"
 	if [ "$okv" != 1 ]; then
 		for n in "stacks deeper than the limit are marked at the root end" \
-			"stacks within the limit are whole and unmarked" "--max-stack N cuts at N"; do
+			"stacks within the limit are whole and unmarked" "--max-stack N cuts at N" \
+			"--max-stack 2 caps kernel and user frames together (fp)" \
+			"--max-stack 2 caps kernel and user frames together (dwarf)"; do
 			skip "record $be: $n" "$why"
 		done
 		continue
@@ -53,6 +55,21 @@ for be in perf bpf; do
 		not_ok "record $be: --max-stack N cuts at N" "fields/marker of spin lines: $got (want 42 [truncated])" \
 			"$(cat "$TMPDIR/deep.err")"
 	fi
+	# Kernel and user frames (system calls) under --max-stack 2: at most
+	# two frames below the process name, and one marker, right under it.
+	for cg in fp dwarf; do
+		"$SCORCH" record -q --backend $be --call-graph $cg --max-stack 2 -F 499 -o "$TMPDIR/m2.folded" \
+			-- "$WL/syscalls" 0.3 2>"$TMPDIR/m2.err"
+		bad=$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); marks = 0; frames = 0
+			for (i = 2; i <= n; i++) if (f[i] == "[truncated]") { marks++; if (i != 2) marks += 10 } else frames++
+			if (marks > 1 || frames > 2) print }' "$TMPDIR/m2.folded" | head -3)
+		if [ -s "$TMPDIR/m2.folded" ] && [ -z "$bad" ] && grep -q '^syscalls;\[truncated\];' "$TMPDIR/m2.folded"; then
+			ok "record $be: --max-stack 2 caps kernel and user frames together ($cg)"
+		else
+			not_ok "record $be: --max-stack 2 caps kernel and user frames together ($cg)" "$bad" \
+				"$(head -3 "$TMPDIR/m2.folded")" "$(cat "$TMPDIR/m2.err")"
+		fi
+	done
 done
 
 # Above the kernel's limit with the kernel's walk: an error that names the
