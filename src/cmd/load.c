@@ -1,5 +1,6 @@
 /* Any input into a profile (cmd/load.h). */
 #include "cmd/load.h"
+#include "cmd/load_store.h"
 
 #include "cmd/time_arg.h"
 #include "cmd/usage.h"
@@ -83,6 +84,8 @@ int load_profile(struct profile *p, const char *path, const char *sample_index, 
 int load_profile_in(struct profile *p, const char *path, const char *sample_index, const char **unit,
 		    struct time_ranges *ranges, const char *cmd)
 {
+	if (load_is_store(path) && !ranges)
+		return load_store(p, path, unit);
 	struct input in;
 	if (input_load(&in, path && strcmp(path, "-") ? path : NULL))
 		return -1;
