@@ -3,7 +3,6 @@
 
 #include "base/alloc.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static uint64_t key_of(uint32_t cell, node_t node)
@@ -11,12 +10,17 @@ static uint64_t key_of(uint32_t cell, node_t node)
 	return (uint64_t)cell << 32 | node;
 }
 
+struct time_cells *time_cells_new(void)
+{
+	struct time_cells *t = xcalloc(1, sizeof(*t));
+	hashmap_init(&t->index);
+	return t;
+}
+
 void profile_keep_time(struct profile *p)
 {
-	if (p->time)
-		return;
-	p->time = xcalloc(1, sizeof(*p->time));
-	hashmap_init(&p->time->index);
+	if (!p->time)
+		p->time = time_cells_new();
 }
 
 void time_cells_set_epoch(struct profile *p, int64_t offset)
@@ -41,41 +45,40 @@ static void reindex(struct time_cells *t)
  * back to its second and every cell shifts. */
 static void move_origin(struct time_cells *t, uint64_t origin)
 {
-	uint64_t shift = (t->origin - origin) / TIME_CELL_NS;
-	if (t->cells + shift > UINT32_MAX) {
-		fprintf(stderr, "scorch: out of memory: samples over 2^32 time cells apart\n");
-		abort();
-	}
+	uint32_t shift = (uint32_t)((t->origin - origin) / TIME_CELL_NS);
 	for (uint32_t i = 0; i < t->nr; i++)
-		t->entries[i].cell += (uint32_t)shift;
-	t->cells += (uint32_t)shift;
+		t->entries[i].cell += shift;
+	t->cells += shift;
 	t->origin = origin;
 	reindex(t);
 }
 
-/* The cell of `when`, made room for. A sample's time (not a copied cell's
- * start) is also its table's first or last. */
-static uint32_t cell_of(struct time_cells *t, uint64_t when, bool sample)
+/* The cell of `when`, made room for; false (and the table marked
+ * overflowed) when that would make it span more than TIME_CELLS_MAX. A
+ * sample's time (not a copied cell's start) is also its first or last. */
+static bool cell_of(struct time_cells *t, uint64_t when, bool sample, uint32_t *cell)
 {
 	if (!t->started) {
 		t->started = true;
 		t->origin = when - when % TIME_SECOND_NS;
 		t->first = t->last = when;
 	}
-	if (when < t->origin)
-		move_origin(t, when - when % TIME_SECOND_NS);
+	uint64_t origin = when < t->origin ? when - when % TIME_SECOND_NS : t->origin;
+	uint64_t at = (when - origin) / TIME_CELL_NS, end = t->cells + (t->origin - origin) / TIME_CELL_NS;
+	if (at >= TIME_CELLS_MAX || end > TIME_CELLS_MAX) {
+		t->overflow = true;
+		return false;
+	}
+	if (origin != t->origin)
+		move_origin(t, origin);
 	if (sample && when < t->first)
 		t->first = when;
 	if (sample && when > t->last)
 		t->last = when;
-	uint64_t cell = (when - t->origin) / TIME_CELL_NS;
-	if (cell >= UINT32_MAX) {
-		fprintf(stderr, "scorch: out of memory: samples over 2^32 time cells apart\n");
-		abort();
-	}
-	if (cell >= t->cells)
-		t->cells = (uint32_t)cell + 1;
-	return (uint32_t)cell;
+	if (at >= t->cells)
+		t->cells = (uint32_t)at + 1;
+	*cell = (uint32_t)at;
+	return true;
 }
 
 static void add_cell(struct time_cells *t, uint32_t cell, node_t leaf, uint64_t count)
@@ -86,25 +89,34 @@ static void add_cell(struct time_cells *t, uint32_t cell, node_t leaf, uint64_t 
 		t->entries[*slot].count += count;
 		return;
 	}
-	if (t->nr == UINT32_MAX - 1) {
-		fprintf(stderr, "scorch: out of memory: over 2^32 time cells\n");
-		abort();
+	if (t->nr == UINT32_MAX) { /* 64 GiB of entries: left out, as too long a span */
+		t->overflow = true;
+		return;
 	}
 	VEC_GROW(t->entries, (size_t)t->nr + 1, t->alloc);
 	t->entries[t->nr++] = (struct time_entry){ cell, leaf, count };
 }
 
+void time_cells_note(struct time_cells *t, uint32_t id, uint64_t when, uint64_t count)
+{
+	uint32_t cell;
+	if (cell_of(t, when, true, &cell))
+		add_cell(t, cell, id, count);
+}
+
 void time_cells_add(struct profile *p, node_t leaf, uint64_t when, uint64_t count)
 {
-	struct time_cells *t = p->time;
-	add_cell(t, cell_of(t, when, true), leaf, count);
+	time_cells_note(p->time, leaf, when, count);
 }
 
 void time_cells_copy(struct profile *dst, const struct profile *src, const node_t *map)
 {
-	const struct time_cells *s = src->time;
-	if (!s)
-		return;
+	if (src->time)
+		time_cells_merge(dst, src->time, map);
+}
+
+void time_cells_merge(struct profile *dst, const struct time_cells *s, const node_t *map)
+{
 	profile_keep_time(dst);
 	struct time_cells *d = dst->time;
 	if (s->epoch_known && !d->epoch_known) {
@@ -113,15 +125,18 @@ void time_cells_copy(struct profile *dst, const struct profile *src, const node_
 	}
 	if (!s->started)
 		return;
+	d->overflow |= s->overflow;
 	/* first and last themselves, so that the span survives the copy */
-	cell_of(d, s->first, true);
-	cell_of(d, s->last, true);
+	uint32_t cell;
+	cell_of(d, s->first, true, &cell);
+	cell_of(d, s->last, true, &cell);
 	for (uint32_t i = 0; i < s->nr; i++) {
 		const struct time_entry *e = &s->entries[i];
 		node_t to = map ? map[e->node] : e->node;
 		if (to == TIME_NODE_DROPPED)
 			continue;
-		add_cell(d, cell_of(d, s->origin + (uint64_t)e->cell * TIME_CELL_NS, false), to, e->count);
+		if (cell_of(d, s->origin + (uint64_t)e->cell * TIME_CELL_NS, false, &cell))
+			add_cell(d, cell, to, e->count);
 	}
 }
 

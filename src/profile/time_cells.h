@@ -16,7 +16,9 @@
  *
  * Counts are the same whole numbers the profile counts (a sample, or its
  * period): a cell's counts over all cells sum to the leaf's self count for
- * the samples that carried a time. */
+ * the samples that carried a time. A table spans at most a day
+ * (TIME_CELLS_MAX); samples beyond are left out of it and `overflow` says
+ * so (the HTML writer then draws no heat map). */
 #ifndef SCORCH_PROFILE_TIME_CELLS_H
 #define SCORCH_PROFILE_TIME_CELLS_H
 
@@ -29,6 +31,10 @@
 #define TIME_CELL_NS 20000000ull /* 20 ms */
 #define TIME_CELLS_PER_SECOND 50u
 #define TIME_SECOND_NS 1000000000ull
+/* A table spans at most a day: a sample further from the others is not
+ * kept in it (a heat map of more columns would not be read, and damaged
+ * input can put samples years apart). */
+#define TIME_CELLS_MAX (86400u * TIME_CELLS_PER_SECOND)
 
 struct time_entry {
 	uint32_t cell;
@@ -39,6 +45,7 @@ struct time_entry {
 struct time_cells {
 	bool started;          /* a sample has been added: origin, first, last set */
 	bool epoch_known;      /* origin + epoch_offset is ns since the epoch */
+	bool overflow;         /* samples were left out: over TIME_CELLS_MAX apart */
 	uint64_t origin;       /* cell 0's start, source clock ns, a whole second */
 	int64_t epoch_offset;  /* epoch ns - source ns */
 	uint64_t first, last;  /* earliest and latest sample, source clock ns */
@@ -50,6 +57,12 @@ struct time_cells {
 
 /* Ask p to keep time from now on (an empty table, if it has none). */
 void profile_keep_time(struct profile *p);
+
+/* A table of its own, for a producer that counts by ids of its own
+ * before it has trie nodes (record: by stack), then merges it into a
+ * profile with time_cells_merge. Freed with time_cells_free. */
+struct time_cells *time_cells_new(void);
+void time_cells_note(struct time_cells *t, uint32_t id, uint64_t when, uint64_t count);
 
 /* The source clock maps to the epoch: epoch ns = source ns + offset. */
 void time_cells_set_epoch(struct profile *p, int64_t offset);
@@ -71,6 +84,8 @@ static inline void profile_count_at(struct profile *p, node_t leaf, double c, ui
  * a table if it has none. Merges, filters and reversal call this. */
 #define TIME_NODE_DROPPED (UINT32_MAX - 1)
 void time_cells_copy(struct profile *dst, const struct profile *src, const node_t *map);
+/* The same from a table (src's ids mapped by map). */
+void time_cells_merge(struct profile *dst, const struct time_cells *src, const node_t *map);
 
 /* Seconds the table spans (heat-map columns): cells / 50, rounded up. */
 static inline uint32_t time_cells_seconds(const struct time_cells *t)

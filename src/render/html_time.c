@@ -2,6 +2,7 @@
 #include "render/html_time.h"
 
 #include "base/alloc.h"
+#include "base/error.h"
 #include "profile/order.h"
 #include "profile/time_cells.h"
 
@@ -11,6 +12,10 @@
 
 bool html_time_wanted(const struct profile *p, const struct layout *l)
 {
+	if (p->time && p->time->overflow && !l->differential) {
+		warn("sample times span more than a day: no heat map");
+		return false;
+	}
 	return p->time && p->time->started && p->time->nr && !l->differential;
 }
 

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 /* Whether the file gets a heat map: p keeps time, has a sample with one,
- * and is not differential. */
+ * and is not differential (a warning when its samples span over a day). */
 bool html_time_wanted(const struct profile *p, const struct layout *l);
 
 /* Appends the cells to v; returns the number of lines (stacks) and sets

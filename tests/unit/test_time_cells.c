@@ -142,3 +142,24 @@ TEST(time_cells_filter_and_reverse)
 	profile_release(&q);
 	profile_release(&r);
 }
+
+TEST(time_cells_span_at_most_a_day)
+{
+	struct profile p;
+	profile_init(&p);
+	profile_keep_time(&p);
+	node_t a = leaf(&p, "x", "a");
+	profile_count_at(&p, a, 1, 100000 * S);
+	profile_count_at(&p, a, 1, 100000 * S + 86399 * S); /* the day's last second */
+	CHECK(!p.time->overflow);
+	CHECK_EQ_U64(cells_total(&p), 2);
+	profile_count_at(&p, a, 1, 100000 * S + 86400 * S); /* past it: left out */
+	profile_count_at(&p, a, 1, 1 * S);                  /* long before: left out */
+	profile_count_at(&p, a, 1, UINT64_MAX - 5);
+	CHECK(p.time->overflow);
+	CHECK_EQ_U64(cells_total(&p), 2);
+	CHECK_EQ_U64(p.time->origin, 100000 * S);
+	CHECK_EQ_U64(p.time->last, 100000 * S + 86399 * S);
+	CHECK(p.nodes[a].self[0] == 5); /* the profile still counts them */
+	profile_release(&p);
+}
