@@ -86,7 +86,8 @@ static void add_cell(struct time_cells *t, uint32_t cell, node_t leaf, uint64_t 
 	bool ins;
 	uint32_t *slot = hashmap_upsert(&t->index, key_of(cell, leaf), t->nr, &ins);
 	if (!ins) {
-		t->entries[*slot].count += count;
+		uint64_t *c = &t->entries[*slot].count;
+		*c = *c > UINT64_MAX - count ? UINT64_MAX : *c + count; /* damaged input's periods */
 		return;
 	}
 	if (t->nr == UINT32_MAX) { /* 64 GiB of entries: left out, as too long a span */

@@ -13,7 +13,7 @@
 bool html_time_wanted(const struct profile *p, const struct layout *l)
 {
 	if (p->time && p->time->overflow && !l->differential) {
-		warn("sample times span more than a day: no heat map");
+		warn("sample times span more than a day (or counts are too large): no heat map");
 		return false;
 	}
 	return p->time && p->time->started && p->time->nr && !l->differential;

@@ -87,6 +87,9 @@ async function share(c, name) {
 	return fr.filter((f) => f.name === name).reduce((a, f) => a + f.w, 0) / root;
 }
 function rgb(s) { return s.match(/\d+/g).map(Number); }
+/* what a sample counts: report, 1 (perf.data of perf record -c has no
+ * periods; report's usage says so), perf script's text, its period */
+const weightOf = (w) => (w === 'report' ? 1 : PERIOD);
 
 const tests = [];
 const test = (name, fn) => { for (const w of ['report', 'script']) tests.push({ name: `time/${w}/${name}`, fn: (c) => fn(c, w) }); };
@@ -96,9 +99,7 @@ test('heat map: every sample in its 20 ms cell', async (c, w) => {
 	await open(c, w);
 	const h = await api(c, 'heatmap');
 	c.check(h && h.rows === 50, 'a heat map of 50 rows');
-	/* what a sample counts: report, 1 (perf.data of perf record -c has no
-	 * periods; report's usage says so), perf script's text, its period */
-	const weight = w === 'report' ? 1 : PERIOD;
+	const weight = weightOf(w);
 	const want = new Map();
 	for (const s of fx.samples) {
 		const k = cellOf(fx, s.t);
@@ -161,6 +162,11 @@ test('a range over one phase: its function >= 90%, its share of all', async (c, 
 		c.check(st.ranges && st.ranges.length === 1, 'state names the range');
 		const table = await c.page.evaluate(() => { window.scorch.view('table'); return document.getElementById('sc-functions').textContent; });
 		c.check(table.includes(fn), 'the table shows the range');
+		/* the sandwich of fn: its callees' root is fn's samples in the range */
+		c.check(await api(c, 'view', 'sandwich', fn), 'sandwich view');
+		const callees = await api(c, 'frames', 1);
+		const inFn = inRange.filter((s) => s.frames.includes(fn)).length;
+		c.near(callees.find((f) => f.depth === 0).w / weightOf(w), inFn, 1e-9, `${fn}'s sandwich counts the range's samples`);
 		await api(c, 'view', 'flame');
 	}
 	c.equal(await api(c, 'range', null), 1, 'range(null)');
