@@ -3,9 +3,14 @@
  * records (thread and map bookkeeping, folding, the trie's pushes on a
  * thread of their own, DWARF unwinding of the copied stack). Symbol files
  * are pointed at nowhere so that inputs do not depend on this machine's
- * files. */
+ * files. A third of the inputs (by size) are folded keeping sample times
+ * (the one-by-one path of the heat map and --time), half of those also
+ * with a --time range from the first to the last sample, and the
+ * sample span walk (perfdata/sample_span.c) runs on every input. */
 #include "perfdata/fold.h"
+#include "perfdata/sample_span.h"
 #include "profile/profile.h"
+#include "profile/time_ranges.h"
 
 #include <stdint.h>
 
@@ -24,6 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   send them there from the first, through the ring's messages */
 		.pushes_test = size & 1 ? PUSHES_TEST_THREAD : PUSHES_TEST_OFF,
 	};
+	struct time_ranges r;
+	uint64_t first, last;
+	bool span = perf_data_sample_span("fuzz", data, size, &first, &last) == 1;
+	if (size % 3 == 0) {
+		o.time = true;
+		char err[200];
+		if (span && size % 2 == 0 && !time_ranges_parse(&r, "0%-100%", err, sizeof(err)) &&
+		    !time_ranges_resolve(&r, first, last, err, sizeof(err)))
+			o.ranges = &r;
+	}
 	struct profile p;
 	profile_init(&p);
 	struct report_stats st;
