@@ -150,6 +150,7 @@ static int run(struct record_args *a)
 	 * that `scorch record -- cmd > out.folded` holds only stacks. */
 	o->command_stdout_to_stderr = !a->output || !strcmp(a->output, "-");
 	o->sites = a->graph == GRAPH_FORMAT_PPROF; /* Mappings with build-ids */
+	o->keep_time = a->graph == GRAPH_FORMAT_HTML; /* the heat map */
 	o->leave_memory = !FREE_AT_EXIT; /* we exit after the output */
 
 	/* Open the output first: a bad path fails before minutes of sampling

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The symbolizer's view of the mapping a user ref fell in. */
 static const struct symbols_map *user_map(const struct recorder *r, const struct mapping *m, uint32_t pid,
@@ -477,6 +478,23 @@ void naming_build_ready(struct recorder *r)
 	}
 }
 
+/* The samples' times (recorder.keep_time), from stacks to their leaves;
+ * both backends stamp samples with CLOCK_MONOTONIC, whose offset to the
+ * epoch is taken now. */
+static void add_times(struct recorder *r, struct profile *p)
+{
+	node_t *leaf = xreallocarray(NULL, r->nr_stacks ? r->nr_stacks : 1, sizeof(*leaf));
+	for (uint32_t i = 0; i < r->nr_stacks; i++)
+		leaf[i] = r->stacks[i].leaf ? r->stacks[i].leaf : TIME_NODE_DROPPED;
+	time_cells_merge(p, r->times, leaf);
+	free(leaf);
+	struct timespec real, mono;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	time_cells_set_epoch(p, ((int64_t)real.tv_sec - (int64_t)mono.tv_sec) * 1000000000 +
+					(real.tv_nsec - mono.tv_nsec));
+}
+
 /* Every stack not built yet, then the counts. */
 void naming_build_all(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
 {
@@ -507,6 +525,8 @@ void naming_build_all(struct recorder *r, struct profile *p, struct symbols *ker
 		for (uint32_t i = 0; i < r->nr_stacks; i++)
 			profile_count(p, r->stacks[i].leaf, (double)r->stacks[i].count);
 	}
+	if (r->times && !r->untimed)
+		add_times(r, p);
 	for (uint32_t i = 0; i < r->nr_stacks; i++) {
 		const struct rstack *s = &r->stacks[i];
 		if (s->leaf && s->has_user) {

@@ -123,6 +123,9 @@ struct record_opts {
 	bool user_only, kernel_only;
 	bool per_cpu;         /* a "CPU N" frame at the root */
 	bool keep_order;      /* keep sample order (flame charts; perf backend) */
+	bool keep_time;       /* samples per 20 ms cell into profile.time (the HTML
+				 heat map; profile/time_cells.h): only when every
+				 sample has a time (the perf backend's do) */
 	bool annotate_pid, annotate_tid, annotate_kernel, annotate_jit;
 	bool no_inline;       /* no inlined-function frames for DWARF-unwound frames */
 	bool sites;           /* note frames' modules, build-ids and addresses

@@ -39,6 +39,8 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	r->user_syms = symbols_new();
 	hashmap_init(&r->named);
 	r->runtimes = runtime_set_open(opts, NULL, 0);
+	if (opts->keep_time && !opts->off_cpu)
+		r->times = time_cells_new();
 }
 
 /* A process met (fresh: just forked or exec'ed): the runtimes look at it
@@ -94,6 +96,7 @@ static void recorder_release(struct recorder *r)
 	free(r->scratch);
 	free(r->tokens);
 	free(r->events);
+	time_cells_free(r->times);
 	free(r->unwound);
 	free(r->inlines);
 	unwinder_free(r->unwinder);
@@ -460,5 +463,11 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 		VEC_GROW(r->events, r->nr_events + 1, r->alloc_events);
 		r->events[r->nr_events] = (struct order_event){ smp->time, idx, (uint32_t)r->nr_events };
 		r->nr_events++;
+	}
+	if (r->times) {
+		if (smp->time)
+			time_cells_note(r->times, idx, smp->time, smp->weight);
+		else
+			r->untimed = true;
 	}
 }

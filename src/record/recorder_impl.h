@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "base/strpool.h"
 #include "profile/profile.h"
+#include "profile/time_cells.h"
 #include "record/recorder.h"
 
 #include <stdatomic.h>
@@ -81,6 +82,8 @@ struct recorder {
 	size_t alloc_scratch;
 	struct order_event *events; /* keep_order only */
 	size_t nr_events, alloc_events;
+	struct time_cells *times;   /* keep_time: counts per (cell, stack index) */
+	bool untimed;               /* keep_time: a sample came without a time */
 	uint64_t samples;
 	uint64_t blocks, block_ns;  /* the off-CPU part of samples, and its time */
 	uint64_t waits, wait_ns;    /* --wall: the runnable part of samples, and its time */

@@ -233,6 +233,32 @@ test('drag on the heat map selects; shift-click ends a range', async (c, w) => {
 		await c.page.screenshot({ path: path.join(process.env.SCREENSHOT, 'time-range.png') });
 });
 
+/* record -o FILE.html: both backends stamp samples (CLOCK_MONOTONIC,
+ * mapped to the epoch): every sample in the heat map, column 0 within the
+ * wall-clock time of the run. */
+for (const backend of ['perf', 'bpf']) {
+	tests.push({
+		name: `time/record --backend ${backend}: the heat map holds every sample, at the time it ran`,
+		fn: async (c) => {
+			const f = path.join(WORK, `record-${backend}.html`);
+			const before = BigInt(Date.now()) * 1000000n;
+			run(SCORCH, ['record', '-q', '--backend', backend, '-F', '499', '-o', f, '--', PHASES, '1', '600']);
+			const after = BigInt(Date.now()) * 1000000n;
+			await c.page.goto(pathToFileURL(f).href);
+			await c.page.evaluate(() => window.scorch.ready);
+			const h = await api(c, 'heatmap');
+			c.check(h !== null, 'a heat map');
+			const total = h.counts.flat().reduce((a, b) => a + b, 0);
+			const root = (await api(c, 'frames')).find((x) => x.depth === 0).w;
+			c.check(total > 0, 'samples');
+			c.equal(total, root, 'heat map total = the graph\'s samples');
+			c.check(h.origin !== null, 'the epoch is known');
+			const firstNs = BigInt(h.origin) + BigInt(Math.round(h.first * 1e9));
+			c.check(firstNs >= before - 1000000n && firstNs <= after, `first sample at ${firstNs}, run from ${before} to ${after}`);
+		}
+	});
+}
+
 /* Hostile process and function names in perf script text with times. */
 tests.push({
 	name: 'time/hostile names stay data',

@@ -993,7 +993,7 @@
 				}
 				counts.push(col);
 			}
-			return { seconds: cols, rows: 50, counts: counts, first: cfg.time.first };
+			return { seconds: cols, rows: 50, counts: counts, first: cfg.time.first, origin: cfg.time.origin };
 		},
 		/* Select [t0, t1) (the cells it overlaps): the share of all samples
 		 * in it; range(null) clears (1). */
