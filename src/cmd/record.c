@@ -6,6 +6,7 @@
 #include "cmd/record_args.h"
 #include "cmd/record_describe.h"
 #include "cmd/record_every.h"
+#include "cmd/time_arg.h"
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -169,6 +170,11 @@ static int run(struct record_args *a)
 	struct timespec wall_start;
 	clock_gettime(CLOCK_REALTIME, &wall_start);
 	int ret = record_until_stopped(o, &p, &st);
+	if (!ret && o->time_ranges && o->time_ranges->bad) {
+		if (out)
+			out_abort(out);
+		time_arg_check("record", o->time_ranges); /* exits */
+	}
 	if (!ret && st.unwind_note && !o->quiet)
 		fprintf(stderr, "scorch: %s\n", st.unwind_note);
 

@@ -5,6 +5,7 @@
 #include "cmd/output_format.h"
 #include "cmd/record_args.h"
 #include "cmd/record_every.h"
+#include "cmd/time_arg.h"
 #include "cmd/usage.h"
 
 #include "base/alloc.h"
@@ -133,6 +134,9 @@ const char record_usage[] =
 	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
 	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
 	"      --flamechart        time order (perf backend; implies --backend perf)\n"
+	"      --time START,END    write only the samples in this range (perf report's\n"
+	"                          spelling, as scorch report --time: seconds since the\n"
+	"                          first sample, 10%/2, ...; implies --backend perf)\n"
 	"  A graph's default title says what was recorded (\"scorch record: make -j2\",\n"
 	"  \"PID 1234 (burn)\", \"all CPUs\"), its subtitle the host, start date (UTC),\n"
 	"  event, rate, duration and sample count; --title/--subtitle replace them.\n"
@@ -181,6 +185,7 @@ enum {
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
+	OPT_TIME,
 	OPT_MAX_STACK,
 	OPT_CALL_GRAPH,
 	OPT_OFF_CPU,
@@ -221,6 +226,7 @@ static const struct option own_opts[] = {
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "stack-storage-size", required_argument, NULL, OPT_STACK_MAP_SIZE },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -476,6 +482,10 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 		case OPT_OFF_CPU:
 			o->off_cpu = true;
 			break;
+		case OPT_TIME:
+			free(o->time_ranges);
+			o->time_ranges = time_arg_parse("record", optarg);
+			break;
 		case OPT_WAKERS:
 			o->wakers = o->off_cpu = true;
 			break;
@@ -536,6 +546,8 @@ static int check_options(int argc, char **argv, struct record_args *a, const str
 	if (o->off_cpu && g->layout.flamechart)
 		usage_error("record", "--flamechart draws samples in time order; not with --%s",
 			    o->wall ? "wall" : "off-cpu");
+	if (o->off_cpu && o->time_ranges)
+		usage_error("record", "--time keeps samples by their time; not with --%s", o->wall ? "wall" : "off-cpu");
 	if (o->off_cpu && !o->off_cpu_states)
 		o->off_cpu_states = RECORD_OFFCPU_STATES_ALL;
 	if (o->wall)
@@ -565,9 +577,10 @@ static int check_options(int argc, char **argv, struct record_args *a, const str
 		usage_error("record", "give one target: -a, -p, -t or a command");
 	if (!targets)
 		o->all_cpus = true;
-	if (o->keep_order) {
+	if (o->keep_order || o->time_ranges) {
 		if (o->backend == RECORD_BACKEND_BPF)
-			usage_error("record", "--flamechart needs sample order, which only --backend perf keeps");
+			usage_error("record", "--%s needs every sample's time, which only --backend perf keeps",
+				    o->keep_order ? "flamechart" : "time");
 		o->backend = RECORD_BACKEND_PERF;
 	}
 
@@ -600,6 +613,7 @@ int record_args_parse(int argc, char **argv, struct record_args *a)
 void record_args_release(struct record_args *a)
 {
 	graph_opts_release(&a->g);
+	free(a->o.time_ranges);
 	free(a->o.pids);
 	free(a->o.tids);
 	free(a->o.cpus);

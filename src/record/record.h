@@ -108,6 +108,8 @@ enum {
 	RECORD_OFFCPU_STATES_ALL = 0x3,
 };
 
+struct time_ranges; /* profile/time_ranges.h */
+
 struct record_opts {
 	unsigned freq;        /* samples per second per CPU */
 	double duration;      /* seconds; 0 = until the command exits / stop */
@@ -123,6 +125,10 @@ struct record_opts {
 	bool user_only, kernel_only;
 	bool per_cpu;         /* a "CPU N" frame at the root */
 	bool keep_order;      /* keep sample order (flame charts; perf backend) */
+	struct time_ranges *time_ranges; /* --time (profile/time_ranges.h): only samples in
+				 these, resolved against the first and last sample
+				 when sampling ends (perf backend: every sample's
+				 time is kept); bad and why set when they cannot be */
 	bool keep_time;       /* samples per 20 ms cell into profile.time (the HTML
 				 heat map; profile/time_cells.h): only when every
 				 sample has a time (the perf backend's do) */

@@ -459,7 +459,7 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 {
 	uint32_t idx = recorder_stack(r, smp);
 	recorder_count(r, idx, smp->weight, smp->ns);
-	if (r->opts->keep_order) {
+	if (r->opts->keep_order || r->opts->time_ranges) {
 		VEC_GROW(r->events, r->nr_events + 1, r->alloc_events);
 		r->events[r->nr_events] = (struct order_event){ smp->time, idx, (uint32_t)r->nr_events };
 		r->nr_events++;

@@ -160,6 +160,6 @@ TEST(time_cells_span_at_most_a_day)
 	CHECK_EQ_U64(cells_total(&p), 2);
 	CHECK_EQ_U64(p.time->origin, 100000 * S);
 	CHECK_EQ_U64(p.time->last, 100000 * S + 86399 * S);
-	CHECK(p.nodes[a].self[0] == 5); /* the profile still counts them */
+	CHECK(profile_self(&p, a, 0) == 5); /* the profile still counts them */
 	profile_release(&p);
 }
