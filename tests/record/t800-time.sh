@@ -6,6 +6,7 @@
 # 40% of the samples' span must be phase_a's, one over the last 30%
 # phase_b's; an empty or outside range and the options that cannot keep
 # times are usage errors. Needs perf_event_open: without it the tests fail.
+. "${0%/*}/lib.sh"
 
 P=$BUILD/workloads/phases
 R=$TMPDIR/rtime
