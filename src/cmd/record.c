@@ -27,10 +27,13 @@
  * base/tempfile.c is the only other such global). */
 static volatile sig_atomic_t record_stop;
 
+/* Counts the signals (up to a bound): the first stops sampling, a second
+ * stops waiting for the command to exit (record/target.c). */
 static void on_signal(int sig)
 {
 	(void)sig;
-	record_stop = 1;
+	if (record_stop < 100)
+		record_stop = record_stop + 1;
 }
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };

@@ -80,7 +80,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 
 	stats->unwind_note = recorder_unwind_note(r);
 	int ret = run_backends(opts, r, &t, stats);
-	target_kill(&t);
+	target_kill(&t, opts->stop);
 	target_release(&t);
 	record_phase(&stats->phases, "target released");
 	if (loading)

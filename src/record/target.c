@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_pidfd_open
@@ -207,7 +208,7 @@ void target_release(struct record_target *t)
 	t->child_fd = -1;
 }
 
-void target_kill(struct record_target *t)
+void target_kill(struct record_target *t, const volatile sig_atomic_t *stop)
 {
 	int status;
 
@@ -219,12 +220,29 @@ void target_kill(struct record_target *t)
 		close(t->exec_err_fd);
 		t->exec_err_fd = -1;
 	}
-	if (t->child > 0) {
-		kill(t->child, SIGTERM);
-		while (waitpid(t->child, &status, 0) < 0 && errno == EINTR)
-			;
-		t->child = 0;
+	if (t->child <= 0)
+		return;
+	kill(t->child, SIGTERM);
+	sig_atomic_t signals = stop ? *stop : 0;
+	for (int waited = 0;; waited += 10) {
+		pid_t r = waitpid(t->child, &status, WNOHANG);
+		if (r == t->child || (r < 0 && errno != EINTR)) {
+			t->child = 0;
+			return;
+		}
+		if (waited >= TARGET_GRACE_MS || (stop && *stop != signals))
+			break;
+		struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ten_ms, NULL);
 	}
+	if (stop && *stop != signals)
+		warn("the command had not exited on SIGTERM when a second signal came: sent SIGKILL");
+	else
+		warn("the command did not exit within %d s of SIGTERM: sent SIGKILL", TARGET_GRACE_MS / 1000);
+	kill(t->child, SIGKILL);
+	while (waitpid(t->child, &status, 0) < 0 && errno == EINTR)
+		;
+	t->child = 0;
 }
 
 /* Checked against /proc, so that a typo is an error before sampling. */

@@ -6,6 +6,7 @@
 #include "record/record.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -37,7 +38,11 @@ int target_spawn(struct record_target *t, char **argv, bool stdout_to_stderr);
 int target_start(struct record_target *t, const char *name);
 /* Poll for the command's exit; returns true once it has exited. */
 bool target_exited(struct record_target *t, int *status);
-void target_kill(struct record_target *t);
+/* End the command: SIGTERM, then SIGKILL (said on stderr) if it has not
+ * exited within TARGET_GRACE_MS or when *stop (a count of signals, may be
+ * NULL) grows meanwhile: a second Ctrl-C stops the waiting. */
+enum { TARGET_GRACE_MS = 2000 };
+void target_kill(struct record_target *t, const volatile sig_atomic_t *stop);
 /* Watch the -p processes (or -t threads) of o for their exit. */
 void target_watch(struct record_target *t, const struct record_opts *o);
 /* True once every watched process or thread has exited (false when
