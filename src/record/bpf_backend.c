@@ -219,14 +219,28 @@ static int load(struct bpf_run *s)
 	return 0;
 }
 
+/* A buffer could not be opened (errno): out of descriptors, the perf
+ * backend (which needs fewer) may still run, as when the programs do not
+ * load; anything else is an error. */
+static int buffer_failed(struct bpf_run *s, const char *what)
+{
+	int e = errno;
+	if (e == EMFILE || e == ENFILE)
+		return record_bpf_unavailable(s->o, "cannot open its %s: %s", what, strerror(e));
+	return error("cannot open the BPF backend's %s: %s", what, strerror(e));
+}
+
 /* Filters, events, and the buffers the programs write to. */
 static int open_inputs(struct bpf_run *s)
 {
 	const struct record_opts *o = s->o;
 	if (bpf_profile_filter(s->prof, o, s->t, s->r))
 		return -1;
-	if ((!o->off_cpu || o->wall) && bpf_profile_attach(s->prof, o, s->t, &s->stats->event))
-		return -1;
+	if (!o->off_cpu || o->wall) {
+		int e = bpf_profile_attach(s->prof, o, s->t, &s->stats->event);
+		if (e)
+			return e == RECORD_UNAVAILABLE ? e : -1;
+	}
 	if (s->offcpu && bpf_offcpu_attach(s->offcpu, o, s->t))
 		return -1;
 	s->sideband = perf_sideband_open(o, s->r, s->t);
@@ -237,10 +251,10 @@ static int open_inputs(struct bpf_run *s)
 	perf_sideband_on_push(s->sideband, on_ustack_out, &s->ustacks);
 	s->ustack_ring = ring_buffer__new(bpf_profile_ring_fd(s->prof), on_ustack_in, &s->ustacks, NULL);
 	if (!s->ustack_ring)
-		return error("cannot open the BPF backend's ring buffer: %s", strerror(errno));
+		return buffer_failed(s, "ring buffer");
 	s->spill_buf = perf_buffer__new(bpf_profile_spill_fd(s->prof), 64, on_spill, on_spill_lost, &s->spills, NULL);
 	if (!s->spill_buf)
-		return error("cannot open the BPF backend's perf buffer: %s", strerror(errno));
+		return buffer_failed(s, "perf buffer");
 	return 0;
 }
 
@@ -327,9 +341,13 @@ static int bpf_run(const struct record_opts *o, struct recorder *r, struct recor
 		return ret;
 	stats->backend = "bpf";
 	bpf_stack_cache_init(&s.ustacks.kernel);
-	ret = -1;
-	if (open_inputs(&s))
+	ret = open_inputs(&s);
+	if (ret) {
+		if (ret != RECORD_UNAVAILABLE)
+			ret = -1;
 		goto out;
+	}
+	ret = -1;
 	if (t->child > 0) {
 		int e = target_start(t, o->command[0]);
 		if (e) {

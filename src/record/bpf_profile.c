@@ -215,6 +215,8 @@ int bpf_profile_attach(struct bpf_profile *b, const struct record_opts *o, const
 				continue; /* offline CPU */
 			char what[32];
 			snprintf(what, sizeof(what), "sampling CPU %d", cpu);
+			if (e == EMFILE || e == ENFILE) /* the perf backend needs fewer */
+				return record_bpf_unavailable(o, "%s: %s", what, strerror(e));
 			return record_perf_error(e, what);
 		}
 		b->fds[b->nr] = fd;
@@ -222,6 +224,8 @@ int bpf_profile_attach(struct bpf_profile *b, const struct record_opts *o, const
 		b->nr++;
 		if (!b->links[b->nr - 1]) {
 			int e = errno;
+			if (e == EMFILE || e == ENFILE)
+				return record_bpf_unavailable(o, "attaching to CPU %d: %s", cpu, strerror(e));
 			return error("cannot attach the BPF program to CPU %d: %s", cpu, strerror(e));
 		}
 	}
