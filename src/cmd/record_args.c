@@ -127,6 +127,11 @@ const char record_usage[] =
 	"      --kernel            annotate kernel frames with _[k] (collapse --kernel)\n"
 	"      --jit               annotate JIT frames (/tmp/perf-PID.map) with _[j]\n"
 	"                          (collapse --jit)\n"
+	"      --no-debuginfod     never ask debuginfod servers (DEBUGINFOD_URLS) for the\n"
+	"                          debug files of binaries without symbols\n"
+	"      --force             read /tmp/perf-PID.map files whoever owns them (by\n"
+	"                          default only the process's user's or root's, never\n"
+	"                          through a symbolic link; perf's -f)\n"
 	"      --no-inline         no inlined-function frames in DWARF-unwound stacks\n"
 	"                          (by default they are expanded as perf script and\n"
 	"                          'scorch report' do; the expansion costs CPU)\n"
@@ -182,6 +187,8 @@ enum {
 	OPT_KERNEL,
 	OPT_JIT,
 	OPT_NO_INLINE,
+	OPT_FORCE,
+	OPT_NO_DEBUGINFOD,
 	OPT_PER_CPU,
 	OPT_NO_PROGRESS,
 	OPT_STACK_MAP_SIZE,
@@ -222,6 +229,8 @@ static const struct option own_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
@@ -463,6 +472,12 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 			break;
 		case OPT_NO_INLINE:
 			o->no_inline = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			o->no_debuginfod = true;
 			break;
 		case OPT_PER_CPU:
 			o->per_cpu = true;

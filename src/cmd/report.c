@@ -58,6 +58,10 @@ const char report_usage[] =
 	"      --kallsyms FILE     kernel symbols from FILE\n"
 	"      --symfs DIR         look for every DSO under DIR\n"
 	"      --no-demangle       keep mangled C++/Rust names\n"
+	"      --no-debuginfod     never ask debuginfod servers (DEBUGINFOD_URLS) for the\n"
+	"                          debug files of binaries without symbols\n"
+	"  -f, --force             read /tmp/perf-PID.map files whoever owns them (by default\n"
+	"                          only yours or root's, never through a symbolic link)\n"
 	"      --inline            stackcollapse-perf.pl --inline: each frame of a file-backed\n"
 	"                          module becomes addr2line -i -f -s -C's function chain\n"
 	"                          (computed with libdw, as collapse perf --inline)\n"
@@ -112,6 +116,7 @@ enum {
 	OPT_PER_CPU,
 	OPT_SCRIPT,
 	OPT_TIME,
+	OPT_NO_DEBUGINFOD,
 };
 
 /* Followed by the flame-graph options (cmd/graph_opts.h). */
@@ -130,6 +135,8 @@ static const struct option own_opts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "force", no_argument, NULL, 'f' },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "keep-going", no_argument, NULL, 'k' },
@@ -187,7 +194,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":i:o:j:kqh", long_opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":i:o:j:fkqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->input = optarg;
@@ -242,6 +249,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_INLINE:
 			o->inline_addr2line = true;
+			break;
+		case 'f':
+			o->sym.perfmap_force = true;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			o->sym.no_debuginfod = true;
 			break;
 		case 'k':
 			o->keep_going = true;
@@ -305,6 +318,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	rc = graph_opts_for_output(&a->g, "report", a->output, o->quiet, &a->graph);
 	if (rc)
 		return rc;
+	o->sym.perfmap_warn = o->sym.debuginfod_notices = !o->quiet;
 	if (a->script && a->graph)
 		usage_error("report", "--script writes text, not a graph");
 	/* Named files that are not there: said now, not silently unused. */

@@ -134,6 +134,8 @@ struct record_opts {
 				 sample has a time (the perf backend's do) */
 	bool annotate_pid, annotate_tid, annotate_kernel, annotate_jit;
 	bool no_inline;       /* no inlined-function frames for DWARF-unwound frames */
+	bool force;           /* --force: perf maps whoever owns them (perf -f) */
+	bool no_debuginfod;   /* never ask debuginfod servers */
 	bool sites;           /* note frames' modules, build-ids and addresses
 				 (profile/frame_sites.h), for pprof output */
 	enum record_backend_choice backend;

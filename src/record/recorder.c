@@ -36,7 +36,7 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	hashmap_init(&r->by_hash);
 	if (opts->unwind != RECORD_UNWIND_FP && !opts->kernel_only)
 		r->unwinder = unwinder_new();
-	r->user_syms = symbols_new();
+	r->user_syms = symbols_new_user(opts->force, opts->no_debuginfod, !opts->quiet);
 	hashmap_init(&r->named);
 	r->runtimes = runtime_set_open(opts, NULL, 0);
 	if (opts->keep_time && !opts->off_cpu)
@@ -47,7 +47,10 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
  * (runtime.h). */
 static void meet(struct recorder *r, uint32_t pid, bool fresh)
 {
-	if (!r->runtimes || !pid)
+	if (!pid)
+		return;
+	symbols_note_process(r->user_syms, pid, fresh);
+	if (!r->runtimes)
 		return;
 	struct runtime_process proc = { pid, r->maps.proc_root, &r->maps };
 	runtime_set_meet(r->runtimes, &proc, fresh);
@@ -177,10 +180,22 @@ void recorder_build_early(struct recorder *r, struct profile *p, struct symbols 
 	naming_build_early(r, p, kernel_syms, kernel_ready);
 }
 
+void recorder_sampling_ended(struct recorder *r)
+{
+	runtime_set_sampling_end(r->runtimes);
+}
+
+static void add_perfmap(void *arg, uint32_t pid, const char *text, size_t len)
+{
+	struct recorder *r = arg;
+	symbols_add_perfmap(r->user_syms, pid, text, len);
+}
+
 void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
 		     struct record_stats *stats)
 {
 	runtime_set_end(r->runtimes);
+	runtime_set_perfmaps(r->runtimes, add_perfmap, r);
 	naming_build_all(r, p, kernel_syms);
 	runtime_set_summary(r->runtimes, stats->runtimes, sizeof(stats->runtimes));
 	stats->samples = r->samples;

@@ -102,6 +102,9 @@ void recorder_build_early(struct recorder *r, struct profile *p, struct symbols 
 			  const atomic_bool *kernel_ready);
 /* The end of the run, for record_run: every stack into p (kernel frames
  * from kernel_syms), then the collector's figures into stats. */
+/* Sampling has ended, a command is still running: the runtimes' last
+ * look (runtime.h: sampling_end). */
+void recorder_sampling_ended(struct recorder *r);
 void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
 		     struct record_stats *stats);
 

@@ -80,6 +80,7 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 
 	stats->unwind_note = recorder_unwind_note(r);
 	int ret = run_backends(opts, r, &t, stats);
+	recorder_sampling_ended(r); /* runtimes' last look, before a command is stopped */
 	target_kill(&t, opts->stop);
 	target_release(&t);
 	record_phase(&stats->phases, "target released");

@@ -49,6 +49,13 @@
  *   the recording ended with it alive: the last call for proc, which the
  *   runtime frees here. Read what a runtime writes at exit now (a perf
  *   map: /tmp/perf-PID.map). Runs before naming.
+ * - sampling_end(run): sampling has ended and a command has not been
+ *   stopped yet: a last look at the live processes (a JVM's last
+ *   perf-map dump). Runs before exit().
+ * - perfmaps(run, add, arg): before naming: perf-map lines the runtime
+ *   knows for a process beyond its /tmp/perf-PID.map (what every dump of
+ *   a JVM's map gave, since each dump replaces the last), as
+ *   add(arg, pid, text, len) calls; JIT frames are then named from both.
  * - merge(run, stack, emit, arg): the naming step, at the end of the
  *   recording (after every exit), once per distinct stack that carries
  *   tokens: stack->native are the names the native user frames got (root
@@ -113,6 +120,9 @@ struct record_runtime {
 	uint32_t (*sample)(void *run, void *proc, const struct runtime_sample *smp, uint64_t *tokens,
 			   uint32_t cap);
 	void (*exit)(void *run, void *proc, uint32_t pid);
+	void (*sampling_end)(void *run);
+	void (*perfmaps)(void *run, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
+			 void *arg);
 	void (*merge)(void *run, const struct runtime_stack *stack,
 		     void (*emit)(void *arg, const char *name, size_t len), void *arg);
 	void (*summary)(void *run, char *buf, size_t cap);
@@ -145,6 +155,11 @@ size_t runtime_set_bpf_params(struct runtime_set *set, uint32_t pid, void *buf, 
 void runtime_set_exit(struct runtime_set *set, uint32_t pid);
 /* The end of sampling: exit() of every process still owned. */
 void runtime_set_end(struct runtime_set *set);
+/* sampling_end() of every runtime. */
+void runtime_set_sampling_end(struct runtime_set *set);
+/* perfmaps() of every runtime. */
+void runtime_set_perfmaps(struct runtime_set *set, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
+			  void *arg);
 /* merge() of runtime owner (runtime_set_owner's value) for one stack. */
 void runtime_set_merge(struct runtime_set *set, uint32_t owner, const struct runtime_stack *stack,
 		      void (*emit)(void *arg, const char *name, size_t len), void *arg);

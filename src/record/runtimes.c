@@ -12,7 +12,10 @@
 /* The runtimes, in the order detect() is asked (the first match owns a
  * process). Add one: an extern line here and an entry before the NULL
  * (README.md). */
+extern const struct record_runtime record_runtime_jit;
+
 static const struct record_runtime *const runtimes[] = {
+	&record_runtime_jit,
 	NULL, /* the end (and C has no empty initializer) */
 };
 static const size_t nr_runtimes = sizeof(runtimes) / sizeof(runtimes[0]) - 1;
@@ -132,6 +135,21 @@ void runtime_set_end(struct runtime_set *set)
 	for (size_t i = 0; set && i < set->nr_procs; i++)
 		if (set->procs[i].owner)
 			release(set, &set->procs[i]);
+}
+
+void runtime_set_sampling_end(struct runtime_set *set)
+{
+	for (size_t i = 0; set && i < set->nr; i++)
+		if (set->table[i]->sampling_end)
+			set->table[i]->sampling_end(set->run[i]);
+}
+
+void runtime_set_perfmaps(struct runtime_set *set, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
+			  void *arg)
+{
+	for (size_t i = 0; set && i < set->nr; i++)
+		if (set->table[i]->perfmaps)
+			set->table[i]->perfmaps(set->run[i], add, arg);
 }
 
 void runtime_set_merge(struct runtime_set *set, uint32_t owner, const struct runtime_stack *stack,

@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 /* Address-space ids for file mappings: above any real pid (pid_max is at
  * most 2^22), below the symbolizer's int32 range. */
@@ -18,17 +20,28 @@
 struct symbols {
 	struct symbolizer *sym;
 	struct hashmap fed; /* mapping id -> 1: already given to the symbolizer */
+	struct hashmap noted; /* pid -> 1: its user noted (symbols_note_process) */
 	struct kmodules modules;
 	bool modules_read;
 };
 
 struct symbols *symbols_new(void)
 {
+	return symbols_new_user(false, true, false);
+}
+
+struct symbols *symbols_new_user(bool force, bool no_debuginfod, bool warn)
+{
 	struct symbols *s = xcalloc(1, sizeof(*s));
 	struct sym_options o = { 0 };
 	o.kallsyms = "/proc/kallsyms"; /* the running kernel, not a build-id cache */
+	o.perfmap_force = force;
+	o.perfmap_warn = warn;
+	o.no_debuginfod = no_debuginfod;
+	o.debuginfod_notices = warn;
 	s->sym = symbolizer_new(&o);
 	hashmap_init(&s->fed);
+	hashmap_init(&s->noted);
 	return s;
 }
 
@@ -38,8 +51,27 @@ void symbols_free(struct symbols *s)
 		return;
 	symbolizer_free(s->sym);
 	hashmap_release(&s->fed);
+	hashmap_release(&s->noted);
 	kmodules_release(&s->modules);
 	free(s);
+}
+
+void symbols_note_process(struct symbols *s, uint32_t pid, bool exec)
+{
+	char path[32];
+	struct stat st;
+	bool inserted;
+	hashmap_upsert(&s->noted, pid, 1, &inserted);
+	if (!inserted && !exec)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
+	if (pid && !stat(path, &st)) /* a /proc/PID directory is owned by the process's euid */
+		sym_perfmap_owner(s->sym, (int32_t)pid, (uint32_t)st.st_uid);
+}
+
+void symbols_add_perfmap(struct symbols *s, uint32_t pid, const char *text, size_t len)
+{
+	sym_perfmap_extra(s->sym, (int32_t)pid, text, len);
 }
 
 const char *symbols_kernel(struct symbols *s, uint64_t addr, const char **module)

@@ -18,6 +18,18 @@ struct symbols;
 struct sym_inline;
 
 struct symbols *symbols_new(void);
+/* For user code: perf maps are read whoever owns them when force;
+ * debuginfod servers (DEBUGINFOD_URLS) are asked for the debug files of
+ * binaries without symbols unless no_debuginfod; a refused map or a
+ * failing server is named on stderr when warn. symbols_new: neither. */
+struct symbols *symbols_new_user(bool force, bool no_debuginfod, bool warn);
+/* Note the user of process pid while it runs (once, and again after an
+ * exec): its /tmp/perf-PID.map, read at the end, must be that user's or
+ * root's (symbolize/perfmap.h). */
+void symbols_note_process(struct symbols *s, uint32_t pid, bool exec);
+/* Perf-map lines for process pid known otherwise than by its file (what
+ * every dump of a JVM's map gave). */
+void symbols_add_perfmap(struct symbols *s, uint32_t pid, const char *text, size_t len);
 void symbols_free(struct symbols *s);
 
 /* The kernel function at addr; *module gets perf script's name for its

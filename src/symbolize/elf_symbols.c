@@ -1,5 +1,6 @@
 /* ELF symbols through elfutils' libelf (see elf_symbols.h). */
 #include "symbolize/elf_symbols.h"
+#include "symbolize/debuginfod_client.h"
 
 #include "base/alloc.h"
 #include "symbolize/demangle.h"
@@ -520,6 +521,13 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 		}
 		note_unopened(info, real, self.open_errno);
 		ef_close(&self);
+		/* 5. a debuginfod server, when no file above has a .symtab */
+		if (!syms.elf && idhex[0] && r->debuginfod) {
+			char *fetched = debuginfo_client_find(r->debuginfod, idhex, r->path);
+			if (fetched)
+				try_candidate(&syms, &runtime, fetched, r, NULL);
+			free(fetched);
+		}
 		free(real);
 	}
 	if (!syms.elf && !runtime.elf)

@@ -1,7 +1,7 @@
 /* ELF symbol loading for one DSO, the way perf's dso__load() picks its
  * files: candidates in perf's order (.gnu_debuglink targets, ~/.debug
  * build-id cache, /usr/lib/debug by path and by build-id, then the file
- * itself), each rejected when its build-id differs from the recorded one;
+ * itself, then a debuginfod server), each rejected when its build-id differs from the recorded one;
  * symbols from the first candidate with a .symtab, else the .dynsym, plus
  * synthesized name@plt entries.
  * Symbol addresses are stored as file offsets, so a lookup uses
@@ -11,6 +11,8 @@
 #define SCORCH_SYMBOLIZE_ELF_SYMBOLS_H
 
 #include "symbolize/symtab.h"
+
+struct debuginfo_client;
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +26,8 @@ struct elf_load_req {
 	const char *debug_home;    /* ~/.debug */
 	bool demangle;
 	const void *image;         /* in-memory ELF (vdso), or NULL */
+	struct debuginfo_client *debuginfod; /* asked last, when no candidate has a
+					       .symtab (by build-id), or NULL */
 	size_t image_len;
 };
 

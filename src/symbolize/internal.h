@@ -6,6 +6,7 @@
 #include "base/hash.h"
 #include "base/hashmap.h"
 #include "base/strpool.h"
+#include "symbolize/perfmap.h"
 #include "symbolize/symbolize.h"
 #include "symbolize/symtab.h"
 
@@ -35,6 +36,7 @@ struct dso {
 	/* Held (while the symbolizer is `threaded`) around loading and around
 	 * symtab lookups, which change the table (memo, lazy choices). */
 	pthread_mutex_t lock;
+	struct perfmap_state *jit; /* DSO_JIT: what was read of the map file */
 };
 
 /* A mapping's tag (procmaps.h) in the symbolizer: its DSO, and whether
@@ -109,6 +111,8 @@ struct symbolizer {
 	size_t nr_chain_items, chain_items_alloc;
 	uint32_t *chain_first, *chain_len;
 	size_t nr_chains, chains_alloc, chains_alloc2;
+	struct debuginfo_client *debuginfod; /* NULL: none to ask */
+	struct hashmap perfmap_owner; /* pid -> uid + 1 of the process (sym_perfmap_owner) */
 };
 
 /* What a lookup gives where no map or symbol is known. */

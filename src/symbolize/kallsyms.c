@@ -1,4 +1,4 @@
-/* kallsyms, /sys/kernel/notes and perf JIT maps: small text/binary files. */
+/* kallsyms and /sys/kernel/notes: small text/binary files. */
 #include "symbolize/kallsyms.h"
 
 #include "base/alloc.h"
@@ -329,28 +329,4 @@ size_t kernel_build_id(uint8_t id[20])
 	}
 	free(buf);
 	return got;
-}
-
-static void jitmap_line(const char *line, size_t n, void *arg)
-{
-	struct symtab *t = arg;
-	const char *p = line, *end = line + n;
-	uint64_t start, size;
-	if (parse_hex(&p, end, &start) || p >= end || *p != ' ')
-		return;
-	p++;
-	if (parse_hex(&p, end, &size) || p >= end || *p != ' ')
-		return;
-	p++;
-	size_t nl = (size_t)(end - p);
-	symtab_add(t, start, size, SYM_BIND_GLOBAL, p, nl, nl, 0);
-}
-
-int jitmap_load(struct symtab *t, const char *path)
-{
-	size_t before = t->nr;
-	if (each_line(path, 0, jitmap_line, NULL, t) < 0)
-		return -1;
-	symtab_finish(t, false);
-	return (int)(t->nr - before);
 }

@@ -37,8 +37,5 @@ size_t kernel_build_id(uint8_t id[20]);
  * (read no further than 256 KiB): a copy of the same kernel made in the
  * same boot (the same KASLR offset) lists its own symbols the same. */
 bool kallsyms_same_layout(const char *copy, const char *live);
-/* Symbols of a perf JIT map (/tmp/perf-PID.map: "START SIZE name" in hex),
- * finished. Returns the count, or -1 when unreadable. */
-int jitmap_load(struct symtab *t, const char *path);
 
 #endif

@@ -8,6 +8,7 @@
 #include "symbolize/demangle.h"
 #include "symbolize/kallsyms.h"
 #ifdef HAVE_ELFUTILS
+#include "symbolize/debuginfod_client.h"
 #include "symbolize/elf_symbols.h"
 #include "symbolize/inline.h"
 #endif
@@ -19,6 +20,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *intern(struct symbolizer *s, const char *str, size_t n)
 {
@@ -35,6 +37,11 @@ struct symbolizer *symbolizer_new(const struct sym_options *opts)
 	hashmap_init(&s->dso_map);
 	hashmap_init(&s->dso_id_map);
 	hashmap_init(&s->build_id_map);
+	hashmap_init(&s->perfmap_owner);
+#ifdef HAVE_ELFUTILS
+	if (!s->opts.no_debuginfod)
+		s->debuginfod = debuginfo_client_new(s->opts.debuginfod_notices);
+#endif
 	procmaps_init(&s->maps);
 	if (s->opts.debug_home) {
 		s->debug_home = xstrdup(s->opts.debug_home);
@@ -68,6 +75,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(d->unopened_path);
 		hashmap_release(&d->inline_cache);
 		free(d->image);
+		free(d->jit);
 		pthread_mutex_destroy(&d->lock);
 		free(d);
 	}
@@ -77,6 +85,10 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->map_paths);
 	free(s->bids);
 	free(s->cache);
+	hashmap_release(&s->perfmap_owner);
+#ifdef HAVE_ELFUTILS
+	debuginfo_client_free(s->debuginfod);
+#endif
 #ifdef HAVE_ELFUTILS
 	inline_resolver_free(s->inline_dw);
 #endif
@@ -345,12 +357,52 @@ static void load_vdso(struct symbolizer *s, struct dso *d)
 	memcpy(d->image, (const void *)(uintptr_t)start, d->image_len);
 }
 
+void sym_perfmap_owner(struct symbolizer *s, int32_t pid, uint32_t uid)
+{
+	bool inserted;
+	*hashmap_upsert(&s->perfmap_owner, (uint32_t)pid, uid + 1, &inserted) = uid + 1;
+}
+
+/* A missed lookup in a perf map looks at the file again at most this
+ * often: a JIT appends to it, or rewrites it, while the samples are read. */
+enum { PERFMAP_RECHECK_NS = 100 * 1000 * 1000 };
+
+/* Read d's perf map (first time: as perf, once; later: what changed). */
+static int refresh_jit(struct symbolizer *s, struct dso *d, int64_t interval_ns)
+{
+	if (!d->jit) {
+		d->jit = xcalloc(1, sizeof(*d->jit));
+		int32_t pid = 0;
+		uint32_t uid = 0;
+		d->jit->owner = geteuid();
+		if (sscanf(d->name, "/tmp/perf-%" SCNd32 ".map", &pid) == 1 &&
+		    hashmap_get(&s->perfmap_owner, (uint32_t)pid, &uid) && uid)
+			d->jit->owner = (uid_t)(uid - 1);
+		d->jit->force = s->opts.perfmap_force;
+	}
+	int got = perfmap_refresh(&d->syms, d->name, d->jit, interval_ns);
+	char why[128];
+	struct stat st = { .st_uid = 0 };
+	if (got < 0 && s->opts.perfmap_warn && !d->jit->warned && d->jit->refusal != PERFMAP_ABSENT) {
+		struct stat sb;
+		if (!lstat(d->name, &sb))
+			st = sb;
+		const char *text = perfmap_refusal_text(d->jit->refusal, why, sizeof(why), d->jit->owner, &st);
+		if (text) {
+			d->jit->warned = true;
+			fprintf(stderr, "scorch: warning: %s: %s: ignored%s\n", d->name, text,
+				d->jit->refusal == PERFMAP_OWNER ? " (--force reads it)" : "");
+		}
+	}
+	return got;
+}
+
 static void load_dso(struct symbolizer *s, struct dso *d)
 {
 	d->loaded = true;
 	switch (d->kind) {
 	case DSO_JIT:
-		jitmap_load(&d->syms, d->name);
+		refresh_jit(s, d, 0);
 		return;
 	case DSO_NOSYMS:
 	case DSO_KERNEL:
@@ -374,6 +426,7 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 		.demangle = !s->opts.no_demangle,
 		.image = d->image,
 		.image_len = d->image_len,
+		.debuginfod = d->kind == DSO_FILE ? s->debuginfod : NULL,
 	};
 	struct elf_load_info info;
 	int got = elf_load_symbols(&d->syms, &req, &info);
@@ -438,6 +491,17 @@ size_t sym_unopened(struct symbolizer *s, void (*fn)(void *arg, const char *dso,
 			fn(arg, d->name, d->unopened_path, err);
 	}
 	return n;
+}
+
+void sym_perfmap_extra(struct symbolizer *s, int32_t pid, const char *text, size_t len)
+{
+	char jit[64];
+	snprintf(jit, sizeof(jit), "/tmp/perf-%" PRId32 ".map", pid);
+	uint32_t idx = findnew_dso(s, jit, DSO_JIT); /* may move s->dsos */
+	struct dso *d = s->dsos[idx];
+	dso_lock(s, d);
+	perfmap_parse(&d->syms, text, len);
+	dso_unlock(s, d);
 }
 
 struct dso *sym_file_dso(struct symbolizer *s, const char *path)
@@ -657,6 +721,8 @@ int sym_dso_symbol(struct symbolizer *s, struct dso *d, uint64_t a, bool load, s
 	if (load && !d->loaded)
 		load_dso(s, d);
 	struct symbol *sy = symtab_find(&d->syms, a);
+	if (!sy && d->kind == DSO_JIT && refresh_jit(s, d, PERFMAP_RECHECK_NS) > 0)
+		sy = symtab_find(&d->syms, a);
 	if (sy) {
 		f->name = symtab_name(&d->syms, sy);
 		f->offset = a - sy->start;

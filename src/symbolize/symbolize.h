@@ -37,6 +37,10 @@ struct sym_options {
 	const char *debug_home; /* NULL: $HOME/.debug */
 	bool no_demangle;       /* keep mangled names */
 	bool verbose;           /* warn (once per file) about unreadable DSOs */
+	bool perfmap_force;     /* read perf maps whoever owns them (perf -f) */
+	bool perfmap_warn;      /* warn (once per map) about a refused perf map */
+	bool no_debuginfod;     /* never ask debuginfod servers (DEBUGINFOD_URLS) */
+	bool debuginfod_notices;/* say when the servers fail (once) */
 };
 
 struct symbolizer *symbolizer_new(const struct sym_options *opts);
@@ -93,6 +97,15 @@ void sym_mmap(struct symbolizer *s, const struct sym_mmap *m);
  * 8-byte FORK record, hardly touched: sys300k's 55 MB of data rewritten
  * as such, 330 MB reserved, peak RSS +4 MB). */
 void sym_reserve(struct symbolizer *s, uint64_t mmaps, uint64_t forks);
+
+/* The user (euid) of process pid, whose /tmp/perf-PID.map must be owned by
+ * it or by root (perfmap.h); without a call, scorch's own euid, as perf. */
+void sym_perfmap_owner(struct symbolizer *s, int32_t pid, uint32_t uid);
+
+/* More lines for the perf map of process pid ("START SIZE name", as in
+ * the file), known otherwise than by its file: record keeps what every
+ * dump of a JVM's map gave, since each dump replaces the last. */
+void sym_perfmap_extra(struct symbolizer *s, int32_t pid, const char *text, size_t len);
 
 /* ---- lookups ----------------------------------------------------------- */
 

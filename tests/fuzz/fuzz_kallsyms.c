@@ -4,6 +4,7 @@
  * looked up around the addresses it holds. The input is also compared,
  * as a kallsyms copy, with itself and with its second half. */
 #include "symbolize/kallsyms.h"
+#include "symbolize/perfmap.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	kmodules_release(&m);
 	symtab_init(&t);
-	if (jitmap_load(&t, path) >= 0)
+	if (perfmap_parse(&t, (const char *)data, size))
 		probe(&t);
 	symtab_release(&t);
 	int half = memfd_create("fuzz-half", 0);

@@ -1,0 +1,214 @@
+/* HotSpot's attach protocol (hotspot_attach.h). */
+#include "runtime/hotspot_attach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The value of "Key:" in /proc/PID/status (its last field when last). */
+static bool status_field(pid_t pid, const char *key, bool last, char *val, size_t cap)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	bool found = false;
+	size_t kl = strlen(key);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, kl))
+			continue;
+		char *v = line + kl;
+		v[strcspn(v, "\n")] = 0;
+		if (last) {
+			char *sp = strrchr(v, '\t');
+			char *sp2 = strrchr(v, ' ');
+			v = sp2 > sp ? sp2 : sp ? sp : v;
+		}
+		v += strspn(v, " \t");
+		snprintf(val, cap, "%s", v);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+pid_t hotspot_nspid(pid_t pid)
+{
+	char v[32];
+	if (!status_field(pid, "NSpid:", true, v, sizeof(v)))
+		return pid;
+	long n = strtol(v, NULL, 10);
+	return n > 0 ? (pid_t)n : pid;
+}
+
+/* Whether the process catches SIGQUIT (a JVM's handler starts the attach
+ * listener; a process that does not catch it would die of it). */
+static bool catches_sigquit(pid_t pid)
+{
+	char v[32];
+	if (!status_field(pid, "SigCgt:", false, v, sizeof(v)))
+		return false;
+	unsigned long long mask = strtoull(v, NULL, 16);
+	return mask >> (SIGQUIT - 1) & 1;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* The socket at path, when it is one and its owner is uid or root. */
+static bool socket_ready(const char *path, uid_t uid)
+{
+	struct stat st;
+	return !lstat(path, &st) && S_ISSOCK(st.st_mode) && (st.st_uid == uid || st.st_uid == 0);
+}
+
+/* Make the trigger file in the JVM's working directory, else in tmp;
+ * returns its path in trigger (empty when none could be made). */
+static void make_trigger(pid_t pid, pid_t nspid, const char *tmp, char *trigger, size_t cap)
+{
+	snprintf(trigger, cap, "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)nspid);
+	int fd = open(trigger, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(trigger, cap, "%s/.attach_pid%d", tmp, (int)nspid);
+		fd = open(trigger, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		trigger[0] = 0;
+	else
+		close(fd);
+}
+
+/* Wait for the JVM's socket, starting its listener when needed. */
+static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *sock, uid_t uid,
+			   int timeout_ms, char *why, size_t why_cap)
+{
+	if (socket_ready(sock, uid))
+		return 0;
+	if (!catches_sigquit(pid)) {
+		snprintf(why, why_cap, "it does not handle SIGQUIT (-Xrs?), so it cannot be asked to attach");
+		return -1;
+	}
+	char trigger[128];
+	make_trigger(pid, nspid, tmp, trigger, sizeof(trigger));
+	if (!trigger[0]) {
+		snprintf(why, why_cap, "cannot create its attach trigger file: %s", strerror(errno));
+		return -1;
+	}
+	long start = now_ms();
+	bool resent = false;
+	int ret = -1;
+	if (kill(pid, SIGQUIT) == 0) {
+		for (int delay = 100; now_ms() - start < timeout_ms; delay += 100) {
+			long left = timeout_ms - (now_ms() - start);
+			struct timespec ts = { 0, (delay < left ? delay : left) * 1000000L };
+			nanosleep(&ts, NULL);
+			if (socket_ready(sock, uid)) {
+				ret = 0;
+				break;
+			}
+			if (!resent && now_ms() - start > timeout_ms / 2) {
+				resent = true;
+				kill(pid, SIGQUIT);
+			}
+		}
+	}
+	unlink(trigger);
+	if (ret)
+		snprintf(why, why_cap, "its attach listener did not start within %d ms (-XX:+DisableAttachMechanism?)",
+			 timeout_ms);
+	return ret;
+}
+
+/* Send the request and read the reply (until the JVM closes). */
+static int exchange(const char *sock, const char *command, long deadline, char *out, size_t out_cap,
+		    char *why, size_t why_cap)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(sock) >= sizeof(sa.sun_path)) {
+		snprintf(why, why_cap, "its socket path is too long: %s", sock);
+		return -1;
+	}
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		snprintf(why, why_cap, "cannot connect to %s: %s", sock, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* protocol "1", command "jcmd", three arguments: the command line, "", "" */
+	char req[512];
+	int n = snprintf(req, sizeof(req), "1%cjcmd%c%s%c%c%c", 0, 0, command, 0, 0, 0);
+	if (n < 0 || (size_t)n >= sizeof(req) || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+		snprintf(why, why_cap, "cannot send the request: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	char buf[4096];
+	size_t got = 0;
+	for (;;) {
+		long left = deadline - now_ms();
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+			snprintf(why, why_cap, "no reply in time");
+			close(fd);
+			return -1;
+		}
+		ssize_t r = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (got == sizeof(buf) - 1) /* the rest of a long output is not needed */
+			break;
+	}
+	close(fd);
+	buf[got] = 0;
+	char *end;
+	long status = strtol(buf, &end, 10);
+	if (end == buf || *end != '\n') {
+		snprintf(why, why_cap, "an unreadable reply (%zu bytes)", got);
+		return -1;
+	}
+	if (out && out_cap)
+		snprintf(out, out_cap, "%s", end + 1);
+	return (int)status;
+}
+
+int hotspot_jcmd(pid_t pid, const char *command, int timeout_ms, char *out, size_t out_cap,
+		 char *why, size_t why_cap)
+{
+	long deadline = now_ms() + timeout_ms;
+	pid_t nspid = hotspot_nspid(pid);
+	char tmp[64], sock[128], proc[32];
+	if (nspid == pid)
+		snprintf(tmp, sizeof(tmp), "/tmp");
+	else
+		snprintf(tmp, sizeof(tmp), "/proc/%d/root/tmp", (int)pid);
+	snprintf(sock, sizeof(sock), "%s/.java_pid%d", tmp, (int)nspid);
+	struct stat st;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (stat(proc, &st)) {
+		snprintf(why, why_cap, "it is gone");
+		return -1;
+	}
+	if (wait_for_socket(pid, nspid, tmp, sock, st.st_uid, timeout_ms, why, why_cap))
+		return -1;
+	return exchange(sock, command, deadline > now_ms() + 1000 ? deadline : now_ms() + 1000, out, out_cap,
+			why, why_cap);
+}
