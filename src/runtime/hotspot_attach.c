@@ -100,7 +100,7 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 		return 0;
 	if (!catches_sigquit(pid)) {
 		snprintf(why, why_cap, "it does not handle SIGQUIT (-Xrs?), so it cannot be asked to attach");
-		return -1;
+		return HOTSPOT_NOT_YET;
 	}
 	char trigger[128];
 	make_trigger(pid, nspid, tmp, trigger, sizeof(trigger));
@@ -207,8 +207,9 @@ int hotspot_jcmd(pid_t pid, const char *command, int timeout_ms, char *out, size
 		snprintf(why, why_cap, "it is gone");
 		return -1;
 	}
-	if (wait_for_socket(pid, nspid, tmp, sock, st.st_uid, timeout_ms, why, why_cap))
-		return -1;
+	int waited = wait_for_socket(pid, nspid, tmp, sock, st.st_uid, timeout_ms, why, why_cap);
+	if (waited)
+		return waited;
 	return exchange(sock, command, deadline > now_ms() + 1000 ? deadline : now_ms() + 1000, out, out_cap,
 			why, why_cap);
 }

@@ -20,8 +20,13 @@
 /* The pid the process sees for itself (the last NSpid field), or pid. */
 pid_t hotspot_nspid(pid_t pid);
 
+enum { HOTSPOT_NOT_YET = -2 };
+
 /* Run a jcmd command line (e.g. "Compiler.perfmap") in JVM pid. Returns
- * the JVM's status (0: done), or -1 with why (a sentence) set. out, when
+ * the JVM's status (0: done), or -1 with why (a sentence) set, or
+ * HOTSPOT_NOT_YET when the process does not catch SIGQUIT (yet: a JVM
+ * installs its handlers a moment after libjvm.so is mapped; with -Xrs
+ * never). out, when
  * not NULL, gets the start of the output text (NUL-terminated). */
 /* The caller checks that pid is alive (not a zombie) first: a zombie
  * still shows its signal dispositions. */

@@ -20,8 +20,9 @@
 
 enum proc_kind { PROC_UNKNOWN, PROC_OTHER, PROC_JVM, PROC_NODE };
 
-/* How many times an undecided process is looked at (about once a second). */
-enum { MAX_LOOKS = 4 };
+/* How many times an undecided process is looked at (about once a second),
+ * and a JVM without a SIGQUIT handler is asked again before giving up. */
+enum { MAX_LOOKS = 4, MAX_NOT_YET = 10 };
 
 struct watched {
 	uint32_t pid;
@@ -29,6 +30,7 @@ struct watched {
 	int looks;
 	int64_t next_ns;       /* next look or dump */
 	bool attach_failed;
+	int not_yet;           /* attempts that found no SIGQUIT handler yet */
 	bool made_map;         /* its perf map did not exist before the first dump */
 	char map_path[96];
 	unsigned dumps;
@@ -101,7 +103,8 @@ static void keep_lines(struct watched *p, const char *buf, size_t len)
 	}
 }
 
-static void dump_jvm(struct runtime_watch *w, struct watched *p)
+/* One dump; returns the milliseconds until the next. */
+static int dump_jvm(struct runtime_watch *w, struct watched *p)
 {
 	char why[256];
 	pid_t ns = hotspot_nspid((pid_t)p->pid);
@@ -116,12 +119,14 @@ static void dump_jvm(struct runtime_watch *w, struct watched *p)
 	int status = hotspot_jcmd((pid_t)p->pid, "Compiler.perfmap", w->o.attach_ms, NULL, 0, why, sizeof(why));
 	if (status != 0) {
 		if (!proc_alive(p->pid))
-			return; /* exited: its last dump stands */
+			return w->o.interval_ms; /* exited: its last dump stands */
+		if (status == HOTSPOT_NOT_YET && ++p->not_yet < MAX_NOT_YET)
+			return 200; /* starting: asked again soon */
 		p->attach_failed = true;
 		if (status > 0)
 			snprintf(why, sizeof(why), "Compiler.perfmap answered status %d", status);
 		note(w, "java %u: its JIT code is not named: %s", (unsigned)p->pid, why);
-		return;
+		return w->o.interval_ms;
 	}
 	size_t len;
 	char *buf = proc_read_perfmap(path, p->pid, w->o.force, &len);
@@ -130,6 +135,7 @@ static void dump_jvm(struct runtime_watch *w, struct watched *p)
 		p->dumps++;
 		free(buf);
 	}
+	return w->o.interval_ms;
 }
 
 /* ---- detection ---------------------------------------------------------- */
@@ -198,8 +204,8 @@ static void tick(struct runtime_watch *w, bool last)
 				p->next_ns = now; /* its first dump now */
 		}
 		if (p->kind == PROC_JVM && !p->attach_failed && (last || now >= p->next_ns) && proc_alive(p->pid)) {
-			dump_jvm(w, p);
-			p->next_ns = now_ns() + (int64_t)w->o.interval_ms * 1000000;
+			int next_ms = dump_jvm(w, p);
+			p->next_ns = now_ns() + (int64_t)next_ms * 1000000;
 		}
 	}
 }
