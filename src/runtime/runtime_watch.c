@@ -22,7 +22,7 @@ enum proc_kind { PROC_UNKNOWN, PROC_OTHER, PROC_JVM, PROC_NODE };
 
 /* How many times an undecided process is looked at (about once a second),
  * and a JVM without a SIGQUIT handler is asked again before giving up. */
-enum { MAX_LOOKS = 4, MAX_NOT_YET = 10 };
+enum { MAX_LOOKS = 4, MAX_NOT_YET = 10, MAX_FAILURES = 3 };
 
 struct watched {
 	uint32_t pid;
@@ -31,6 +31,7 @@ struct watched {
 	int64_t next_ns;       /* next look or dump */
 	bool attach_failed;
 	int not_yet;           /* attempts that found no SIGQUIT handler yet */
+	int failures;          /* other failed attempts */
 	bool made_map;         /* its perf map did not exist before the first dump */
 	char map_path[96];
 	unsigned dumps;
@@ -122,6 +123,8 @@ static int dump_jvm(struct runtime_watch *w, struct watched *p)
 			return w->o.interval_ms; /* exited: its last dump stands */
 		if (status == HOTSPOT_NOT_YET && ++p->not_yet < MAX_NOT_YET)
 			return 200; /* starting: asked again soon */
+		if (status != HOTSPOT_NOT_YET && ++p->failures < MAX_FAILURES)
+			return w->o.interval_ms; /* a busy JVM may start its listener late */
 		p->attach_failed = true;
 		if (status > 0)
 			snprintf(why, sizeof(why), "Compiler.perfmap answered status %d", status);
@@ -261,7 +264,7 @@ struct runtime_watch *runtime_watch_new(const struct runtime_watch_opts *o)
 	if (w->o.interval_ms <= 0)
 		w->o.interval_ms = 1000;
 	if (w->o.attach_ms <= 0)
-		w->o.attach_ms = 3000;
+		w->o.attach_ms = 5000;
 	hashmap_init(&w->queued);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);

@@ -30,7 +30,7 @@ struct runtime_watch;
 struct runtime_watch_opts {
 	bool force;       /* read perf maps whoever owns them (--force) */
 	int interval_ms;  /* between JVM dumps (default 1000) */
-	int attach_ms;    /* bound on one attach (default 3000) */
+	int attach_ms;    /* bound on one attach (default 5000) */
 };
 
 /* Starts the watch's thread; NULL when it cannot run. */

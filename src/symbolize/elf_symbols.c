@@ -525,7 +525,7 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 		if (!syms.elf && idhex[0] && r->debuginfod) {
 			char *fetched = debuginfo_client_find(r->debuginfod, idhex, r->path);
 			if (fetched)
-				try_candidate(&syms, &runtime, fetched, r, NULL);
+				try_candidate(&syms, &runtime, fetched, r, NULL, info);
 			free(fetched);
 		}
 		free(real);

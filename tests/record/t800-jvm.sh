@@ -72,7 +72,8 @@ EOF
 		whole=$(jvm_share "$J/pfp.$be.folded" '^java;start_thread;ThreadJavaMain;JavaMain;')
 		if [ "$whole" -lt 95 ]; then
 			not_ok "$name" "$whole% of the Work samples reach start_thread;ThreadJavaMain;JavaMain" \
-				"$(grep 'Work\.' "$J/pfp.$be.folded" | grep -v '^java;start_thread' | head -3 | cut -c1-200)"
+				"$(grep 'Work\.' "$J/pfp.$be.folded" | grep -v '^java;start_thread' | head -3 | cut -c1-200)" \
+				"$(grep -v '^scorch: no hardware' "$J/pfp.$be.err" | head -4)"
 		elif ! grep -q ';Interpreter;' "$J/pfp.$be.folded"; then
 			not_ok "$name" "no interpreted frame named Interpreter"
 		elif grep -q 'PreserveFramePointer' "$J/pfp.$be.err"; then
