@@ -7,10 +7,8 @@
 # thread's start. Also: a JVM that was running before record started (-p),
 # and record's perf-map checks (another user's map refused, --force reads
 # it). java and javac are required: a missing one fails the test.
-. "$(dirname "$0")/../lib.sh"
+. "${0%/*}/lib.sh" # the suite's: tests/lib.sh, the backends' probes (perf_ok, bpf_ok)
 
-# (standalone: both backends are expected to run; tests/record/run probes them)
-: "${perf_ok:=1}" "${bpf_ok:=1}"
 J=$TMPDIR/jvm
 mkdir -p "$J"
 jvm_missing=""

@@ -3,10 +3,8 @@
 # every JavaScript frame is named from V8's perf map (no [perf-PID.map]
 # frame left) and stacks through JS code reach node::Start; without those
 # flags one notice names them. node is required: missing, the test fails.
-. "$(dirname "$0")/../lib.sh"
+. "${0%/*}/lib.sh" # the suite's: tests/lib.sh, the backends' probes (perf_ok, bpf_ok)
 
-# (standalone: both backends are expected to run; tests/record/run probes them)
-: "${perf_ok:=1}" "${bpf_ok:=1}"
 N=$TMPDIR/node
 mkdir -p "$N"
 cat >"$N/work.js" <<'EOF'
