@@ -46,6 +46,8 @@ EOF
 	port=$((20000 + $$ % 20000))
 	debuginfod -F -p "$port" -d "$D/db.sqlite" -t 0 -g 0 "$D/debug" >"$D/server.log" 2>&1 &
 	server=$!
+	# (killed however this file ends; continued first, in case it is stopped)
+	trap 'kill -CONT "$server" 2>/dev/null; kill "$server" 2>/dev/null' EXIT
 	ready=0
 	for _ in $(seq 1 100); do
 		if curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$id/debuginfo"; then
