@@ -56,11 +56,21 @@ struct ustack_ctx {
 	uint64_t bytes, samples;
 	uint32_t limit; /* frame-pointer chains this deep lost their root end */
 	struct bpf_offcpu *offcpu; /* --off-cpu: its copies and block ends too */
+	/* Records one ring_buffer__consume may still take: libbpf's consume
+	 * goes on while the programs write, which at a high rate (-F 30000
+	 * with stack copies) is forever; a negative return ends it, and the
+	 * sampling loop gets to its deadline and stop checks. */
+	uint32_t budget;
 };
+
+enum { USTACK_BUDGET = 1 << 14 };
 
 static int on_ustack_in(void *ctx, void *data, size_t size)
 {
 	struct ustack_ctx *uc = ctx;
+	if (uc->budget == 0)
+		return -EAGAIN; /* this record is taken; the rest wait */
+	uc->budget--;
 	uint64_t time;
 	if (uc->offcpu && !(data = (void *)bpf_offcpu_ring_record(uc->offcpu, data, &size)))
 		return 0;
@@ -272,6 +282,7 @@ static double sample(struct bpf_run *s)
 		pfd[npfd++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->ustack_ring), .events = POLLIN };
 		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, 50));
 		double now = record_now();
+		s->ustacks.budget = USTACK_BUDGET;
 		ring_buffer__consume(s->ustack_ring); /* copies in, before the side band's records go out */
 		perf_sideband_drain(s->sideband);
 		perf_buffer__consume(s->spill_buf);
@@ -303,6 +314,7 @@ static void finish(struct bpf_run *s, double start)
 	if (s->offcpu)
 		bpf_offcpu_detach(s->offcpu);
 	record_phase(&stats->phases, "programs detached");
+	s->ustacks.budget = UINT32_MAX; /* nothing writes now: the ring's rest */
 	ring_buffer__consume(s->ustack_ring);
 	record_phase(&stats->phases, "stack copies read");
 	perf_sideband_close(s->sideband);

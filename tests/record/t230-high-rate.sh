@@ -1,0 +1,21 @@
+# record -F 30000 -a -d 2 stops (issue 30 item 2): with DWARF stack copies
+# the BPF programs fill the copy ring faster than it is read, and reading
+# it must still give way to -d. Bounded: timeout -k 5 60 (exit 124 or 137
+# means record did not stop).
+. "${0%/*}/lib.sh"
+
+for be in perf bpf; do
+	eval "okv=\$${be}_ok why=\$${be}_why"
+	if [ "$okv" != 1 ]; then
+		skip "record $be: -F 30000 -a -d 2 stops and writes" "$why"
+		continue
+	fi
+	timeout -k 5 60 "$SCORCH" record --backend $be -F 30000 -a -d 2 -o "$TMPDIR/hr.folded" \
+		>/dev/null 2>"$TMPDIR/hr.err"
+	rc=$?
+	if [ "$rc" = 0 ] && [ -s "$TMPDIR/hr.folded" ]; then
+		ok "record $be: -F 30000 -a -d 2 stops and writes"
+	else
+		not_ok "record $be: -F 30000 -a -d 2 stops and writes" "exit $rc" "$(tail -2 "$TMPDIR/hr.err")"
+	fi
+done
