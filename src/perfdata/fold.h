@@ -15,14 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Tests: when report -j1 folds kernel frames (fold_chain.c,
- * kernel_catch_up). */
-enum kernel_test {
-	KERNEL_TEST_OFF,     /* as it runs: once the kernel's symbols are read */
-	KERNEL_TEST_AT_ONCE, /* the replay waits for them */
-	KERNEL_TEST_LATE,    /* only when a record needs them */
-};
-
 struct report_opts {
 	bool pid, tid;            /* root frame comm-PID / comm-PID/TID */
 	bool kernel, jit;         /* _[k] / _[j] annotations */
@@ -47,12 +39,6 @@ struct report_opts {
 				     --script, --inline and sites fold on one */
 	struct sym_options sym;
 	const struct heap_ahead *heap; /* the caller's heap grown ahead (base/alloc.h), or NULL */
-	enum kernel_test kernel_test; /* tests only */
-	enum pushes_test {            /* tests: where -j1's trie pushes go (fold_pushes.h) */
-		PUSHES_TEST_OFF,      /* as measured: a thread when it pays */
-		PUSHES_TEST_HERE,     /* the folding thread */
-		PUSHES_TEST_THREAD,   /* a thread of their own from the first */
-	} pushes_test;
 };
 
 struct report_stats {

@@ -1,7 +1,7 @@
-/* Callchains folded straight to the trie (folder.h): each address's
+/* Callchains folded straight to the trie (fold_chain.h): each address's
  * folded symbols found once per lookup stamp, and, at report -j1, the
  * samples held while the kernel's symbols are read. */
-#include "perfdata/folder.h"
+#include "perfdata/fold_chain.h"
 
 #include "base/alloc.h"
 #include "base/hash.h"
@@ -202,7 +202,7 @@ static inline __attribute__((always_inline)) int chain_ips(const struct folder *
 
 bool kernel_ready(struct folder *f)
 {
-	return f->o->kernel_test != KERNEL_TEST_LATE && sym_preload_kernel_ready(f->kernel_wait);
+	return !f->kernel_late_test && sym_preload_kernel_ready(f->kernel_wait);
 }
 
 /* Wait for the kernel's symbols and fold the samples held for them. */
@@ -249,7 +249,7 @@ bool defer_kernel_map(void *arg)
 
 /* ---- callchains -------------------------------------------------------------------- */
 
-/* The sample's addresses, then their folded symbols (folder.h). */
+/* The sample's addresses, then their folded symbols (fold_chain.h). */
 void fold_callchain(struct folder *f, const struct pd_sample *s, const char *comm, sym_t cpu, sym_t pname,
 		    uint64_t period)
 {

@@ -24,7 +24,12 @@
 #include "perfdata/fold_threads.h"
 
 #include "base/alloc.h"
+#include "base/hashmap.h"
+#include "perfdata/fold_sample.h"
+#include "perfdata/folder.h"
 #include "perfdata/sample_frames.h"
+#include "profile/merge_stamped.h"
+#include "symbolize/snapshot.h"
 
 #include <pthread.h>
 #include <stdlib.h>

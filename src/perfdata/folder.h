@@ -1,7 +1,8 @@
-/* The folder: what report's fold of one thread keeps (fold.c: process
- * names, frames, samples; fold_chain.c: callchains straight to the trie,
- * and the samples held while the kernel's symbols are read). Shared by
- * those two files only. */
+/* The folder: what report's fold on one thread keeps (process names,
+ * frames, the event kept, the callchain caches, the samples held while the
+ * kernel's symbols are read), with its API (folder.c). Above it, in this
+ * order: fold_chain.c (callchains straight to the trie), fold_sample.c (a
+ * sample), fold_threads.c (report -j), fold.c (report_fold). */
 #ifndef SCORCH_PERFDATA_FOLDER_H
 #define SCORCH_PERFDATA_FOLDER_H
 
@@ -13,8 +14,10 @@
 #include "perfdata/sample_frames.h"
 #include "perfdata/script_text.h"
 #include "profile/frame_rules.h"
+#include "profile/merge_stamped.h"
 #include "profile/profile.h"
 #include "symbolize/preload.h"
+#include "symbolize/snapshot.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -121,6 +124,8 @@ struct folder {
 	struct chain_ip *ips;      /* a sample's addresses (fold_callchain) */
 	/* while the kernel's symbols are read (kernel_catch_up) */
 	struct sym_preload *kernel_wait; /* NULL: read */
+	bool kernel_late_test;           /* tests: not read until a record needs them
+					    (fold_testing.h) */
 	struct replay *replay;           /* its kernel MMAP records kept meanwhile */
 	struct held_sample *held;
 	size_t nr_held, held_alloc;
@@ -135,28 +140,29 @@ struct folder {
 	uint64_t unit_seq;
 };
 
-/* The folded symbols of a resolved frame: seq_syms[*first .. + *count)
- * (fold.c). */
+/* One thread's folding state: its caches, and the profile p it folds into
+ * (stats into st). reader NULL: lookups go to sym as it is now.
+ * pushes: where its trie pushes go (fold_pushes.h); unless PUSHES_HERE, p
+ * is whole only after fold_pushes_sync or folder_free. */
+struct folder *folder_new(const struct report_opts *o, const struct perf_data *pd, struct profile *p,
+			  struct report_stats *st, struct symbolizer *sym, struct sym_reader *reader,
+			  enum fold_pushes_mode pushes);
+void folder_free(struct folder *f);
+
+/* Whether s is of the event folded (the first one seen unless
+ * --event-filter); notes and counts the others (in f's stats). */
+bool folder_keep_event(struct folder *f, const struct pd_sample *s);
+/* The event folded, or NULL before the first sample. */
+const char *folder_event(const struct folder *f);
+
+/* What each sample folded by folder_fold created, for profile_merge_stamped. */
+const struct profile_run *folder_runs(const struct folder *f, size_t *nr);
+
+/* Add f's counts to st (folded and skipped only when f has stats of its
+ * own), and its count unit when f folded a sample before *unit_seq. */
+void folder_add_stats(const struct folder *f, struct report_stats *st, uint64_t *unit_seq);
+
+/* The folded symbols of a resolved frame: seq_syms[*first .. + *count). */
 void frame_syms(struct folder *f, const struct resolved_frame *r, bool java, uint32_t *first, uint32_t *count);
-
-/* fold_chain.c: */
-
-/* A callchain folded below [cpu (PUSHES_NO_CPU: none),] pname (named by
- * the thread alone when comm is its comm, else NULL) and counted period, without the per-frame detour, for samples whose names do not
- * depend on the process (not Java) and that need no per-frame output
- * (--script, --inline, sites). A sample whose kernel frames need the
- * kernel's symbols may be held until they are read (kernel_catch_up). */
-void fold_callchain(struct folder *f, const struct pd_sample *s, const char *comm, sym_t cpu, sym_t pname,
-		    uint64_t period);
-
-/* Whether the kernel's symbols are read (kernel_wait set). */
-bool kernel_ready(struct folder *f);
-
-/* Wait for the kernel's symbols and fold the samples held for them (nothing
- * when kernel_wait is NULL). */
-void kernel_catch_up(struct folder *f);
-
-/* The replay's hook before a kernel MMAP record (replay.h). */
-bool defer_kernel_map(void *arg);
 
 #endif

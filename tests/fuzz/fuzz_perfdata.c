@@ -7,7 +7,7 @@
  * (the one-by-one path of the heat map and --time), half of those also
  * with a --time range from the first to the last sample, and the
  * sample span walk (perfdata/sample_span.c) runs on every input. */
-#include "perfdata/fold.h"
+#include "perfdata/fold_testing.h"
 #include "perfdata/sample_span.h"
 #include "profile/profile.h"
 #include "profile/time_ranges.h"
@@ -24,10 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.no_inline = true,
 		.sym = { .kallsyms = "/nonexistent/kallsyms", .symfs = "/nonexistent",
 			 .debug_home = "/nonexistent" },
-		/* inputs this small never reach the chains after which the trie's
-		   pushes go to a thread of their own: half of them (by size)
-		   send them there from the first, through the ring's messages */
-		.pushes_test = size & 1 ? PUSHES_TEST_THREAD : PUSHES_TEST_OFF,
 	};
 	struct time_ranges r;
 	uint64_t first, last;
@@ -39,10 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !time_ranges_resolve(&r, first, last, err, sizeof(err)))
 			o.ranges = &r;
 	}
+	/* inputs this small never reach the chains after which the trie's
+	   pushes go to a thread of their own: half of them (by size) send
+	   them there from the first, through the ring's messages */
+	struct fold_testing t = { .pushes = size & 1 ? PUSHES_TEST_THREAD : PUSHES_TEST_OFF };
 	struct profile p;
 	profile_init(&p);
 	struct report_stats st;
-	report_fold("fuzz", data, size, &o, &p, &st);
+	report_fold_testing("fuzz", data, size, &o, &t, &p, &st);
 	profile_release(&p);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "base/out.h"
 #include "perfdata/fold.h"
 #include "perfdata/fold_pushes.h"
+#include "perfdata/fold_testing.h"
 #include "profile/folded.h"
 #include "profile/profile.h"
 #include "render/speedscope.h"
@@ -304,19 +305,20 @@ static bool kernel_fixture(const char *tag, char kallsyms[64], char **ktext, cha
 	return false;
 }
 
-/* report's folded text and speedscope file of a capture, with
- * report_opts.kernel_test `test`. */
+/* report's folded text and speedscope file of a capture, kernel frames
+ * folded as `test` says (fold_testing.h). */
 static void fold_late(const char *data, size_t len, const char *kallsyms, enum kernel_test test,
 		      char **folded, char **speedscope, uint64_t *held)
 {
-	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = test };
+	struct report_opts o = { .quiet = true, .threads = 1 };
+	struct fold_testing t = { .kernel = test };
 	o.sym.kallsyms = kallsyms;
 	o.sym.debug_home = "/nonexistent/scorch-unit";
 	struct profile p;
 	profile_init(&p);
 	struct report_stats st = { 0 };
 	*folded = *speedscope = NULL;
-	if (report_fold("c-kernel.data", data, len, &o, &p, &st) == 0) {
+	if (report_fold_testing("c-kernel.data", data, len, &o, &t, &p, &st) == 0) {
 		size_t n;
 		struct out *out = out_open_mem();
 		folded_write(&p, out);
@@ -384,17 +386,17 @@ TEST(report_fold_kernel_symbols_read_late_fold_the_same)
 }
 
 /* report's profile of a capture at -j1, its trie pushes where `where`
- * says (report_opts.pushes_test), kernel symbols late. */
+ * says (fold_testing.h), kernel symbols late. */
 static bool fold_pushes_way(const char *data, size_t len, const char *kallsyms, enum pushes_test where,
 			    struct profile *p, uint64_t *held, bool *threaded)
 {
-	struct report_opts o = { .quiet = true, .threads = 1, .kernel_test = KERNEL_TEST_LATE,
-				 .pushes_test = where };
+	struct report_opts o = { .quiet = true, .threads = 1 };
+	struct fold_testing t = { .kernel = KERNEL_TEST_LATE, .pushes = where };
 	o.sym.kallsyms = kallsyms;
 	o.sym.debug_home = "/nonexistent/scorch-unit";
 	profile_init(p);
 	struct report_stats st = { 0 };
-	bool ok = report_fold("c-kernel.data", data, len, &o, p, &st) == 0;
+	bool ok = report_fold_testing("c-kernel.data", data, len, &o, &t, p, &st) == 0;
 	*held = st.held_for_kernel;
 	*threaded = st.pushes_threaded;
 	return ok;
