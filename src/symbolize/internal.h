@@ -143,6 +143,5 @@ void sym_kernel_prepare(struct symbolizer *s, struct dso *d);
  * offset into f; 1 when none covers a. Takes d's lock when threaded. */
 int sym_dso_symbol(struct symbolizer *s, struct dso *d, uint64_t a, bool load, struct sym_frame *f);
 uint32_t sym_thread_space(struct symbolizer *s, int32_t pid, int32_t tid);
-void sym_unwind_free(struct symbolizer *s);
 
 #endif

@@ -3,6 +3,7 @@
 #include "symbolize/symbolize.h"
 #include "symbolize/internal.h"
 
+#include "addrspace/unwind.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "symbolize/demangle.h"
@@ -66,7 +67,7 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	sym_unwind_free(s);
+	unwinder_free(s->unwinder); /* user_stack.c made it */
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		struct dso *d = s->dsos[i];
 		symtab_release(&d->syms);

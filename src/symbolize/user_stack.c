@@ -57,9 +57,3 @@ int sym_unwind_user(struct symbolizer *s, int32_t pid, int32_t tid, const struct
 		*complete = done;
 	return n;
 }
-
-void sym_unwind_free(struct symbolizer *s)
-{
-	unwinder_free(s->unwinder);
-	s->unwinder = NULL;
-}
