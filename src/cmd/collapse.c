@@ -8,6 +8,7 @@
  * into one profile, write it (cmd/load.h); then clean up. The output file is
  * only opened once every input parsed, and replaced atomically. */
 #include "cmd/cmd.h"
+#include "cmd/frame_opts.h"
 #include "cmd/load.h"
 #include "cmd/output_format.h"
 #include "cmd/time_arg.h"
@@ -78,18 +79,12 @@ static void list_formats(FILE *f)
 }
 
 enum {
-	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
-	OPT_SRCLINE, OPT_STRICT, OPT_INCLUDE_OFFSETS, OPT_NO_MODULES, OPT_LIST, OPT_EVENT_FILTER,
-	OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX, OPT_FORMAT, OPT_TIME,
+	OPT_INLINE = 256, OPT_CONTEXT, OPT_SRCLINE, OPT_STRICT, OPT_INCLUDE_OFFSETS, OPT_NO_MODULES, OPT_LIST,
+	OPT_EVENT_FILTER, OPT_GHCPROF_COLUMN, OPT_SAMPLE_INDEX, OPT_FORMAT, OPT_TIME,
 };
 
-static const struct option long_options[] = {
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "tid", no_argument, NULL, OPT_TID },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "jit", no_argument, NULL, OPT_JIT },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "addrs", no_argument, NULL, OPT_ADDRS },
+/* Followed by the frame options (cmd/frame_opts.h). */
+static const struct option own_options[] = {
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "context", no_argument, NULL, OPT_CONTEXT },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
@@ -104,7 +99,6 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "output", required_argument, NULL, 'o' },
-	{ "threads", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -118,30 +112,20 @@ struct args {
 	bool list, help;
 };
 
-static int thread_count(const char *v)
-{
-	char *end;
-	errno = 0;
-	long t = strtol(v, &end, 10);
-	if (errno || *end || end == v || t < 0 || t > 1024)
-		usage_error("collapse", "bad thread count '%s'", v);
-	return (int)t;
-}
-
 static void parse_args(int argc, char **argv, struct args *a)
 {
 	struct collapse_opts *o = &a->opts;
+	struct frame_args fa = { .threads = -1, .threads_error = "bad thread count '%s'" };
+	struct option *long_options = frame_options_with(own_options, NULL);
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:j:h", long_options, NULL)) != -1) {
+		if (frame_opt_code(c)) {
+			frame_args_set(&fa, "collapse", c, optarg);
+			continue;
+		}
 		switch (c) {
-		case OPT_PID: o->pid = true; break;
-		case OPT_TID: o->tid = true; break;
-		case OPT_KERNEL: o->kernel = true; break;
-		case OPT_JIT: o->jit = true; break;
-		case OPT_ALL: o->all = true; break;
-		case OPT_ADDRS: o->addrs = true; break;
 		case OPT_INLINE: o->inline_frames = true; break;
 		case OPT_CONTEXT: o->context = true; break;
 		case OPT_SRCLINE: o->srcline = true; break;
@@ -156,10 +140,16 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case OPT_FORMAT: a->format = optarg; break;
 		case OPT_TIME: free(o->time_ranges); o->time_ranges = time_arg_parse("collapse", optarg); break;
 		case 'o': a->output = optarg; break;
-		case 'j': o->threads = thread_count(optarg); break;
-		default: usage_bad_option("collapse", c, argv);
+		default: free(long_options); usage_bad_option("collapse", c, argv);
 		}
 	}
+	free(long_options);
+	o->pid = fa.pid;
+	o->tid = fa.tid;
+	o->kernel = fa.kernel;
+	o->jit = fa.jit;
+	o->addrs = fa.addrs;
+	o->threads = fa.threads < 0 ? 0 : fa.threads; /* 0: one per CPU */
 	a->files = argv + optind;
 	a->nr_files = argc - optind;
 	/* The script accepts --context alone and ignores it; so do we. */

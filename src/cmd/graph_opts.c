@@ -1,5 +1,6 @@
 /* Flame-graph options shared by flamegraph, record and report (graph_opts.h). */
 #include "cmd/graph_opts.h"
+#include "cmd/option_table.h"
 #include "cmd/output_format.h"
 #include "cmd/usage.h"
 
@@ -59,30 +60,9 @@ static const struct option graph_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static bool listed(const char *const *list, const char *name)
-{
-	for (; list && *list; list++)
-		if (!strcmp(*list, name))
-			return true;
-	return false;
-}
-
 struct option *graph_options_with(const struct option *own, const char *const *skip)
 {
-	size_t n_own = 0, n_graph = 0;
-	while (own[n_own].name)
-		n_own++;
-	while (graph_options[n_graph].name)
-		n_graph++;
-	struct option *t = xreallocarray(NULL, n_own + n_graph + 1, sizeof(*t));
-	size_t n = 0;
-	for (size_t i = 0; i < n_own; i++)
-		t[n++] = own[i];
-	for (size_t i = 0; i < n_graph; i++)
-		if (!listed(skip, graph_options[i].name))
-			t[n++] = graph_options[i];
-	t[n] = (struct option){ NULL, 0, NULL, 0 };
-	return t;
+	return option_table_join(own, graph_options, skip);
 }
 
 void graph_opts_init(struct graph_opts *o)

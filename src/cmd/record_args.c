@@ -1,7 +1,10 @@
 /* scorch record's options: the help text, the option table, and the
  * checks of values and combinations (cmd/record_args.h). */
 #include "cmd/cmd.h"
+#include "cmd/count_arg.h"
+#include "cmd/frame_opts.h"
 #include "cmd/graph_opts.h"
+#include "cmd/option_table.h"
 #include "cmd/output_format.h"
 #include "cmd/record_args.h"
 #include "cmd/record_every.h"
@@ -184,8 +187,6 @@ enum {
 	OPT_BACKEND = 256,
 	OPT_ANNOTATE_PID,
 	OPT_ANNOTATE_TID,
-	OPT_KERNEL,
-	OPT_JIT,
 	OPT_NO_INLINE,
 	OPT_FORCE,
 	OPT_NO_DEBUGINFOD,
@@ -203,7 +204,10 @@ enum {
 	OPT_STATE,
 };
 
-/* Followed by the flame-graph options (cmd/graph_opts.h). */
+/* Followed by --every's options (cmd/record_every.h), the frame options
+ * --kernel and --jit (cmd/frame_opts.h:
+ * here --pid and --tid name targets, --annotate-pid/--annotate-tid the
+ * frames), then the flame-graph options (cmd/graph_opts.h). */
 static const struct option own_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -226,8 +230,6 @@ static const struct option own_opts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "annotate-pid", no_argument, NULL, OPT_ANNOTATE_PID },
 	{ "annotate-tid", no_argument, NULL, OPT_ANNOTATE_TID },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
@@ -316,12 +318,10 @@ static uint64_t parse_usec(const char *arg, const char *what)
 }
 
 /* A whole number in 1..max, or a usage error "what, not 'arg'". */
-static unsigned parse_count(const char *arg, unsigned long max, const char *what)
+static unsigned parse_count(const char *arg, long max, const char *what)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(arg, &end, 10);
-	if (*end || end == arg || errno || !v || v > max || arg[0] == '-')
+	long v;
+	if (!count_arg(arg, 1, max, &v))
 		usage_error("record", "%s, not '%s'", what, arg);
 	return (unsigned)v;
 }
@@ -356,20 +356,6 @@ static void parse_cpus(const char *arg, int **cpus, size_t *nr)
 		usage_error("record", "-C: empty CPU list");
 }
 
-/* own_opts, then --every's (cmd/record_every.h); the caller frees it. */
-static struct option *with_every_options(void)
-{
-	size_t n = 0, m = 0;
-	while (own_opts[n].name)
-		n++;
-	while (record_every_options[m].name)
-		m++;
-	struct option *all = xcalloc(n + m + 1, sizeof(*all));
-	memcpy(all, own_opts, n * sizeof(*all));
-	memcpy(all + n, record_every_options, m * sizeof(*all));
-	return all;
-}
-
 /* What was given, beyond its value: for the combination checks. */
 struct given {
 	bool folded;              /* -f */
@@ -382,13 +368,22 @@ struct given {
 static int read_options(int argc, char **argv, struct record_args *a, struct given *given)
 {
 	struct record_opts *o = &a->o;
-	struct option *all = with_every_options(), *long_opts = graph_options_with(all, NULL);
-	free(all);
+	static const char *const frames_elsewhere[] = { "pid", "tid", "all", "addrs", "threads", NULL };
+	struct option *every = option_table_join(own_opts, record_every_options, NULL);
+	struct option *with_frames = frame_options_with(every, frames_elsewhere);
+	struct option *long_opts = graph_options_with(with_frames, NULL);
+	free(every);
+	free(with_frames);
+	struct frame_args fa = { .threads = -1 };
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
 	while (!rc && (c = getopt_long(argc, argv, "+:ap:t:L:C:F:d:e:c:o:qhgUKf", long_opts, NULL)) != -1) {
 		char *end;
+		if (frame_opt_code(c)) {
+			frame_args_set(&fa, "record", c, optarg);
+			continue;
+		}
 		switch (c) {
 		case 'a':
 			o->all_cpus = true;
@@ -464,12 +459,6 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 		case OPT_ANNOTATE_TID:
 			o->annotate_tid = true;
 			break;
-		case OPT_KERNEL:
-			o->annotate_kernel = true;
-			break;
-		case OPT_JIT:
-			o->annotate_jit = true;
-			break;
 		case OPT_NO_INLINE:
 			o->no_inline = true;
 			break;
@@ -489,7 +478,7 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 			o->max_stack = parse_count(optarg, 8000, "--max-stack: 1..8000 frames");
 			break;
 		case OPT_STACK_MAP_SIZE:
-			o->stack_map_size = parse_count(optarg, 1ul << 22, "--stack-map-size: 1..4194304 entries");
+			o->stack_map_size = parse_count(optarg, 1l << 22, "--stack-map-size: 1..4194304 entries");
 			break;
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg, o);
@@ -527,6 +516,8 @@ static int read_options(int argc, char **argv, struct record_args *a, struct giv
 		}
 	}
 	free(long_opts);
+	o->annotate_kernel = fa.kernel;
+	o->annotate_jit = fa.jit;
 	return rc;
 }
 

@@ -1,6 +1,8 @@
 /* scorch report: perf.data -> folded stacks (or an SVG flame graph),
  * without running perf. */
 #include "cmd/cmd.h"
+#include "cmd/count_arg.h"
+#include "cmd/frame_opts.h"
 #include "cmd/graph_opts.h"
 #include "cmd/output_format.h"
 #include "cmd/time_arg.h"
@@ -98,13 +100,7 @@ const char report_usage[] =
 	"2 usage error.\n";
 
 enum {
-	OPT_PID = 256,
-	OPT_TID,
-	OPT_KERNEL,
-	OPT_JIT,
-	OPT_ALL,
-	OPT_ADDRS,
-	OPT_EVENT_FILTER,
+	OPT_EVENT_FILTER = 256,
 	OPT_SCRIPT_PID,
 	OPT_MAX_STACK,
 	OPT_KALLSYMS,
@@ -119,16 +115,11 @@ enum {
 	OPT_NO_DEBUGINFOD,
 };
 
-/* Followed by the flame-graph options (cmd/graph_opts.h). */
+/* Followed by the frame options (cmd/frame_opts.h), then the flame-graph
+ * options (cmd/graph_opts.h) except --threads (-j: fold threads). */
 static const struct option own_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "tid", no_argument, NULL, OPT_TID },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "jit", no_argument, NULL, OPT_JIT },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "script-pid", no_argument, NULL, OPT_SCRIPT_PID },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
@@ -140,7 +131,6 @@ static const struct option own_opts[] = {
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "keep-going", no_argument, NULL, 'k' },
-	{ "threads", required_argument, NULL, 'j' },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 	{ "script", no_argument, NULL, OPT_SCRIPT },
@@ -190,35 +180,25 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	struct report_opts *o = &a->o;
 	static const char *const not_accepted[] = { "threads", NULL }; /* -j: fold threads */
-	struct option *long_opts = graph_options_with(own_opts, not_accepted);
+	struct option *with_frames = frame_options_with(own_opts, NULL);
+	struct option *long_opts = graph_options_with(with_frames, not_accepted);
+	free(with_frames);
+	struct frame_args fa = { .threads = -1,
+				 .threads_error = "-j/--threads: not a thread count (0-1024, 0: one per CPU): '%s'" };
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
 	while (!rc && (c = getopt_long(argc, argv, ":i:o:j:fkqh", long_opts, NULL)) != -1) {
+		if (frame_opt_code(c)) {
+			frame_args_set(&fa, "report", c, optarg);
+			continue;
+		}
 		switch (c) {
 		case 'i':
 			a->input = optarg;
 			break;
 		case 'o':
 			a->output = optarg;
-			break;
-		case OPT_PID:
-			o->pid = true;
-			break;
-		case OPT_TID:
-			o->tid = true;
-			break;
-		case OPT_KERNEL:
-			o->kernel = true;
-			break;
-		case OPT_JIT:
-			o->jit = true;
-			break;
-		case OPT_ALL:
-			o->kernel = o->jit = true;
-			break;
-		case OPT_ADDRS:
-			o->addrs = true;
 			break;
 		case OPT_EVENT_FILTER:
 			o->event_filter = optarg;
@@ -227,10 +207,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			o->script_pid = true;
 			break;
 		case OPT_MAX_STACK: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (*end || errno || v < 1 || v > 100000)
+			long v;
+			if (!count_arg(optarg, 1, 100000, &v))
 				usage_error("report", "--max-stack: not a frame count: '%s'", optarg);
 			o->max_stack = (int)v;
 			break;
@@ -259,20 +237,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'k':
 			o->keep_going = true;
 			break;
-		case 'j': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || errno || v < 0 || v > 1024)
-				usage_error("report", "-j/--threads: not a thread count (0-1024, 0: one per CPU): '%s'",
-					    optarg);
-			if (!v) { /* one per CPU */
-				long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-				v = cpus > 0 ? (cpus > 64 ? 64 : cpus) : 1;
-			}
-			o->threads = (int)v;
-			break;
-		}
 		case OPT_PER_CPU:
 			o->per_cpu = true;
 			break;
@@ -301,6 +265,17 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	free(long_opts);
 	if (rc)
 		return rc;
+	o->pid = fa.pid;
+	o->tid = fa.tid;
+	o->kernel = fa.kernel;
+	o->jit = fa.jit;
+	o->addrs = fa.addrs;
+	if (fa.threads == 0) { /* one per CPU */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		o->threads = cpus > 0 ? (cpus > 64 ? 64 : (int)cpus) : 1;
+	} else if (fa.threads > 0) {
+		o->threads = fa.threads;
+	}
 	if (optind < argc) {
 		if (a->input)
 			usage_error("report", "give the input once (-i or FILE)");
