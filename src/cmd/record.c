@@ -6,6 +6,7 @@
 #include "cmd/record_args.h"
 #include "cmd/record_describe.h"
 #include "cmd/record_every.h"
+#include "cmd/record_stop.h"
 #include "cmd/time_arg.h"
 
 #include "base/alloc.h"
@@ -22,56 +23,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Set by the SIGINT/SIGTERM/SIGHUP handler (a handler reaches no context;
- * base/tempfile.c is the only other such global). */
-static volatile sig_atomic_t record_stop;
-
-/* Counts the signals (up to a bound): the first stops sampling, a second
- * stops waiting for the command to exit (record/target.c). */
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (record_stop < 100)
-		record_stop = record_stop + 1;
-}
-
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-
-bool record_stopped(void)
-{
-	return record_stop != 0;
-}
-
-void stop_signals_catch(struct stop_signals *s)
-{
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(stop_signals[i], &sa, &s->old[i]);
-	/* A reader of our stdout going away must not kill us mid-record. */
-	signal(SIGPIPE, SIG_IGN);
-}
-
-void stop_signals_restore(struct stop_signals *s)
-{
-	for (int i = 0; i < 3; i++)
-		sigaction(stop_signals[i], &s->old[i], NULL);
-}
-
-/* record_run with INT, TERM and HUP stopping sampling (the output is
- * still written); the previous actions (base/tempfile.h's cleanup of
- * out's temporary file, when it has one) come back afterwards. */
-int record_until_stopped(struct record_opts *o, struct profile *p, struct record_stats *st)
-{
-	struct stop_signals saved;
-	stop_signals_catch(&saved);
-	o->stop = &record_stop;
-	int ret = record_run(o, p, st);
-	stop_signals_restore(&saved);
-	return ret;
-}
 
 /* The graph of p: its unit, period and times, and unless --title and
  * --subtitle say, what, where, when and how it was recorded. */

@@ -1,6 +1,7 @@
 /* record --every: the interval loop (cmd/record_every.h). */
 #include "cmd/record_every.h"
 #include "cmd/record_describe.h"
+#include "cmd/record_stop.h"
 #include "cmd/usage.h"
 
 #include "base/error.h"

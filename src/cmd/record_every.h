@@ -41,16 +41,4 @@ void record_every_check(struct record_every *e, struct record_args *a);
 int record_every_run(struct record_every *e, struct record_args *a);
 void record_every_release(struct record_every *e);
 
-/* cmd/record.c: INT, TERM and HUP caught (they stop sampling, see
- * record_stopped), and the previous actions back. */
-struct stop_signals {
-	struct sigaction old[3];
-};
-void stop_signals_catch(struct stop_signals *s);
-void stop_signals_restore(struct stop_signals *s);
-/* record_run with Ctrl-C, SIGTERM and SIGHUP stopping it. */
-int record_until_stopped(struct record_opts *o, struct profile *p, struct record_stats *st);
-/* Whether a stop signal came (it stays set). */
-bool record_stopped(void);
-
 #endif

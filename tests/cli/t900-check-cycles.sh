@@ -1,7 +1,8 @@
 # scripts/check-cycles: calls between object files go one way. First the
 # script itself, on small objects built here with known dependencies (a
 # cycle of two, one of three beside a file that only calls in, a one-way
-# chain, a known exception), then the tree's own objects ($BUILD/obj).
+# chain, a known exception), then the tree's own objects ($BUILD/obj):
+# calls go one way (STYLE.md), which tests/run checks through this file.
 . "${0%/*}/../lib.sh"
 cy=$TMPDIR/cycles
 mkdir -p "$cy"
@@ -68,4 +69,13 @@ else
 	else
 		not_ok "check-cycles: known cycles" "exit $rc, then $rc2" "$(cat "$cy/known.out" "$cy/other.out")"
 	fi
+fi
+
+# The tree: no cycle between the objects make built from src/.
+if [ ! -d "$BUILD/obj" ]; then
+	not_ok "check-cycles: no cycle between the objects of src/" "no $BUILD/obj (make)"
+elif scripts/check-cycles -s "$BUILD/obj" >"$cy/tree.out" 2>&1; then
+	ok "check-cycles: no cycle between the objects of src/ ($(sed -n 's/.*between \([0-9]*\) object files.*/\1/p' "$cy/tree.out") files)"
+else
+	not_ok "check-cycles: no cycle between the objects of src/" "$(cat "$cy/tree.out")"
 fi
