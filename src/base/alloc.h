@@ -45,9 +45,7 @@ _Noreturn void alloc_fail(const char *what);
  * glibc's main heap grows `pad` bytes ahead at a time from now on, and
  * what it just grew is advised for transparent huge pages, so that the
  * small blocks' first writes fault once per 2 MiB rather than once per
- * page. On bench/report.sh churn (~16k processes, 34k address spaces)
- * report's minor faults went from ~6,300 to ~2,800 and its time by about
- * 4% (alternating runs). Nothing under the sanitizers (their allocator
+ * page. Nothing under the sanitizers (their allocator
  * is not glibc's). */
 struct heap_ahead {
 	uintptr_t from, len; /* the part grown ahead and advised (len 0: none) */

@@ -143,9 +143,7 @@ static bool more(struct word_ring *r)
 /* The consumer runs at the lowest priority (nice 19, allowed to any
  * thread): the producer's work is the longer path, and where the CPUs are
  * short (report's kernel-symbol reader, consumer and producer on 2 cores)
- * it keeps its own. On report-300k, whose longer path is that reader,
- * 59.8 -> 56.4 ms (median of 41 alternating runs; 55.8 before the ring);
- * on churn the same (165.7, 164.5 ms, 31 runs). */
+ * it keeps its own. */
 static void lower_priority(void)
 {
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19); /* a hint: failure changes nothing */

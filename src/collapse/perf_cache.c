@@ -64,8 +64,7 @@ struct perf_fp perf_fingerprint(const char *p, size_t n, bool flag)
 
 /* Zeroed slots, written page by page now: calloc's fresh zero pages would
  * be read first (the probe loop) and copied on the first store, and each
- * such copy flushes the TLB of every CPU running one of our threads
- * (measured: 0.5 s of IPIs on the 1.15 GB bench with two threads). On huge
+ * such copy flushes the TLB of every CPU running one of our threads. On huge
  * pages when big: one probe per sample at random in tens of MiB otherwise
  * misses the TLB too, and two threads on the cores of a shared machine
  * miss it twice as often. */

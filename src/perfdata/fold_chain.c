@@ -24,9 +24,7 @@ static uint64_t entry_stamp(const struct folder *f, bool kernel)
  * has no maps) into run: first, count. A user address's are those of its
  * file and the address in the file, kept per those (file_cache): the
  * processes of one program, each with its own address space (and, with
- * ASLR, its own addresses), find them again without the symbol lookup.
- * On bench/report.sh churn (308k samples, ~16k processes) 299k user
- * lookups land on 8.3k distinct file addresses. */
+ * ASLR, its own addresses), find them again without the symbol lookup. */
 static __attribute__((noinline)) void fold_entry(struct folder *f, uint64_t ip, bool kernel, bool hv,
 						 uint32_t run[2])
 {
@@ -105,12 +103,7 @@ static bool same_ip(const struct chain_ip *a, const struct chain_ip *b)
  * node for thread tid. The outer addresses it shares with the thread's
  * last chain, below the same node and with the same lookup stamps, lead
  * to the nodes they led to then: the same lookups give the same frames,
- * and the trie keeps its nodes. Only the others are looked up and pushed.
- * Measured (alternating runs, this 2-core VM): on 308k samples of three
- * long-lived threads (93% of addresses shared) -16% instructions and ~10%
- * CPU, wall the same (the kallsyms thread is the longer path there); on
- * 897k such samples 5% less wall; on 308k samples of short-lived processes
- * (33% shared) neutral. */
+ * and the trie keeps its nodes. Only the others are looked up and pushed. */
 static void fold_push(struct folder *f, const struct pd_sample *s, const char *comm, sym_t cpu, sym_t pname,
 		      const struct chain_ip *ips, size_t n, bool hold, uint64_t period)
 {
@@ -149,9 +142,9 @@ static void fold_push(struct folder *f, const struct pd_sample *s, const char *c
 
 /* ---- the kernel's symbols, while they are read ------------------------------------ */
 
-/* At report's default -j1 a thread reads /proc/kallsyms (the kernel
- * formatting it takes ~35 ms here) while the calling thread reads the
- * header's files; the replay used to wait for it. Now it starts at once:
+/* At report's default -j1 a thread reads /proc/kallsyms (mostly the kernel
+ * formatting it) while the calling thread reads the header's files. The
+ * replay does not wait for it:
  * a sample whose kernel frames are its leaf end (what perf's callchains
  * are: kernel entries, then user ones) has its other frames folded (the
  * node they lead to is kept by fold_pushes as a held node) and its place
@@ -167,10 +160,7 @@ static void fold_push(struct folder *f, const struct pd_sample *s, const char *c
  * names and makes nodes changes: the writers do not depend on it
  * (folded lines and pprof are sorted, speedscope and the HTML viewer
  * number names by the sorted stacks and by name). tests/unit's
- * test_report_fold.c compares both ways on a real capture.
- * Measured on a 315k-sample capture of long-lived processes
- * (bench/report.sh): 0.088 -> 0.064 s; where the replay is longer than
- * the wait (process churn: sys300k) the gain is in the noise. */
+ * test_report_fold.c compares both ways on a real capture. */
 struct held_sample { /* the held node of the same number (fold_pushes) */
 	size_t entry;    /* the sample's in the replay, read and walked again at
 			    the catch-up (a copy of its kernel addresses, ~10 MB
@@ -182,8 +172,7 @@ struct held_sample { /* the held node of the same number (fold_pushes) */
 /* The callchain addresses of s, leaf first, into ips (n of them; the
  * first *kernel_end up to the last kernel entry). Returns what the walk
  * ended with: < 0 when perf drops the chain. Inlined into both callers:
- * as a call it kept its counts in memory, 24M more instructions on
- * report-300k's 309k samples (callgrind), ~1.5 ms. */
+ * as a call it kept its counts in memory. */
 static inline __attribute__((always_inline)) int chain_ips(const struct folder *f, const struct pd_sample *s,
 							    struct chain_ip *ips, size_t *n, size_t *kernel_end)
 {

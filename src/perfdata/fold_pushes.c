@@ -4,16 +4,7 @@
  * runs of folded symbols outermost first (each its count, then its
  * symbols), and the period (two words). They go through a word_ring, or,
  * when one is larger than half the ring (a symbol of thousands of "->"
- * parts), are applied by the sender after the ring is drained.
- *
- * Measured (alternating runs, this 2-core VM): on bench/report.sh churn
- * (308k samples of short-lived processes) 0.212 -> 0.179 s (median of
- * 21), 0.197 -> 0.170 s (15); on report-300k (long-lived threads, whose
- * chains share most nodes with their last) the same within the noise
- * (56 -> 57-60 ms, minimum 51.6 -> 51.7 ms, 25 runs). The ring's size
- * and the consumer's wake-up batch (word_ring.c) changed nothing
- * measurable between 64K words and 2M, nor did running the consumer at
- * SCHED_IDLE. */
+ * parts), are applied by the sender after the ring is drained. */
 #include "perfdata/fold_pushes.h"
 
 #include "base/alloc.h"
@@ -24,11 +15,9 @@
 
 enum { RING_LOG2 = 18 }; /* 1 MiB: a producer ahead by a few thousand samples */
 
-/* A thread is worth its cost when chains push many symbols: on
- * report-300k (long-lived threads, 0.45-0.6 symbols pushed per chain,
- * most nodes shared with the thread's last chain) one cost 3.5 ms of 55
- * (median of 41 alternating runs); on churn (1.3-1.7 per chain while
- * the kernel's frames are held, ~5 after) it saves 15%. The pushes start
+/* A thread is worth its cost when chains push many symbols (short-lived
+ * processes), not when they share most nodes with the thread's last chain
+ * (long-lived threads: well under one symbol pushed per chain). The pushes start
  * on the sender's thread and move to their own at the end of the first
  * window of WINDOW_CHAINS chains after which the chains sent so far
  * pushed THREAD_SYMS_PER_CHAIN symbols each or more. */
@@ -80,8 +69,8 @@ static uint64_t next_u64(struct cursor *c)
 
 /* The runs of a chain's symbols, outermost first: from a message's words
  * (each its count, then its symbols), or, applied as they are sent, from
- * the sender's runs[left - 1] down to runs[0] (no encoding: on report-300k
- * the words had cost ~170 instructions a sample). */
+ * the sender's runs[left - 1] down to runs[0] (no encoding: the words
+ * would only be decoded again). */
 struct run_source {
 	struct cursor *c;
 	const uint32_t (*runs)[2];

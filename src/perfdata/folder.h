@@ -41,10 +41,9 @@ struct ip_slot {
 	uint32_t first, count;
 };
 
-/* 384 KiB of slots, which stay in a core's L2: on captures of short-lived
- * processes, whose addresses miss anyway (a new address space each), 8-12%
- * faster than 1 << 16 (1.5 MiB), the same on long-lived threads; 1 << 12
- * and 1 << 13 miss more than they gain (alternating runs, this VM). */
+/* 384 KiB of slots, which stay in a core's L2: captures of short-lived
+ * processes miss anyway (a new address space each) and pay for a larger
+ * table's misses; smaller ones miss more than they gain. */
 enum { IP_SLOTS = 1 << 14 };
 
 /* The folded symbols of a user file's address (seq_syms[first .. first +

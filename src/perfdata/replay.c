@@ -88,8 +88,7 @@ static void replay_mmap(struct symbolizer *sym, const struct pd_record *r, const
 		m.prot = (r->misc & (1u << 13)) ? 1 /* PROT_READ: data */ : 4 /* PROT_EXEC */;
 	}
 	/* The name in place when it ends inside the record (perf pads it
-	 * with NULs): a copy for each of a system-wide capture's 129,000
-	 * MMAP2 records cost 2% of report's instructions. */
+	 * with NULs), not a copy for each record. */
 	const char *fn = (const char *)p + fixed;
 	size_t len = strnlen(fn, n - fixed);
 	char *copy = len < n - fixed ? NULL : xmemdup0(fn, len);

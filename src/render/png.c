@@ -18,8 +18,7 @@
 
 /* cairo and pango are loaded when a PNG is drawn, not linked: linking them
  * loads some 35 libraries and runs their constructors at every start,
- * about 3.7 ms of CPU that each `scorch flamegraph` to SVG paid (a quarter
- * of the time of a 15 MB graph's reading). Every function used is listed
+ * which every other run would pay for nothing. Every function used is listed
  * here, and the names below stand for the loaded pointers. */
 #define PNG_LIB_FUNCS(X)                                                                          \
 	X(cairo_arc) X(cairo_close_path) X(cairo_create) X(cairo_destroy) X(cairo_fill)          \

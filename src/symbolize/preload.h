@@ -31,11 +31,9 @@ struct sym_preload *sym_preload_start(struct symbolizer *s, const char *const *p
  * first: for a replay that will not wait for the kernel's symbols
  * (sym_preload_files), whose first lookups want the files' tables and
  * whose kernel samples can wait. Reading /proc/kallsyms is mostly the
- * kernel formatting it (~36 ms on a system-wide capture here); a capture
- * of 18,860 short-lived processes has ~20 ms of files' tables, which the
- * calling thread then read alone: files_first starts its replay ~10 ms
- * sooner (0.131 -> 0.121 s, medians of 51 alternating runs; on a capture
- * of long-lived processes the same time either way).
+ * kernel formatting it; with files_first the replay of a capture of many
+ * short-lived processes, whose files' tables the calling thread would
+ * otherwise read alone, starts sooner.
  * NULL when there is nothing to read or no thread could be started. s is
  * not made `threaded`: the caller leaves s alone until
  * sym_preload_finish (or, for all but the kernel's DSO and map,

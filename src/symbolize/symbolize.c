@@ -638,10 +638,8 @@ static void read_kallsyms(struct symbolizer *s, struct dso *d)
 		 * kernel runs, the copy perf record made in this boot is read
 		 * instead: the kernel's own symbols (report resolves no
 		 * module's) are listed the same, which the lines up to its
-		 * first text symbol show, and a file is read in ~10 ms where
-		 * the kernel takes ~35 ms to format /proc/kallsyms (on
-		 * bench/report.sh churn report's wall went from ~0.17 to
-		 * ~0.15 s). */
+		 * first text symbol show, and a file reads faster than the
+		 * kernel formats /proc/kallsyms. */
 		path = "/proc/kallsyms";
 		if (d->build_id_len) {
 			uint8_t run[20];
