@@ -3,6 +3,7 @@
 # without a limit, or names each file it could not open for symbols (with
 # errno) and exits 1 leaving the old output; never another graph. Needs
 # perf (a fresh capture of tests/workloads/report_mt); skipped otherwise.
+. "${0%/*}/lib.sh"
 W=$BUILD/workloads/report_mt
 F=$TMPDIR/fds
 mkdir -p "$F"
