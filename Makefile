@@ -181,10 +181,11 @@ $(O)/gen/%_css.h: src/render/viewer/%.css
 # skeleton header that only its user side, src/record/bpf_<name>.c, includes.
 BPF_ARCH    := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
 BPF_TRIPLET := $(shell gcc -dumpmachine 2>/dev/null || $(CC) -dumpmachine)
-$(O)/%.bpf.o: src/record/%.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/common.bpf.h
+$(O)/%.bpf.o: src/record/%.bpf.c src/record/profile_abi.h src/record/offcpu_abi.h src/record/common.bpf.h \
+	  src/record/python.bpf.h src/runtime/python_abi.h
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
-	  -I/usr/include/$(BPF_TRIPLET) -Isrc/record -c -o $@ $<
+	  -I/usr/include/$(BPF_TRIPLET) -Isrc/record -Isrc -c -o $@ $<
 
 $(O)/gen/%.skel.h: $(O)/%.bpf.o
 	@mkdir -p $(dir $@)

@@ -53,6 +53,10 @@ static int write_graph(struct record_args *a, struct profile *p, const struct re
 			snprintf(mode_title, sizeof(mode_title), "%s \xc2\xb7 %s", mode, title);
 		g->svg.title = mode ? mode_title : title;
 	}
+	/* Python frames drawn apart from native ones, unless --colors says. */
+	enum palette_id given_palette = g->svg.palette;
+	if (!g->colors && st->runtimes[0])
+		g->svg.palette = PAL_PYTHON;
 	if (!g->svg.subtitle) {
 		describe_run(o, st, started, subtitle, sizeof(subtitle));
 		g->svg.subtitle = subtitle;
@@ -61,6 +65,7 @@ static int write_graph(struct record_args *a, struct profile *p, const struct re
 	/* What was given again, rather than pointers into this frame. */
 	g->svg.title = given_title;
 	g->svg.subtitle = given_subtitle;
+	g->svg.palette = given_palette;
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "record/backend.h"
+#include "record/bpf_python.h"
 #include "record/bpf_offcpu.h"
 #include "record/bpf_profile.h"
 #include "record/bpf_stacks.h"
@@ -43,6 +44,7 @@ struct spill_ctx {
 	uint64_t lost;
 	uint32_t depth; /* frames the stack map holds per stack */
 	uint32_t limit; /* a stack this deep reached the limit (root end lost) */
+	struct bpf_python *python; /* runtime frames the program read */
 };
 
 /* User stacks copied out by the program (--call-graph auto or dwarf): on
@@ -61,6 +63,7 @@ struct ustack_ctx {
 	 * with stack copies) is forever; a negative return ends it, and the
 	 * sampling loop gets to its deadline and stop checks. */
 	uint32_t budget;
+	struct bpf_python *python; /* runtime frames the program read */
 };
 
 enum { USTACK_BUDGET = 1 << 14 };
@@ -137,6 +140,8 @@ static void on_ustack_out(void *ctx, const void *data, size_t size)
 	s.stack = u->stack;
 	s.stack_len = u->stack_len;
 	s.stack_holes = u->stack_holes;
+	if (!u->off_cpu && uc->python)
+		bpf_python_sample(uc->python, u->python_stack, &s);
 	uc->samples++;
 	recorder_sample(uc->r, &s);
 }
@@ -168,6 +173,8 @@ static void on_spill(void *ctx, int cpu, void *data, __u32 size)
 	s.nr_kernel = sp.nr_kernel < sc->depth ? sp.nr_kernel : sc->depth;
 	s.user_truncated = s.nr_user >= sc->limit;
 	s.kernel_truncated = s.nr_kernel >= sc->limit;
+	if (sc->python)
+		bpf_python_sample(sc->python, sp.python_stack, &s);
 	recorder_sample(sc->r, &s);
 }
 
@@ -191,6 +198,7 @@ struct bpf_run {
 	struct ring_buffer *ustack_ring;
 	struct spill_ctx spills;
 	struct ustack_ctx ustacks;
+	struct bpf_python python;
 };
 
 /* The programs loaded, or why they cannot be here (RECORD_UNAVAILABLE). */
@@ -283,6 +291,9 @@ static double sample(struct bpf_run *s)
 		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, 50));
 		double now = record_now();
 		s->ustacks.budget = USTACK_BUDGET;
+		/* First, so that the program walks a new interpreter's frames
+		 * from its next sample on (the rest can take a while). */
+		bpf_python_update(&s->python, s->r);
 		ring_buffer__consume(s->ustack_ring); /* copies in, before the side band's records go out */
 		perf_sideband_drain(s->sideband);
 		perf_buffer__consume(s->spill_buf);
@@ -333,7 +344,7 @@ static void finish(struct bpf_run *s, double start)
 	stats->spilled = bpf_profile_stat(s->prof, PROFILE_STAT_SPILLED);
 	stats->copied = bpf_profile_stat(s->prof, PROFILE_STAT_COPIED);
 	record_phase(&stats->phases, "spills read");
-	bpf_profile_drain(s->prof, s->r, stats, s->spills.limit);
+	bpf_profile_drain(s->prof, s->r, stats, s->spills.limit, &s->python);
 	if (s->offcpu)
 		bpf_offcpu_drain(s->offcpu, s->r, stats, s->spills.limit, on_ustack_out, &s->ustacks);
 	record_phase(&stats->phases, "maps drained");
@@ -346,13 +357,16 @@ static int bpf_run(const struct record_opts *o, struct recorder *r, struct recor
 		   struct record_stats *stats)
 {
 	struct bpf_run s = { .o = o, .r = r, .t = t, .stats = stats };
-	s.spills = (struct spill_ctx){ r, 0, PROFILE_MAX_DEPTH, 0 };
-	s.ustacks = (struct ustack_ctx){ .r = r };
+	s.spills = (struct spill_ctx){ r, 0, PROFILE_MAX_DEPTH, 0, &s.python };
+	s.ustacks = (struct ustack_ctx){ .r = r, .python = &s.python };
 	int ret = load(&s);
 	if (ret)
 		return ret;
 	stats->backend = "bpf";
 	bpf_stack_cache_init(&s.ustacks.kernel);
+	int py_procs, py_stacks, py_seen;
+	bpf_profile_python_fds(s.prof, &py_procs, &py_stacks, &py_seen);
+	bpf_python_init(&s.python, py_procs, py_stacks, py_seen);
 	ret = open_inputs(&s);
 	if (ret) {
 		if (ret != RECORD_UNAVAILABLE)
@@ -360,6 +374,7 @@ static int bpf_run(const struct record_opts *o, struct recorder *r, struct recor
 		goto out;
 	}
 	ret = -1;
+	bpf_python_update(&s.python, r); /* the -p processes' */
 	if (t->child > 0) {
 		int e = target_start(t, o->command[0]);
 		if (e) {
@@ -374,6 +389,8 @@ static int bpf_run(const struct record_opts *o, struct recorder *r, struct recor
 out:
 	ring_buffer__free(s.ustack_ring);
 	bpf_stack_cache_release(&s.ustacks.kernel);
+	if (s.python.value)
+		bpf_python_release(&s.python);
 	perf_buffer__free(s.spill_buf);
 	perf_sideband_close(s.sideband);
 	bpf_profile_close(s.prof);

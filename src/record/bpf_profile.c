@@ -242,12 +242,20 @@ void bpf_profile_class_fds(const struct bpf_profile *b, int fds[PROFILE_CLASSES]
 
 /* The stacks are read in batches first (a few system calls rather than
  * two per key), then the counts. */
-void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit)
+void bpf_profile_python_fds(const struct bpf_profile *b, int *procs, int *stacks, int *seen)
+{
+	*procs = bpf_map__fd(b->skel->maps.py_procs);
+	*stacks = bpf_map__fd(b->skel->maps.py_stacks);
+	*seen = bpf_map__fd(b->skel->maps.py_seen);
+}
+
+void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
+		       struct bpf_python *python)
 {
 	static const uint32_t frames[PROFILE_CLASSES] = { PROFILE_CLASS_FRAMES_0, PROFILE_CLASS_FRAMES_1,
 							  PROFILE_CLASS_FRAMES_2 };
 	struct bpf_stack_cache cache;
-	struct bpf_stacks from = { .cache = &cache };
+	struct bpf_stacks from = { .cache = &cache, .python = python };
 	bpf_stack_cache_init(&cache);
 	bpf_profile_class_fds(b, from.fds);
 	for (int i = 0; i < PROFILE_CLASSES; i++)

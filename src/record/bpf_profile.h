@@ -41,7 +41,11 @@ int bpf_profile_ring_fd(const struct bpf_profile *b);
 int bpf_profile_spill_fd(const struct bpf_profile *b);
 int bpf_profile_counts_fd(const struct bpf_profile *b);
 /* The counts to the recorder, once sampling is over. */
-void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit);
+struct bpf_python;
+void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
+		       struct bpf_python *python);
+/* The maps of the CPython walk (python.bpf.h): py_procs, py_stacks, py_seen. */
+void bpf_profile_python_fds(const struct bpf_profile *b, int *procs, int *stacks, int *seen);
 void bpf_profile_close(struct bpf_profile *b);
 
 #endif

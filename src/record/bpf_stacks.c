@@ -3,6 +3,7 @@
  * classes, which offcpu.bpf.c shares), or through a cache read
  * from the maps in batches. Built only with libbpf (HAVE_LIBBPF). */
 #include "record/bpf_stacks.h"
+#include "record/bpf_python.h"
 
 #include "base/alloc.h"
 
@@ -157,6 +158,8 @@ void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_k
 	s->kernel = read_stack(from, key->kernel_stack, kernel, &s->nr_kernel, &s->kernel_missing,
 			       &s->kernel_truncated, limit);
 	s->user = read_stack(from, key->user_stack, user, &s->nr_user, &s->user_missing, &s->user_truncated, limit);
+	if (from->python)
+		bpf_python_sample(from->python, key->python_stack, s);
 }
 
 struct drain {

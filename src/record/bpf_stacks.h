@@ -46,9 +46,11 @@ uint32_t bpf_stack_depth(const uint64_t *ips, uint32_t frames);
 
 /* Where stack ids are resolved: the cache first when there is one, else
  * the map fds[id >> PROFILE_CLASS_SHIFT]. */
+struct bpf_python;
 struct bpf_stacks {
 	int fds[PROFILE_CLASSES];
 	const struct bpf_stack_cache *cache;
+	struct bpf_python *python; /* the runtime frames of on-CPU keys (bpf_python.h), or NULL */
 };
 /* The sample a counts key stands for, its frames read into user[] and
  * kernel[] (PROFILE_MAX_DEPTH each) unless cached, comm into comm[]; a

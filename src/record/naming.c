@@ -359,7 +359,7 @@ static node_t push_user(struct builder *b, node_t node, const struct rstack *s, 
 	const char **names = xcalloc(n ? n : 1, sizeof(*names));
 	for (size_t i = 0, at = 0; i < n; i++, at += strlen(b->native + at) + 1)
 		names[i] = b->native + at;
-	struct runtime_stack rs = { names, (uint32_t)n, f + rstack_frames(s) - s->nr_tokens, s->nr_tokens };
+	struct runtime_stack rs = { names, (uint32_t)n, f + rstack_frames(s) - s->nr_tokens, s->nr_tokens, s->reached };
 	struct merged m = { b, node };
 	runtime_set_merge(b->r->runtimes, s->runtime, &rs, emit_frame, &m);
 	free(names);

@@ -11,6 +11,7 @@
 #include "record/perf_offcpu.h"
 #include "record/perf_attr.h"
 #include "record/perf_parse.h"
+#include "record/perf_python.h"
 #include "record/perf_ring.h"
 #include "record/session.h"
 #include "record/target.h"
@@ -38,8 +39,10 @@ enum { RING_PAGES_OFFCPU_ALL = 16384, RING_PAGES_OFFCPU_MAX = 8192 };
  * 256 MiB, 8 to 32 MiB each. */
 enum { RING_PAGES_BURSTS_ALL = 65536, RING_PAGES_BURSTS_MAX = 8192 };
 /* Samples are read every POLL_MS at least (more often when a ring fills
- * to its watermark). */
-enum { POLL_MS = 100, POLL_MS_STACKS = 20 };
+ * to its watermark); with a runtime's frames to read, every POLL_MS_PYTHON:
+ * they are read as the sample is (perf_python.h), the sooner the nearer
+ * its instant. */
+enum { POLL_MS = 100, POLL_MS_STACKS = 20, POLL_MS_PYTHON = 2 };
 
 struct perf_state {
 	const struct record_opts *opts;
@@ -405,7 +408,8 @@ static double sample(struct perf_state *st, struct record_target *t)
 	double start = record_now(), last_progress = 0;
 	while (!record_should_stop(o, t, start, st->stats)) {
 		size_t n = nr_events + target_pollfds(t, pfd + nr_events);
-		poll(pfd, (nfds_t)n, record_poll_ms(o, start, recorder_unwinds(st->r) ? POLL_MS_STACKS : POLL_MS));
+		int ms = recorder_runtimes_active(st->r) ? POLL_MS_PYTHON : recorder_unwinds(st->r) ? POLL_MS_STACKS : POLL_MS;
+		poll(pfd, (nfds_t)n, record_poll_ms(o, start, ms));
 		for (size_t i = 0; i < nr_events; i++)
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1;
@@ -450,6 +454,8 @@ static int perf_run(const struct record_opts *o, struct recorder *r, struct reco
 	struct perf_state st = { .opts = o, .r = r, .stats = stats };
 	st.parser.r = r;
 	st.parser.max_stack = record_max_stack(o);
+	if (!o->kernel_only && !o->off_cpu) /* on-CPU samples' runtime frames (perf_python.h) */
+		st.parser.python = xcalloc(1, sizeof(*st.parser.python));
 	struct event_choice ev = { 0 };
 	int ret = -1;
 
@@ -471,6 +477,7 @@ static int perf_run(const struct record_opts *o, struct recorder *r, struct reco
 out:
 	offcpu_free(st.parser.offcpu);
 	perf_rings_release(&st.rs);
+	free(st.parser.python);
 	perf_parser_release(&st.parser);
 	record_phase(&stats->phases, "events closed");
 	return ret;

@@ -1,5 +1,6 @@
 /* The records of a perf ring buffer -> the recorder (perf_parse.h). */
 #include "record/perf_parse.h"
+#include "record/perf_python.h"
 
 #include "base/alloc.h"
 #include "record/perf_offcpu.h"
@@ -118,6 +119,11 @@ static void split_chain(struct perf_parser *st, const struct sample_fields *f, s
 	s->nr_user = (uint32_t)nu;
 }
 
+uint64_t perf_sample_type(const struct perf_parser *ps)
+{
+	return ps->sample_type ? ps->sample_type : DEFAULT_SAMPLE_TYPE;
+}
+
 static void handle_sample(struct perf_parser *st, const char *p, const char *end)
 {
 	struct record_sample s = { 0 };
@@ -135,6 +141,8 @@ static void handle_sample(struct perf_parser *st, const char *p, const char *end
 			offcpu_on_cpu(st->offcpu, &s);
 		return;
 	}
+	if (st->python)
+		perf_python_take(st->python, &s);
 	recorder_sample(st->r, &s);
 }
 
@@ -186,6 +194,11 @@ void perf_parse_record(struct perf_parser *st, const struct perf_event_header *h
 
 	st->bytes += h->size;
 	switch (h->type) {
+	case PERF_PYTHON_FRAMES:
+		st->bytes -= h->size; /* (not the kernel's) */
+		if (st->python)
+			perf_python_keep(st->python, h, h->size);
+		break;
 	case PERF_RECORD_SAMPLE:
 		handle_sample(st, p, end);
 		break;

@@ -23,10 +23,13 @@ struct perf_parser {
 	uint64_t bytes;         /* of the records parsed */
 	uint64_t *kips, *uips;  /* one sample's callchain, split */
 	size_t alloc_kips, alloc_uips;
+	struct perf_python_stash *python; /* a runtime's payload for the next sample (perf_python.h), or NULL */
 };
 /* Parse len bytes of whole records (as the ring holds them, with the
  * sample layout record_fill_attr asks for); stops at a malformed header. */
 void perf_parse_records(struct perf_parser *ps, const void *data, size_t len);
+/* The sample layout the parser reads (attr.sample_type). */
+uint64_t perf_sample_type(const struct perf_parser *ps);
 /* One whole record, 8-byte aligned. */
 void perf_parse_record(struct perf_parser *ps, const struct perf_event_header *h);
 /* The time of a record: a sample's own field, or the sample_id trailer

@@ -1,5 +1,6 @@
 /* perf's ring buffers and their time-order queue (perf_ring.h). */
 #include "record/perf_ring.h"
+#include "record/perf_python.h"
 
 #include "base/alloc.h"
 #include "record/session.h"
@@ -48,6 +49,7 @@ void perf_rings_release(struct perf_rings *rs)
 	free(rs->fds);
 	free(rs->queue);
 	free(rs->pending);
+	free(rs->python_buf);
 }
 
 static void enqueue_bytes(struct perf_rings *st, uint64_t t, bool foreign, const char *a, size_t a_len,
@@ -64,11 +66,33 @@ static void enqueue_bytes(struct perf_rings *st, uint64_t t, bool foreign, const
 	st->queue_len += len;
 }
 
+/* A sample (a, joined with b when it wrapped) of a process a runtime
+ * owns: the runtime's payload now, queued just before it (perf_python.h). */
+static void enqueue_python(struct perf_rings *st, const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	uint64_t head[8] = { 0 }; /* up to the time */
+	size_t n = a_len < sizeof(head) ? a_len : sizeof(head);
+	memcpy(head, a, n);
+	if (n < sizeof(head) && b_len) {
+		size_t more = b_len < sizeof(head) - n ? b_len : sizeof(head) - n;
+		memcpy((char *)head + n, b, more);
+		n += more;
+	}
+	if (!st->python_buf)
+		st->python_buf = xmalloc(PERF_PYTHON_RECORD_MAX);
+	size_t len = perf_python_record(st->parser->r, perf_sample_type(st->parser), head, n, st->python_buf);
+	if (len)
+		enqueue_bytes(st, perf_record_time(st->parser, (const void *)head), false, (const char *)st->python_buf,
+			      len, NULL, 0);
+}
+
 static void enqueue(struct perf_rings *st, const char *a, size_t a_len, const char *b, size_t b_len)
 {
 	struct perf_event_header h;
 	memcpy(&h, a, sizeof(h)); /* a_len >= sizeof(h): drain() read it whole */
 	uint64_t t;
+	if (st->parser && st->parser->python && h.type == PERF_RECORD_SAMPLE)
+		enqueue_python(st, a, a_len, b, b_len);
 	if (b_len) {
 		/* Wrapped: the time is read from a joined copy. */
 		enqueue_bytes(st, 0, false, a, a_len, b, b_len);

@@ -43,6 +43,7 @@ struct perf_rings {
 	/* The handler of perf_rings_push records. */
 	void (*foreign)(void *arg, const void *data, size_t len);
 	void *foreign_arg;
+	uint64_t *python_buf;      /* one PERF_PYTHON_FRAMES record (perf_python.h), when parser->python */
 };
 
 /* Room for a ring per CPU; records go to parser. */

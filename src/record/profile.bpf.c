@@ -15,6 +15,7 @@
 
 #include "profile_abi.h"
 #include "common.bpf.h"
+#include "python.bpf.h"
 
 /* Set from user space before load (the verifier drops dead branches). */
 const volatile int want_user = 1;
@@ -118,7 +119,8 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct pt_
 }
 
 /* Send the sample's user regs and stack for unwinding; 0 when sent. */
-static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid)
+static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid,
+					   __s32 python)
 {
 	struct pt_regs regs;
 	if (!user_regs(ctx, &regs))
@@ -143,6 +145,7 @@ static __always_inline int send_user_stack(struct bpf_perf_event_data *ctx, __u3
 	}
 	u->off_cpu = 0;
 	u->off_cpu_ns = 0;
+	u->python_stack = python;
 	int sent = ustack_send(ctx, u, &regs, stack_size, copy_fp);
 	if (sent < 0)
 		return -1;
@@ -168,7 +171,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	if (filter_tid && !bpf_map_lookup_elem(&tids, &tid))
 		return 0;
 
-	if (copy_stack && want_user && tgid && !send_user_stack(ctx, tgid, tid))
+	__s32 python = want_user && tgid ? python_stack(tgid, tid) : 0;
+	if (copy_stack && want_user && tgid && !send_user_stack(ctx, tgid, tid, python))
 		return 0;
 
 	__u32 zero = 0;
@@ -181,6 +185,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.user_stack = PROFILE_NO_STACK;
 	key.kernel_stack = PROFILE_NO_STACK;
+	key.python_stack = python;
 	sp->nr_user = sp->nr_kernel = 0;
 	if (want_kernel) {
 		key.kernel_stack = stack_id(ctx, (struct stack_frames *)sp->kernel, 0, &sp->nr_kernel);
@@ -206,6 +211,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	sp->tid = key.tid;
 	sp->cpu = key.cpu;
 	__builtin_memcpy(sp->comm, key.comm, sizeof(sp->comm));
+	sp->python_stack = python;
 	if (!bpf_perf_event_output(ctx, &spills, BPF_F_CURRENT_CPU, sp, sizeof(*sp))) {
 		stat_inc(PROFILE_STAT_SPILLED);
 		return 0;

@@ -38,6 +38,7 @@ struct profile_key {
 	__s32 user_stack;
 	__s32 kernel_stack;
 	char comm[PROFILE_COMM_LEN];
+	__s32 python_stack; /* CPython frames in py_stacks (python.bpf.h): id > 0, 0 none, or -errno */
 };
 
 #define PROFILE_NO_STACK (-1000)
@@ -54,7 +55,7 @@ struct profile_spill {
 	__u32 nr_user;
 	__u32 nr_kernel;
 	char comm[PROFILE_COMM_LEN];
-	__u32 pad;
+	__s32 python_stack; /* as in profile_key */
 	__u64 user[PROFILE_MAX_DEPTH];
 	__u64 kernel[PROFILE_MAX_DEPTH];
 };
@@ -83,7 +84,7 @@ struct profile_ustack {
 	__u32 stack_holes;  /* bit i: the i-th page from sp's page could not be
 			       read (never touched, so not present): its bytes
 			       in stack[] are not the stack's */
-	__u32 pad;
+	__s32 python_stack; /* as in profile_key (on-CPU samples; 0 for offcpu.bpf.c's) */
 	__u64 off_cpu_ns;   /* ...the time it was blocked, set in user space */
 	__u64 regs[PROFILE_USTACK_REGS];
 	__u64 user[PROFILE_MAX_DEPTH];

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Frames a DWARF unwind gives at most without --max-stack: the stack copy
  * is the real bound (a 16 KiB copy holds a few hundred frames); the
@@ -41,6 +43,7 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	r->runtimes = runtime_set_open(opts, NULL, 0);
 	if (opts->keep_time && !opts->off_cpu)
 		r->times = time_cells_new();
+	hashmap_init(&r->looked);
 }
 
 /* A process met (fresh: just forked or exec'ed): the runtimes look at it
@@ -108,6 +111,8 @@ static void recorder_release(struct recorder *r)
 	free(r->names);
 	naming_builder_free(r->builder);
 	runtime_set_close(r->runtimes);
+	hashmap_release(&r->looked);
+	free(r->look);
 }
 
 static uint32_t intern_comm(struct recorder *r, const char *comm)
@@ -214,6 +219,64 @@ void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t le
 		   const char *path)
 {
 	procmaps_add(&r->maps, pid, start, len, pgoff, path);
+}
+
+bool recorder_runtimes_active(const struct recorder *r)
+{
+	return runtime_set_any(r->runtimes);
+}
+
+bool recorder_runtime_owns(const struct recorder *r, uint32_t pid)
+{
+	return runtime_set_owner(r->runtimes, pid) != 0;
+}
+
+size_t recorder_runtimes_owned(struct recorder *r, uint32_t *pids, size_t max)
+{
+	return runtime_set_take_owned(r->runtimes, pids, max);
+}
+
+size_t recorder_runtime_params(struct recorder *r, uint32_t pid, void *buf, size_t cap)
+{
+	return runtime_set_bpf_params(r->runtimes, pid, buf, cap);
+}
+
+size_t recorder_runtime_payload_now(struct recorder *r, uint32_t pid, uint32_t tid, void *buf, size_t cap)
+{
+	return runtime_set_payload_now(r->runtimes, pid, tid, buf, cap);
+}
+
+/* A hash of the file pid runs (/proc/PID/exe), 0 when unreadable. */
+static uint64_t exe_hash(const struct recorder *r, uint32_t pid)
+{
+	char link[4200], target[4096];
+	snprintf(link, sizeof(link), "%s/%" PRIu32 "/exe", r->maps.proc_root, pid);
+	ssize_t n = readlink(link, target, sizeof(target));
+	return n > 0 ? hash_bytes(target, (size_t)n) | 1 : 0;
+}
+
+void recorder_runtime_recheck(struct recorder *r, uint32_t pid)
+{
+	if (!r->runtimes || !pid || runtime_set_owner(r->runtimes, pid))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	bool inserted;
+	uint32_t *at = hashmap_upsert(&r->looked, pid, (uint32_t)r->nr_look, &inserted);
+	if (inserted) {
+		VEC_GROW(r->look, r->nr_look + 1, r->alloc_look);
+		r->look[r->nr_look++] = (struct looked){ 0, 0 };
+	}
+	struct looked *l = &r->look[*at];
+	uint64_t exe = exe_hash(r, pid);
+	if (!inserted && exe == l->exe && now - l->ns < 1000000000u)
+		return;
+	*l = (struct looked){ exe, now };
+	/* (the maps are left to the time-ordered records: a runtime reads
+	 * the process's own /proc files) */
+	struct runtime_process proc = { pid, r->maps.proc_root, &r->maps };
+	runtime_set_meet(r->runtimes, &proc, true);
 }
 
 bool recorder_knows(const struct recorder *r, uint32_t pid)
@@ -389,6 +452,8 @@ static void scratch_frames(struct recorder *r, const struct record_sample *smp, 
 static void runtime_tokens(struct recorder *r, const struct record_sample *smp, const struct user_part *u,
 			   struct rstack *k)
 {
+	if (smp->off_cpu) /* no runtime read its frames as it blocked */
+		return;
 	k->runtime = runtime_set_owner(r->runtimes, smp->pid);
 	if (!k->runtime)
 		return;

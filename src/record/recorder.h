@@ -77,6 +77,21 @@ void recorder_seen(struct recorder *r, uint32_t pid);
 /* Read /proc/PID/maps again if it lives (libraries loaded late). */
 void recorder_refresh(struct recorder *r, uint32_t pid);
 bool recorder_knows(const struct recorder *r, uint32_t pid);
+/* Runtimes (runtime.h), as the backends see them. Does a runtime own a
+ * process (the perf backend reads its rings more often then)? */
+bool recorder_runtimes_active(const struct recorder *r);
+/* Does a runtime own pid? */
+bool recorder_runtime_owns(const struct recorder *r, uint32_t pid);
+/* Processes a runtime owns since the last call: at most max pids. */
+size_t recorder_runtimes_owned(struct recorder *r, uint32_t *pids, size_t max);
+/* What the BPF program needs for pid's runtime (bpf_params), 0 for none. */
+size_t recorder_runtime_params(struct recorder *r, uint32_t pid, void *buf, size_t cap);
+/* perf: the payload of a sample of pid/tid read now (payload_now). */
+size_t recorder_runtime_payload_now(struct recorder *r, uint32_t pid, uint32_t tid, void *buf, size_t cap);
+/* A process just sampled: if no runtime owns it, offer it to them again
+ * when its executable changed (an exec whose record is still on its way)
+ * or a second went by (a runtime library loaded late). */
+void recorder_runtime_recheck(struct recorder *r, uint32_t pid);
 /* Does it unwind user stacks with DWARF (samples should carry regs and a
  * stack copy)? If not while asked to, why not (else NULL). */
 bool recorder_unwinds(const struct recorder *r);

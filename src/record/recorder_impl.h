@@ -112,6 +112,10 @@ struct recorder {
 	uint32_t nr_examined;       /* stacks built early or left for the end */
 	uint32_t nr_built_late;     /* stacks built after sampling ended */
 	struct runtime_set *runtimes; /* runtimes.c: per-process runtime state */
+	/* Processes no runtime owns, as last looked at (recorder_runtime_recheck). */
+	struct hashmap looked;      /* pid -> index in look */
+	struct looked { uint64_t exe, ns; } *look;
+	size_t nr_look, alloc_look;
 };
 
 #endif

@@ -45,6 +45,11 @@
  *   an index into run's names, with the line if wanted).
  *   Tokens are part of the stack's identity: samples with the same
  *   native frames and the same tokens are counted as one stack.
+ * - payload_now(run, proc, tid, buf, cap): perf backend (no program at
+ *   the sample): what the BPF program would have sent for a sample of
+ *   thread tid, read from user space now, as soon as the sample is read
+ *   from its ring (at most cap bytes; returns how many). The sample then
+ *   carries it as its payload, as a BPF sample would.
  * - exit(run, proc, pid): the process exited (a backend saw its exit) or
  *   the recording ended with it alive: the last call for proc, which the
  *   runtime frees here. Read what a runtime writes at exit now (a perf
@@ -110,6 +115,7 @@ struct runtime_stack {
 	uint32_t nr_native;
 	const uint64_t *tokens;      /* sample()'s tokens, leaf first */
 	uint32_t nr_tokens;
+	bool whole;                  /* the native frames reach a thread's start (no root end lost) */
 };
 
 struct record_runtime {
@@ -123,6 +129,7 @@ struct record_runtime {
 	void (*sampling_end)(void *run);
 	void (*perfmaps)(void *run, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
 			 void *arg);
+	size_t (*payload_now)(void *run, void *proc, uint32_t tid, void *buf, size_t cap);
 	void (*merge)(void *run, const struct runtime_stack *stack,
 		     void (*emit)(void *arg, const char *name, size_t len), void *arg);
 	void (*summary)(void *run, char *buf, size_t cap);
@@ -132,7 +139,7 @@ struct record_runtime {
 /* ---- The set the collector keeps (runtimes.c) ---- */
 
 /* Most tokens one sample carries. */
-enum { RUNTIME_MAX_TOKENS = 256 };
+enum { RUNTIME_MAX_TOKENS = 1024 };
 
 struct runtime_set;
 /* The runtimes of the table, opened (NULL when the table is empty: every
@@ -151,6 +158,13 @@ uint32_t runtime_set_sample(struct runtime_set *set, const struct runtime_sample
 			    uint32_t cap);
 /* bpf_params() of pid's owner (0 without one). */
 size_t runtime_set_bpf_params(struct runtime_set *set, uint32_t pid, void *buf, size_t cap);
+/* payload_now() of pid's owner (0 without one). */
+size_t runtime_set_payload_now(struct runtime_set *set, uint32_t pid, uint32_t tid, void *buf, size_t cap);
+/* Processes owned since the last call (for the BPF program's table):
+ * at most max pids into pids; how many. */
+size_t runtime_set_take_owned(struct runtime_set *set, uint32_t *pids, size_t max);
+/* Does a runtime own a process (or did one)? */
+bool runtime_set_any(const struct runtime_set *set);
 /* pid exited: exit() of its owner. */
 void runtime_set_exit(struct runtime_set *set, uint32_t pid);
 /* The end of sampling: exit() of every process still owned. */

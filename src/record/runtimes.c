@@ -13,8 +13,10 @@
  * process). Add one: an extern line here and an entry before the NULL
  * (README.md). */
 extern const struct record_runtime record_runtime_jit;
+extern const struct record_runtime record_runtime_python;
 
 static const struct record_runtime *const runtimes[] = {
+	&record_runtime_python,
 	&record_runtime_jit,
 	NULL, /* the end (and C has no empty initializer) */
 };
@@ -34,6 +36,9 @@ struct runtime_set {
 	struct hashmap by_pid; /* pid -> index into procs + 1; 0: met, not owned */
 	struct owned *procs;
 	size_t nr_procs, alloc_procs;
+	uint32_t *fresh;       /* pids owned since runtime_set_take_owned last ran */
+	size_t nr_fresh, alloc_fresh;
+	bool any;              /* a process was owned */
 };
 
 struct runtime_set *runtime_set_open(const struct record_opts *opts, const struct record_runtime *const *table,
@@ -92,6 +97,9 @@ void runtime_set_meet(struct runtime_set *set, const struct runtime_process *pro
 			*slot = (uint32_t)++set->nr_procs;
 		}
 		set->procs[*slot - 1] = (struct owned){ proc->pid, (uint32_t)i + 1, state };
+		set->any = true;
+		VEC_GROW(set->fresh, set->nr_fresh + 1, set->alloc_fresh);
+		set->fresh[set->nr_fresh++] = proc->pid;
 		return;
 	}
 }
@@ -121,6 +129,29 @@ size_t runtime_set_bpf_params(struct runtime_set *set, uint32_t pid, void *buf, 
 		return 0;
 	size_t n = rt->bpf_params(set->run[o->owner - 1], o->state, buf, cap);
 	return n < cap ? n : cap;
+}
+
+size_t runtime_set_payload_now(struct runtime_set *set, uint32_t pid, uint32_t tid, void *buf, size_t cap)
+{
+	struct owned *o = owned_of(set, pid);
+	const struct record_runtime *rt = o ? set->table[o->owner - 1] : NULL;
+	if (!rt || !rt->payload_now)
+		return 0;
+	size_t n = rt->payload_now(set->run[o->owner - 1], o->state, tid, buf, cap);
+	return n < cap ? n : cap;
+}
+
+size_t runtime_set_take_owned(struct runtime_set *set, uint32_t *pids, size_t max)
+{
+	size_t n = 0;
+	while (set && n < max && set->nr_fresh)
+		pids[n++] = set->fresh[--set->nr_fresh];
+	return n;
+}
+
+bool runtime_set_any(const struct runtime_set *set)
+{
+	return set && set->any;
 }
 
 void runtime_set_exit(struct runtime_set *set, uint32_t pid)
@@ -185,6 +216,7 @@ void runtime_set_close(struct runtime_set *set)
 			set->table[i]->close(set->run[i]);
 	free(set->run);
 	free(set->procs);
+	free(set->fresh);
 	hashmap_release(&set->by_pid);
 	free(set);
 }

@@ -19,11 +19,11 @@ static const char *const names[] = {
 	[PAL_JS] = "js",	 [PAL_PERL] = "perl",	  [PAL_RED] = "red",
 	[PAL_GREEN] = "green",	 [PAL_BLUE] = "blue",	  [PAL_AQUA] = "aqua",
 	[PAL_YELLOW] = "yellow", [PAL_PURPLE] = "purple", [PAL_ORANGE] = "orange",
-	[PAL_WALL] = "wall",
+	[PAL_WALL] = "wall",	 [PAL_PYTHON] = "python",
 };
 
 const char palette_names[] =
-	"hot mem io wakeup chain java js perl red green blue aqua yellow purple orange wall";
+	"hot mem io wakeup chain java js perl red green blue aqua yellow purple orange wall python";
 
 enum palette_id palette_find(const char *name)
 {
@@ -184,6 +184,14 @@ static enum palette_id pick_flat(enum palette_id pal, const char *s, size_t n)
 			return PAL_ORANGE;
 		return PAL_RED;
 	}
+	case PAL_PYTHON:
+		/* record's names of Python frames (doc/runtimes.md): "qualname
+		 * (file.py)", "(<frozen ...>)" for frozen modules, "[python]" */
+		if (ends_with(s, n, ".py)") || contains(s, n, " (<") || (n == 8 && !memcmp(s, "[python]", 8)))
+			return PAL_GREEN;
+		if (ends_with(s, n, "_[k]"))
+			return PAL_ORANGE;
+		return PAL_HOT;
 	case PAL_WAKEUP:
 		return PAL_AQUA;
 	case PAL_CHAIN:

@@ -21,6 +21,8 @@ enum palette_id {
 	PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA, PAL_YELLOW, PAL_PURPLE, PAL_ORANGE,
 	PAL_WALL, /* ours (record --wall): hot, but its leaf frames [on-cpu]
 		     red, [off-cpu] io's blue, [runnable] purple */
+	PAL_PYTHON, /* ours (record, when it met a CPython): hot, but Python
+		       frames ("func (file.py)") green and _[k] orange */
 	PAL_UNKNOWN, /* flamegraph.pl draws every frame black */
 };
 

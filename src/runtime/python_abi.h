@@ -34,6 +34,14 @@ struct python_offsets {
 	__u32 instr_is_current;          /* 1: frame_instr is the instruction running (3.13) */
 };
 
+/* What the BPF program needs to walk one process's frames (a map from
+ * the process's pid to this). */
+struct python_walk_params {
+	__u64 runtime;            /* address of _PyRuntime */
+	struct python_offsets off;
+	__u32 head_len;           /* bytes of a frame's head that hold the fields read (<= 120) */
+};
+
 /* One Python frame as the walk emits it, leaf first: the code object's
  * address, the entry bit (the outermost frame of one run of the
  * evaluator: 3.11's is_entry, or the frame under a 3.12+ shim) and the

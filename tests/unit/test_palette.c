@@ -91,6 +91,28 @@ TEST(wall_palette_kinds)
 	CHECK(palette_find("wall") == PAL_WALL);
 }
 
+TEST(python_palette_kinds)
+{
+	/* record with a CPython met: its frames green, the rest as hot. */
+	const char *py[] = { "py_handler (app.py)", "Thread.run (threading.py)",
+			     "_find_and_load (<frozen importlib._bootstrap>)", "[python]" };
+	for (size_t i = 0; i < sizeof(py) / sizeof(py[0]); i++) {
+		struct rgb c = color(PAL_PYTHON, SEED_NAME, py[i]), g = color(PAL_GREEN, SEED_NAME, py[i]);
+		CHECK(!memcmp(&c, &g, sizeof(c)));
+		CHECK(c.g > c.r && c.g > c.b);
+	}
+	struct rgb a = color(PAL_PYTHON, SEED_NAME, "_PyEval_EvalFrameDefault"),
+		   b = color(PAL_HOT, SEED_NAME, "_PyEval_EvalFrameDefault");
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	a = color(PAL_PYTHON, SEED_NAME, "main.py"); /* not a frame's "(file.py)" */
+	b = color(PAL_HOT, SEED_NAME, "main.py");
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	a = color(PAL_PYTHON, SEED_NAME, "do_syscall_64_[k]");
+	b = color(PAL_ORANGE, SEED_NAME, "do_syscall_64_[k]");
+	CHECK(!memcmp(&a, &b, sizeof(a)));
+	CHECK(palette_find("python") == PAL_PYTHON);
+}
+
 TEST(hash_palette_values)
 {
 	/* namehash weights the first 3 characters and skips a module` prefix */
