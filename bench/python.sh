@@ -6,8 +6,9 @@
 # backend at 99 and 999 Hz by this scorch (Python frames) and by BASE, a
 # scorch without them (native frames only: e.g. a build of the commit
 # before record used src/runtime/). Columns: the workload's CPU seconds
-# (its own threads' clocks, summed), scorch's CPU seconds (user + system,
-# from /usr/bin/time), bytes read from the kernel per sample (the BPF
+# (the python process, from /usr/bin/time), scorch's own CPU seconds (its
+# user + system less the workload's: /usr/bin/time counts children), bytes
+# read from the kernel per sample (the BPF
 # backend's stack copies; the Python frames travel in a map, read once
 # per distinct stack), and the share of samples with Python frames.
 #
@@ -36,10 +37,10 @@ for be in bpf perf; do
 			r=0
 			while [ $r -lt "$REPS" ]; do
 				/usr/bin/time -f '%U %S' -o "$TMP/time" "$bin" record --backend $be -F $hz \
-					-o "$TMP/out.folded" -- "$PY" tests/workloads/python/phases.py "$TMP/times" "$SECONDS_EACH" \
-					2>"$TMP/err"
-				wl=$(awk '{ t += $2 } END { printf "%.2f", t }' "$TMP/times")
-				sc=$(awk '{ printf "%.2f", $1 + $2 }' "$TMP/time")
+					-o "$TMP/out.folded" -- /usr/bin/time -f '%U %S' -o "$TMP/wltime" \
+					"$PY" tests/workloads/python/phases.py "$TMP/times" "$SECONDS_EACH" 2>"$TMP/err"
+				wl=$(awk '{ printf "%.2f", $1 + $2 }' "$TMP/wltime")
+				sc=$(awk -v w="$wl" '{ printf "%.2f", $1 + $2 - w }' "$TMP/time")
 				n=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/out.folded")
 				kib=$(sed -n 's/.*, \([0-9.]*\) KiB copied per sample.*/\1/p' "$TMP/err")
 				bps=$(awk -v k="${kib:-0}" 'BEGIN { printf "%.0f", k * 1024 }')
