@@ -5,6 +5,7 @@
  * behind it.
  * /proc is replaced by a directory that does not exist, so nothing about
  * the real machine is read. */
+#include "record/perf_attr.h"
 #include "record/perf_offcpu.h"
 #include "record/perf_parse.h"
 #include "record/record.h"
