@@ -2,6 +2,8 @@
 #include "record/bpf_python.h"
 
 #include "base/alloc.h"
+#include "record/bpf_map_each.h"
+#include "record/bpf_stack_cache.h"
 #include "record/profile_abi.h"
 #include "runtime/python_abi.h"
 

@@ -7,7 +7,7 @@
 #ifndef SCORCH_RECORD_BPF_PYTHON_H
 #define SCORCH_RECORD_BPF_PYTHON_H
 
-#include "record/bpf_stacks.h"
+#include "record/bpf_stack_cache.h"
 #include "record/recorder.h"
 
 struct bpf_python {

@@ -3,6 +3,8 @@
  * classes, which offcpu.bpf.c shares), or through a cache read
  * from the maps in batches. Built only with libbpf (HAVE_LIBBPF). */
 #include "record/bpf_stacks.h"
+#include "record/bpf_map_each.h"
+#include "record/bpf_stack_cache.h"
 #include "record/bpf_python.h"
 
 #include "base/alloc.h"
@@ -13,84 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bpf_stack_cache_init(struct bpf_stack_cache *c)
-{
-	memset(c, 0, sizeof(*c));
-	hashmap_init(&c->at);
-}
-
-void bpf_stack_cache_release(struct bpf_stack_cache *c)
-{
-	hashmap_release(&c->at);
-	free(c->frames);
-}
-
-const uint64_t *bpf_stack_cache_get(const struct bpf_stack_cache *c, uint64_t key, uint32_t *nr)
-{
-	uint32_t at;
-	if (!hashmap_get(&c->at, key, &at))
-		return NULL;
-	*nr = (uint32_t)c->frames[at];
-	return c->frames + at + 1;
-}
-
-const uint64_t *bpf_stack_cache_put(struct bpf_stack_cache *c, uint64_t key, const uint64_t *ips, uint32_t nr)
-{
-	VEC_GROW(c->frames, c->nr + 1 + nr, c->alloc);
-	uint32_t at = (uint32_t)c->nr;
-	c->frames[at] = nr;
-	memcpy(c->frames + at + 1, ips, nr * sizeof(uint64_t));
-	c->nr += 1 + nr;
-	bool inserted;
-	*hashmap_upsert(&c->at, key, at, &inserted) = at;
-	return c->frames + at + 1;
-}
-
 uint32_t bpf_stack_depth(const uint64_t *ips, uint32_t frames)
 {
 	uint32_t n = 0;
 	while (n < frames && ips[n])
 		n++;
 	return n;
-}
-
-int bpf_map_each(int fd, bool take, void (*fn)(void *arg, const void *key, const void *value), void *arg)
-{
-	struct bpf_map_info info = { 0 };
-	uint32_t info_len = sizeof(info);
-	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) || !info.key_size || !info.value_size)
-		return -1;
-	/* The kernel refuses (ENOSPC) a batch smaller than one hash bucket's
-	 * entries: it grows then. */
-	uint32_t room = 1024, token = 0;
-	char *keys = xcalloc(room, info.key_size);
-	char *values = xcalloc(room, info.value_size);
-	bool started = false;
-	int ret = 0;
-	for (;;) {
-		uint32_t n = room;
-		const void *in = started ? &token : NULL;
-		int e = take ? bpf_map_lookup_and_delete_batch(fd, (void *)in, &token, keys, values, &n, NULL)
-			     : bpf_map_lookup_batch(fd, (void *)in, &token, keys, values, &n, NULL);
-		bool end = e && errno == ENOENT; /* the last batch comes with ENOENT */
-		if (e && errno == ENOSPC && room < (1u << 20)) {
-			room *= 4;
-			keys = xreallocarray(keys, room, info.key_size);
-			values = xreallocarray(values, room, info.value_size);
-			started = true; /* (the token says where it stopped) */
-			continue;
-		}
-		started = true;
-		for (uint32_t i = 0; i < n && (!e || end); i++)
-			fn(arg, keys + (size_t)i * info.key_size, values + (size_t)i * info.value_size);
-		if (e) {
-			ret = end ? 0 : -1;
-			break;
-		}
-	}
-	free(keys);
-	free(values);
-	return ret;
 }
 
 struct cache_load {

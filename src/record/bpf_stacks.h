@@ -6,6 +6,8 @@
 #define SCORCH_RECORD_BPF_STACKS_H
 
 #include "base/hashmap.h"
+#include "record/bpf_map_each.h"
+#include "record/bpf_stack_cache.h"
 #include "record/profile_abi.h"
 #include "record/recorder.h"
 #include "record/target.h"
@@ -18,26 +20,6 @@ void bpf_scan_pids(int counts_fd, struct recorder *r, bool refresh);
  * take: the entries are taken out of the map as they are read. */
 void bpf_scan_key_pids(int fd, const size_t *pid_at, size_t nr_pid_at, struct recorder *r, bool refresh,
 		       bool take);
-/* fn(arg, key, value) for every entry of
- * a hash map, read in batches (a few system calls for thousands of
- * entries), taken out of the map with `take`; 0, or -1 when the kernel
- * refused (entries seen until then were passed). */
-int bpf_map_each(int fd, bool take, void (*fn)(void *arg, const void *key, const void *value), void *arg);
-
-/* Stacks read back from the maps. A cache of stacks by a
- * 64-bit key (the caller's: a stack id, or a map and an id), each its
- * frame count then its frames. */
-struct bpf_stack_cache {
-	struct hashmap at; /* key -> index of the count in frames */
-	uint64_t *frames;
-	size_t nr, alloc;
-};
-void bpf_stack_cache_init(struct bpf_stack_cache *c);
-void bpf_stack_cache_release(struct bpf_stack_cache *c);
-/* The frames under key (*nr of them), NULL when absent; valid until the
- * next put. */
-const uint64_t *bpf_stack_cache_get(const struct bpf_stack_cache *c, uint64_t key, uint32_t *nr);
-const uint64_t *bpf_stack_cache_put(struct bpf_stack_cache *c, uint64_t key, const uint64_t *ips, uint32_t nr);
 /* Every stack of a hash map of u32 stack ids to `frames` zero-filled
  * frames, read in batches, under its id; 0, or -1 when the kernel refused. */
 int bpf_stack_cache_load(struct bpf_stack_cache *c, int fd, uint32_t frames);

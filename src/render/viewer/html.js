@@ -215,7 +215,9 @@
 		} else setView(state.view);
 		return ranged;
 	}
-	function secs(c) { return scorchTime.timeOf(c, cfg.time.first).toFixed(2); }
+	/* a range's first cell may start before the first sample (cells are
+	 * aligned to whole seconds): it is shown from 0, not as -0.00 */
+	function secs(c) { return Math.max(0, scorchTime.timeOf(c, cfg.time.first)).toFixed(2); }
 	function rangeStatus() {
 		if (!heat) return;
 		if (!ranged) { heat.status.textContent = 'drag (or click, then shift-click) to select a range; Compare or Alt-drag: a second one'; return; }
