@@ -94,3 +94,31 @@ measured() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 
 has_kernel_frames() {
 	sed 's/__vdso_[A-Za-z0-9_]*_\[k\]//g; s/\[vdso\]_\[k\]//g' "$1" | grep -q '_\[k\]'
 }
+
+# phase_shares FOLDED TIMES NAME=REGEX...: for a workload that timed its
+# own phases (TIMES: "name seconds" lines, tests/workloads/java/Phases.java,
+# node/phases.js), compare each phase NAME's share of the CPU time with
+# its share of the samples of the stacks matching any of the REGEXes (awk
+# regexes, one per phase: the frame that names it). Prints nothing when
+# every share is within 0.05, else each one that is not, and a phase with
+# no samples or no time.
+phase_shares() {
+	_f=$1 _t=$2
+	shift 2
+	# (the regexes through the environment: awk -v would read their backslashes)
+	PHASE_SPECS=$(printf '%s\n' "$@") awk '
+	BEGIN { n = split(ENVIRON["PHASE_SPECS"], s, "\n")
+		for (i = 1; i <= n; i++) { eq = index(s[i], "="); name[i] = substr(s[i], 1, eq - 1); re[i] = substr(s[i], eq + 1) } }
+	FILENAME == ARGV[1] { secs[$1] = $2; tsum += $2; next }
+	{ c = $NF; hit = 0
+	  for (i = 1; i <= n; i++) if ($0 ~ re[i]) { got[i] += c; hit = 1 }
+	  if (hit) ssum += c }
+	END {
+		for (i = 1; i <= n; i++) {
+			if (!tsum || !(name[i] in secs)) { printf "%s: no time measured; ", name[i]; continue }
+			if (!ssum || !got[i]) { printf "%s: no samples; ", name[i]; continue }
+			want = secs[name[i]] / tsum; have = got[i] / ssum; d = have - want
+			if (d < -0.05 || d > 0.05) printf "%s: %.3f of the samples, %.3f of the CPU time; ", name[i], have, want
+		}
+	}' "$_t" "$_f"
+}

@@ -4,9 +4,13 @@
 # src/runtime/hotspot_attach.c), so the program's own methods are named,
 # and says once which flag makes Java stacks whole; with
 # -XX:+PreserveFramePointer the stacks through Java code reach the
-# thread's start. Also: a JVM that was running before record started (-p),
-# and record's perf-map checks (another user's map refused, --force reads
-# it). java and javac are required: a missing one fails the test.
+# thread's start, in order. The workload (tests/workloads/java/Phases.java)
+# times its phases with its threads' own CPU clocks: each phase method's
+# share of the samples is held to that, within 0.05, with and without the
+# flag (a phase's method is the leaf Java frame: named either way). Also: a
+# JVM that was running before record started (-p), and record's perf-map
+# checks (another user's map refused, --force reads it). java and javac
+# are required: a missing one fails the test.
 . "${0%/*}/lib.sh" # the suite's: tests/lib.sh, the backends' probes (perf_ok, bpf_ok)
 
 J=$TMPDIR/jvm
@@ -17,81 +21,95 @@ for tool in java javac; do
 done
 
 # jvm_share FOLDED PATTERN: percentage (integer) of the samples of stacks
-# matching 'Work\.' that also match PATTERN.
+# with a phase's frame that also match PATTERN.
 jvm_share() {
-	awk -v pat="$2" '/Work\./ { n = $NF; t += n; if ($0 ~ pat) m += n }
+	awk -v pat="$2" '/Phases\$(Alpha|Beta|Spin)\.run/ { n = $NF; t += n; if ($0 ~ pat) m += n }
 		END { print t ? int(100 * m / t) : -1 }' "$1"
 }
+# the phases and the frames that name them
+JVM_PHASES='Alpha=;void Phases\$Alpha\.run( |;|$)
+Beta=;void Phases\$Beta\.run( |;|$)
+Spin=;void Phases\$Spin\.run( |;|$)'
 
 if [ -n "$jvm_missing" ]; then
 	for be in perf bpf; do
-		not_ok "record $be: a JVM's methods named with no flag" "missing:$jvm_missing (scripts/setup installs them)"
+		for t in "a JVM's methods named with no flag, the frame-pointer flag named once" "a JVM with no flag, shares" \
+			"with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note" \
+			"a JVM with -XX:+PreserveFramePointer, shares"; do
+			not_ok "record $be: $t" "missing:$jvm_missing (scripts/setup installs them)"
+		done
 	done
+	not_ok "record -p: a JVM running before record started gets its methods named, shares" \
+		"missing:$jvm_missing (scripts/setup installs them)"
 else
-	cat >"$J/Work.java" <<'EOF'
-public class Work {
-    static long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-    static double mathy(int n) {
-        double s = 0;
-        for (int i = 1; i < n; i++) s += Math.sqrt(i) * Math.sin(i);
-        return s;
-    }
-    public static void main(String[] a) {
-        long end = System.nanoTime() + (long) (Double.parseDouble(a[0]) * 1e9);
-        long x = 0;
-        while (System.nanoTime() < end) { x += fib(24); x += (long) mathy(200000); }
-        System.out.println(x);
-    }
-}
-EOF
-	javac -d "$J" "$J/Work.java" 2>"$J/javac.err" || not_ok "record jvm: javac" "$(head -3 "$J/javac.err")"
+	javac -d "$J" "$WL_SRC/java/Phases.java" 2>"$J/javac.err" || not_ok "record jvm: javac" "$(head -3 "$J/javac.err")"
+	IFS='
+'
+	set -- $JVM_PHASES
+	unset IFS
 	for be in perf bpf; do
 		eval "be_ok=\$${be}_ok be_why=\$${be}_why"
 		name="record $be: a JVM's methods named with no flag, the frame-pointer flag named once"
 		if [ "$be_ok" != 1 ]; then
 			not_ok "$name" "the $be backend cannot run here: $be_why"
+			not_ok "record $be: a JVM with no flag, shares" "the $be backend cannot run here"
+			not_ok "record $be: with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note" \
+				"the $be backend cannot run here"
+			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "the $be backend cannot run here"
 			continue
 		fi
-		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Work 2.5 \
+		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Phases "$J/plain.$be.times" 3 \
 			>/dev/null 2>"$J/plain.$be.err"
 		notes=$(grep -c 'start the JVM with -XX:+PreserveFramePointer' "$J/plain.$be.err")
-		if ! grep -q 'Work\.fib' "$J/plain.$be.folded" || ! grep -q 'Work\.mathy' "$J/plain.$be.folded"; then
-			not_ok "$name" "no Work.fib/Work.mathy frame:" "$(head -3 "$J/plain.$be.err")" \
+		if ! grep -q 'Phases\$Alpha\.run' "$J/plain.$be.folded" || ! grep -q 'Phases\$Beta\.run' "$J/plain.$be.folded"; then
+			not_ok "$name" "no Phases\$Alpha.run/Phases\$Beta.run frame:" "$(head -3 "$J/plain.$be.err")" \
 				"$(grep -o '\[perf-[0-9]*\.map\]' "$J/plain.$be.folded" | sort | uniq -c)"
 		elif [ "$notes" != 1 ]; then
 			not_ok "$name" "$notes notes about -XX:+PreserveFramePointer:" "$(cat "$J/plain.$be.err")"
 		else
 			ok "$name"
 		fi
+		bad=$(phase_shares "$J/plain.$be.folded" "$J/plain.$be.times" "$@")
+		if [ -z "$bad" ]; then ok "record $be: a JVM with no flag, shares"; else
+			not_ok "record $be: a JVM with no flag, shares" "$bad" "$(cat "$J/plain.$be.times")"; fi
 
-		name="record $be: with -XX:+PreserveFramePointer stacks through Java code are whole, no note"
+		name="record $be: with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note"
 		"$SCORCH" record --backend "$be" -F 499 -o "$J/pfp.$be.folded" -- java -XX:+PreserveFramePointer -cp "$J" \
-			Work 2.5 >/dev/null 2>"$J/pfp.$be.err"
-		whole=$(jvm_share "$J/pfp.$be.folded" '^java;start_thread;ThreadJavaMain;JavaMain;')
+			Phases "$J/pfp.$be.times" 3 >/dev/null 2>"$J/pfp.$be.err"
+		whole=$(jvm_share "$J/pfp.$be.folded" '^(java;start_thread;ThreadJavaMain;JavaMain;|spinner;start_thread;thread_native_entry;)')
 		if [ "$whole" -lt 95 ]; then
-			not_ok "$name" "$whole% of the Work samples reach start_thread;ThreadJavaMain;JavaMain" \
-				"$(grep 'Work\.' "$J/pfp.$be.folded" | grep -v '^java;start_thread' | head -3 | cut -c1-200)" \
+			not_ok "$name" "$whole% of the phase samples reach the thread's start" \
+				"$(grep 'Phases\$' "$J/pfp.$be.folded" | grep -Ev '^(java|spinner);start_thread' | head -3 | cut -c1-200)" \
 				"$(grep -v '^scorch: no hardware' "$J/pfp.$be.err" | head -4)"
-		elif ! grep -q ';Interpreter;' "$J/pfp.$be.folded"; then
-			not_ok "$name" "no interpreted frame named Interpreter"
+		elif ! grep -q '^java;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;.*;Interpreter;void Phases\.call;void Phases\$Alpha\.run ' "$J/pfp.$be.folded" ||
+			! grep -q '^spinner;start_thread;thread_native_entry;.*;thread_entry;.*;Interpreter;.*void Phases\.call;void Phases\$Spin\.run ' "$J/pfp.$be.folded"; then
+			not_ok "$name" "no main;...;Interpreter;Phases.call;Phases\$Alpha.run or spinner;...;Phases\$Spin.run stack" \
+				"$(grep 'Phases\$' "$J/pfp.$be.folded" | head -3 | cut -c1-300)"
 		elif grep -q 'PreserveFramePointer' "$J/pfp.$be.err"; then
 			not_ok "$name" "a note about the flag that was given"
 		else
 			ok "$name"
 		fi
+		bad=$(phase_shares "$J/pfp.$be.folded" "$J/pfp.$be.times" "$@")
+		if [ -z "$bad" ]; then ok "record $be: a JVM with -XX:+PreserveFramePointer, shares"; else
+			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "$bad" "$(cat "$J/pfp.$be.times")"; fi
 	done
 
-	name="record -p: a JVM running before record started gets its methods named"
-	java -cp "$J" Work 6 >/dev/null 2>&1 &
+	# (its phases timed over its whole run, the samples over 2 s of it, after
+	# its warm-up: a steady state, the shares are the same)
+	name="record -p: a JVM running before record started gets its methods named, shares"
+	java -XX:+PreserveFramePointer -cp "$J" Phases "$J/attach.times" 5 >/dev/null 2>&1 &
 	jpid=$!
 	sleep 1.5
 	"$SCORCH" record -p "$jpid" -d 2 -F 499 -o "$J/attach.folded" 2>"$J/attach.err"
-	kill "$jpid" 2>/dev/null
-	wait "$jpid" 2>/dev/null
-	if grep -q 'Work\.fib' "$J/attach.folded" && grep -q 'Work\.mathy' "$J/attach.folded"; then
-		ok "$name"
-	else
+	wait "$jpid"
+	bad=$(phase_shares "$J/attach.folded" "$J/attach.times" "$@")
+	if ! grep -q 'Phases\$Alpha\.run' "$J/attach.folded" || ! grep -q 'Phases\$Beta\.run' "$J/attach.folded"; then
 		not_ok "$name" "$(head -3 "$J/attach.err")" "$(head -3 "$J/attach.folded" | cut -c1-200)"
+	elif [ -n "$bad" ]; then
+		not_ok "$name" "$bad" "$(cat "$J/attach.times")"
+	else
+		ok "$name"
 	fi
 	rm -f "/tmp/perf-$jpid.map"
 fi
