@@ -141,10 +141,10 @@ const char record_usage[] =
 	"      --per-cpu           a \"CPU N\" frame at the root of each stack\n"
 	"  every option of 'scorch flamegraph' (graph output), e.g. --inverted (icicle),\n"
 	"  --title TEXT, --colors PALETTE, --width PX, --minwidth PX, and\n"
-	"      --flamechart        time order (perf backend; implies --backend perf)\n"
+	"      --flamechart        time order (the BPF backend orders to the millisecond)\n"
 	"      --time START,END    write only the samples in this range (perf report's\n"
 	"                          spelling, as scorch report --time: seconds since the\n"
-	"                          first sample, 10%/2, ...; implies --backend perf)\n"
+	"                          first sample, 10%/2, ...)\n"
 	"  A graph's default title says what was recorded (\"scorch record: make -j2\",\n"
 	"  \"PID 1234 (burn)\", \"all CPUs\"), its subtitle the host, start date (UTC),\n"
 	"  event, rate, duration and sample count; --title/--subtitle replace them.\n"
@@ -583,12 +583,6 @@ static int check_options(int argc, char **argv, struct record_args *a, const str
 		usage_error("record", "give one target: -a, -p, -t or a command");
 	if (!targets)
 		o->all_cpus = true;
-	if (o->keep_order || o->time_ranges) {
-		if (o->backend == RECORD_BACKEND_BPF)
-			usage_error("record", "--%s needs every sample's time, which only --backend perf keeps",
-				    o->keep_order ? "flamechart" : "time");
-		o->backend = RECORD_BACKEND_PERF;
-	}
 
 	/* Output: its writer, by --format or the name of -o. */
 	a->graph = graph_opts_format(g, "record", a->output, WRITES_FOLDED | WRITES_PICTURE | WRITES_DATA);

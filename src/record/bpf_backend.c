@@ -6,7 +6,9 @@
  * they can be symbolized after they exit): /proc/PID/maps of pids new in
  * the counts, and the mmap/comm/fork records of a sample-less perf side
  * band (perf_sideband.c). At the end the programs are detached first,
- * then the maps are read once. Built only with libbpf (HAVE_LIBBPF). */
+ * then the maps are read once (with time asked, the counts are per time
+ * cell, and the cells that are over are read while sampling too).
+ * Built only with libbpf (HAVE_LIBBPF). */
 #include "base/alloc.h"
 #include "base/error.h"
 #include "record/backend.h"
@@ -162,6 +164,7 @@ static void on_spill(void *ctx, int cpu, void *data, __u32 size)
 	s.pid = sp.pid;
 	s.tid = sp.tid;
 	s.cpu = sp.cpu;
+	s.time = sp.time;
 	s.weight = 1;
 	s.comm = sp.pid || sp.tid ? comm : "swapper";
 	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
@@ -301,6 +304,8 @@ static double sample(struct bpf_run *s)
 			bpf_profile_scan_new_pids(s->prof, s->r);
 			if (s->offcpu)
 				bpf_offcpu_scan_pids(s->offcpu, s->r, false);
+			if (bpf_profile_timed(s->prof)) /* the cells that are over */
+				bpf_profile_drain_over(s->prof, s->r, s->stats, s->spills.limit, &s->python);
 			last_scan = now;
 		}
 		if (o->progress && now - last_progress >= 0.25) {
@@ -336,6 +341,7 @@ static void finish(struct bpf_run *s, double start)
 		record_progress_end(s->o);
 	/* Maps of processes still alive, again: libraries loaded late. */
 	bpf_scan_pids(bpf_profile_counts_fd(s->prof), s->r, true);
+	bpf_profile_refresh_drained(s->prof, s->r);
 	if (s->offcpu)
 		bpf_offcpu_scan_pids(s->offcpu, s->r, true);
 	record_phase(&stats->phases, "processes scanned");

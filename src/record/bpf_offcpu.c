@@ -211,7 +211,7 @@ const void *bpf_offcpu_ring_record(struct bpf_offcpu *oc, const void *data, size
 static const struct record_sample *waker_sample(struct bpf_offcpu *oc, const struct offcpu_waker *w,
 						struct record_sample *s)
 {
-	struct profile_key k = { w->pid, w->tid, 0, w->user_stack, w->kernel_stack, { 0 }, 0 };
+	struct profile_key k = { w->pid, w->tid, 0, w->user_stack, w->kernel_stack, { 0 }, 0, 0 };
 	memcpy(k.comm, w->comm, sizeof(k.comm));
 	bpf_stacks_key_sample(&oc->stacks, &k, 1, s, oc->waker_comm, oc->waker_user, oc->waker_kernel,
 			      &oc->waker_stats, oc->limit);

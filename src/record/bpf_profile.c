@@ -20,7 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Cells of the counts when time is asked: 1 ms when samples are kept one
+ * by one in time order (--flamechart, --time: the order within a cell is
+ * lost), the heat map's 20 ms otherwise (fewer keys). Both divide the
+ * heat map's cells (profile/time_cells.h), from a whole second. */
+#define TIME_CELL_ORDER_NS 1000000ull
+#define TIME_CELL_MAP_NS 20000000ull
+/* A cell is drained this long after it ended: no program is still adding
+ * to it (a program runs for microseconds, with its time read first). */
+#define TIME_DRAIN_AFTER_NS 250000000ull
 
 struct bpf_profile {
 	struct profile_bpf *skel;
@@ -28,7 +39,20 @@ struct bpf_profile {
 	struct bpf_link **links;
 	int nr;
 	int ncpu;
+	/* Time asked: the counts' cells (0: none), the stacks read by the
+	 * drains while sampling, and the pids of the keys they took (for the
+	 * last look at the processes' maps). */
+	uint64_t time_base, time_cell_ns;
+	struct bpf_stack_cache drained_stacks;
+	struct hashmap drained_pids;
 };
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void bpf_profile_detach(struct bpf_profile *b)
 {
@@ -102,6 +126,14 @@ static void configure(struct bpf_profile *b, const struct record_opts *o, const 
 	bpf_map__set_max_entries(b->skel->maps.stacks_1, class_entries);
 	bpf_map__set_max_entries(b->skel->maps.stacks_2, class_entries);
 	bpf_map__set_max_entries(b->skel->maps.counts, class_entries);
+	/* Time: counts per (cell, stack) from a whole second before now.
+	 * (--off-cpu's samples keep no time: record.h.) */
+	if ((o->keep_time || o->keep_order || o->time_ranges) && !o->off_cpu) {
+		b->time_cell_ns = o->keep_order || o->time_ranges ? TIME_CELL_ORDER_NS : TIME_CELL_MAP_NS;
+		b->time_base = monotonic_ns() / 1000000000u * 1000000000u;
+		b->skel->rodata->time_cell_ns = b->time_cell_ns;
+		b->skel->rodata->time_base = b->time_base;
+	}
 }
 
 int bpf_profile_open(const struct record_opts *o, const struct record_target *t, bool copy, uint32_t depth,
@@ -111,10 +143,12 @@ int bpf_profile_open(const struct record_opts *o, const struct record_target *t,
 	b->ncpu = libbpf_num_possible_cpus();
 	if (b->ncpu <= 0)
 		b->ncpu = record_nr_cpus();
+	bpf_stack_cache_init(&b->drained_stacks);
+	hashmap_init(&b->drained_pids);
 	b->skel = profile_bpf__open();
 	if (!b->skel) {
 		int e = errno;
-		free(b);
+		bpf_profile_close(b);
 		return record_bpf_unavailable(o, "cannot open the BPF object: %s", strerror(e));
 	}
 	configure(b, o, t, copy, depth);
@@ -179,6 +213,8 @@ void bpf_profile_close(struct bpf_profile *b)
 	free(b->fds);
 	free(b->links);
 	profile_bpf__destroy(b->skel);
+	bpf_stack_cache_release(&b->drained_stacks);
+	hashmap_release(&b->drained_pids);
 	free(b);
 }
 
@@ -255,7 +291,8 @@ void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_
 	static const uint32_t frames[PROFILE_CLASSES] = { PROFILE_CLASS_FRAMES_0, PROFILE_CLASS_FRAMES_1,
 							  PROFILE_CLASS_FRAMES_2 };
 	struct bpf_stack_cache cache;
-	struct bpf_stacks from = { .cache = &cache, .python = python };
+	struct bpf_stacks from = { .cache = &cache, .python = python, .time_base = b->time_base,
+				   .time_cell_ns = b->time_cell_ns };
 	bpf_stack_cache_init(&cache);
 	bpf_profile_class_fds(b, from.fds);
 	for (int i = 0; i < PROFILE_CLASSES; i++)
@@ -265,3 +302,33 @@ void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_
 	bpf_stack_cache_release(&cache);
 }
 
+
+bool bpf_profile_timed(const struct bpf_profile *b)
+{
+	return b->time_cell_ns != 0;
+}
+
+void bpf_profile_drain_over(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
+			    struct bpf_python *python)
+{
+	uint64_t now = monotonic_ns();
+	if (!b->time_cell_ns || now < b->time_base + TIME_DRAIN_AFTER_NS)
+		return;
+	/* Keys hold cell index + 1: those of cells ended by now - the margin. */
+	uint64_t over = (now - TIME_DRAIN_AFTER_NS - b->time_base) / b->time_cell_ns;
+	if (over == 0)
+		return;
+	struct bpf_stacks from = { .cache = &b->drained_stacks, .fill = true, .python = python,
+				   .time_base = b->time_base, .time_cell_ns = b->time_cell_ns };
+	bpf_profile_class_fds(b, from.fds);
+	bpf_stacks_drain_before(&from, bpf_map__fd(b->skel->maps.counts), over < UINT32_MAX ? (uint32_t)over + 1 : UINT32_MAX,
+				r, stats, limit, &b->drained_pids);
+}
+
+void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r)
+{
+	const struct hashmap *m = &b->drained_pids;
+	for (size_t i = 0; m->nr && i <= m->mask; i++)
+		if (m->slots[i].value != HASHMAP_EMPTY && m->slots[i].key)
+			recorder_refresh(r, (uint32_t)m->slots[i].key);
+}

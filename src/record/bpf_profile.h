@@ -44,6 +44,17 @@ int bpf_profile_counts_fd(const struct bpf_profile *b);
 struct bpf_python;
 void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
 		       struct bpf_python *python);
+/* Time asked (keep_time, keep_order, time_ranges): the counts are per
+ * (time cell, stack), and the cells that are over are taken to the
+ * recorder while sampling (bpf_profile_drain_over, every few hundred ms),
+ * so that the kernel's counts stay bounded however long the recording.
+ * bpf_profile_refresh_drained: the maps of the processes those keys
+ * named, read again at the end (libraries loaded late), as the counts'
+ * own pids are. */
+bool bpf_profile_timed(const struct bpf_profile *b);
+void bpf_profile_drain_over(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
+			    struct bpf_python *python);
+void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r);
 /* The maps of the CPython walk (python.bpf.h): py_procs, py_stacks, py_seen. */
 void bpf_profile_python_fds(const struct bpf_profile *b, int *procs, int *stacks, int *seen);
 void bpf_profile_close(struct bpf_profile *b);

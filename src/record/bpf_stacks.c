@@ -46,7 +46,8 @@ int bpf_stack_cache_load(struct bpf_stack_cache *c, int fd, uint32_t frames)
 /* The frames of stack id `id` (from the cache, else from the map
  * fds[class] into ips, PROFILE_MAX_DEPTH of room), or NULL when there
  * are none; *missing when the stack was lost (collision, full map, or
- * gone from the map). */
+ * gone from the map). A cache that fills is copied from into ips: its
+ * frames move when it grows, as the next stack read may make it. */
 static const uint64_t *read_stack(const struct bpf_stacks *from, int32_t id, uint64_t *ips, uint32_t *nr,
 				  bool *missing, bool *truncated, uint32_t limit)
 {
@@ -55,6 +56,10 @@ static const uint64_t *read_stack(const struct bpf_stacks *from, int32_t id, uin
 		return NULL;
 	}
 	const uint64_t *got = from->cache ? bpf_stack_cache_get(from->cache, (uint32_t)id, nr) : NULL;
+	if (got && from->fill) {
+		memcpy(ips, got, *nr * sizeof(uint64_t));
+		got = ips;
+	}
 	if (!got) {
 		uint32_t key = (uint32_t)id, class = key >> PROFILE_CLASS_SHIFT;
 		memset(ips, 0, PROFILE_MAX_DEPTH * sizeof(uint64_t));
@@ -64,6 +69,8 @@ static const uint64_t *read_stack(const struct bpf_stacks *from, int32_t id, uin
 		}
 		*nr = bpf_stack_depth(ips, PROFILE_MAX_DEPTH);
 		got = ips;
+		if (from->cache && from->fill)
+			bpf_stack_cache_put(from->cache, key, ips, *nr);
 	}
 	*truncated = *nr >= limit;
 	return got;
@@ -80,6 +87,8 @@ void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_k
 	s->tid = key->tid;
 	s->cpu = key->cpu;
 	s->weight = count;
+	if (key->cell && from->time_cell_ns)
+		s->time = from->time_base + (uint64_t)(key->cell - 1) * from->time_cell_ns;
 	s->comm = key->pid || key->tid ? comm : "swapper";
 	if (key->user_stack == -EEXIST || key->kernel_stack == -EEXIST)
 		stats->collisions += count;
@@ -127,6 +136,61 @@ int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct record
 	int ret = bpf_map_each(counts_fd, false, drain_one, d);
 	free(d);
 	return ret;
+}
+
+/* The keys of cells that are over, with their counts. */
+struct cells_over {
+	uint32_t before;
+	struct profile_key *keys;
+	uint64_t *counts;
+	size_t nr, alloc;
+};
+
+static void collect_over(void *arg, const void *key_bytes, const void *value)
+{
+	struct cells_over *c = arg;
+	struct profile_key key;
+	memcpy(&key, key_bytes, sizeof(key));
+	if (!key.cell || key.cell >= c->before)
+		return;
+	if (c->nr == c->alloc) {
+		c->alloc = c->alloc ? 2 * c->alloc : 256;
+		c->keys = xreallocarray(c->keys, c->alloc, sizeof(*c->keys));
+		c->counts = xreallocarray(c->counts, c->alloc, sizeof(*c->counts));
+	}
+	c->keys[c->nr] = key;
+	memcpy(&c->counts[c->nr], value, sizeof(uint64_t));
+	c->nr++;
+}
+
+int bpf_stacks_drain_before(const struct bpf_stacks *from, int counts_fd, uint32_t cell, struct recorder *r,
+			    struct record_stats *stats, uint32_t limit, struct hashmap *pids)
+{
+	struct cells_over c = { .before = cell };
+	/* No program adds to these keys any more: read, then deleted, they
+	 * are final. A key that cannot be deleted is left for a later
+	 * drain, not passed on (it would be counted twice). */
+	if (bpf_map_each(counts_fd, false, collect_over, &c)) {
+		free(c.keys);
+		free(c.counts);
+		return -1;
+	}
+	uint32_t deleted = (uint32_t)c.nr;
+	if (c.nr && bpf_map_delete_batch(counts_fd, c.keys, &deleted, NULL))
+		deleted = deleted <= c.nr ? deleted : 0; /* (the first `deleted` went) */
+	struct drain *d = xcalloc(1, sizeof(*d));
+	*d = (struct drain){ .from = from, .r = r, .stats = stats, .limit = limit };
+	for (size_t i = 0; i < c.nr; i++) {
+		if (i >= deleted && bpf_map_delete_elem(counts_fd, &c.keys[i]))
+			continue;
+		bool inserted;
+		hashmap_upsert(pids, c.keys[i].pid, 0, &inserted);
+		drain_one(d, &c.keys[i], &c.counts[i]);
+	}
+	free(d);
+	free(c.keys);
+	free(c.counts);
+	return 0;
 }
 
 /* ---- pids in map keys ---- */

@@ -27,12 +27,16 @@ int bpf_stack_cache_load(struct bpf_stack_cache *c, int fd, uint32_t frames);
 uint32_t bpf_stack_depth(const uint64_t *ips, uint32_t frames);
 
 /* Where stack ids are resolved: the cache first when there is one, else
- * the map fds[id >> PROFILE_CLASS_SHIFT]. */
+ * the map fds[id >> PROFILE_CLASS_SHIFT] (and into the cache when fill:
+ * a reader that drains the counts more than once). Keys with a time cell
+ * (profile_key.cell) are samples at time_base + (cell - 1) * time_cell_ns. */
 struct bpf_python;
 struct bpf_stacks {
 	int fds[PROFILE_CLASSES];
-	const struct bpf_stack_cache *cache;
+	struct bpf_stack_cache *cache;
+	bool fill;
 	struct bpf_python *python; /* the runtime frames of on-CPU keys (bpf_python.h), or NULL */
+	uint64_t time_base, time_cell_ns;
 };
 /* The sample a counts key stands for, its frames read into user[] and
  * kernel[] (PROFILE_MAX_DEPTH each) unless cached, comm into comm[]; a
@@ -46,5 +50,11 @@ void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_k
  * when the kernel refused a batch read. */
 int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct recorder *r, struct record_stats *stats,
 		     uint32_t limit);
+/* While the program counts: the keys of cells below `cell` (cells over,
+ * that no sample adds to any more) taken out of the counts hash and to
+ * the recorder, their pids noted in `pids` (keys: pid). 0, or -1 when
+ * the kernel refused a batch read (the keys then stay for later). */
+int bpf_stacks_drain_before(const struct bpf_stacks *from, int counts_fd, uint32_t cell, struct recorder *r,
+			    struct record_stats *stats, uint32_t limit, struct hashmap *pids);
 
 #endif

@@ -2,10 +2,12 @@
 /* Kernel side of the eBPF backend: on every cpu-clock (or cycles) overflow,
  * store the kernel and user stacks (hash maps of their own, by a hash of
  * the frames) and count the sample under {pid, tid, cpu, user stack,
- * kernel stack, comm}. A sample that cannot be counted there is sent whole
- * (spills); with --call-graph auto or dwarf the user stack is copied out
- * instead (common.bpf.h). User space reads the counts and stacks once,
- * after detaching.
+ * kernel stack, comm}, and its time cell when time is asked. A sample
+ * that cannot be counted there is sent whole (spills); with --call-graph
+ * auto or dwarf the user stack is copied out instead (common.bpf.h).
+ * User space reads the counts and stacks once, after detaching; with time
+ * cells, also while sampling, the cells that are over (bpf_profile.c), so
+ * that the counts hold no more than a few cells' distinct stacks.
  *
  * No vmlinux.h or CO-RE: a stack sampler needs nothing but uapi headers. */
 #include <linux/bpf.h>
@@ -28,6 +30,11 @@ const volatile int include_idle = 0;
 const volatile int copy_stack = 0;   /* send user regs + stack (DWARF) */
 const volatile int copy_fp = 0;      /* ...with the frame-pointer chain */
 const volatile __u32 stack_size = 16384;
+/* Time asked (the heat map, --time, --flamechart): counts keyed by time
+ * cell too, cells of time_cell_ns from time_base (CLOCK_MONOTONIC ns,
+ * set a little before the events are enabled); 0: no time in the keys. */
+const volatile __u64 time_cell_ns = 0;
+const volatile __u64 time_base = 0;
 
 /* max_entries set by user space; entries allocated as keys are first seen. */
 struct {
@@ -186,6 +193,10 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.user_stack = PROFILE_NO_STACK;
 	key.kernel_stack = PROFILE_NO_STACK;
 	key.python_stack = python;
+	if (time_cell_ns) {
+		__u64 now = bpf_ktime_get_ns();
+		key.cell = (__u32)((now > time_base ? now - time_base : 0) / time_cell_ns) + 1;
+	}
 	sp->nr_user = sp->nr_kernel = 0;
 	if (want_kernel) {
 		key.kernel_stack = stack_id(ctx, (struct stack_frames *)sp->kernel, 0, &sp->nr_kernel);
@@ -212,6 +223,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	sp->cpu = key.cpu;
 	__builtin_memcpy(sp->comm, key.comm, sizeof(sp->comm));
 	sp->python_stack = python;
+	sp->time = bpf_ktime_get_ns();
 	if (!bpf_perf_event_output(ctx, &spills, BPF_F_CURRENT_CPU, sp, sizeof(*sp))) {
 		stat_inc(PROFILE_STAT_SPILLED);
 		return 0;

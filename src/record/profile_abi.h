@@ -39,6 +39,10 @@ struct profile_key {
 	__s32 kernel_stack;
 	char comm[PROFILE_COMM_LEN];
 	__s32 python_stack; /* CPython frames in py_stacks (python.bpf.h): id > 0, 0 none, or -errno */
+	/* When time is asked (time_cell_ns set): 1 + the sample's time cell,
+	 * (bpf_ktime_get_ns() - time_base) / time_cell_ns, so that counts
+	 * are per (cell, stack); 0 otherwise (one key per stack, as before). */
+	__u32 cell;
 };
 
 #define PROFILE_NO_STACK (-1000)
@@ -56,6 +60,7 @@ struct profile_spill {
 	__u32 nr_kernel;
 	char comm[PROFILE_COMM_LEN];
 	__s32 python_stack; /* as in profile_key */
+	__u64 time;         /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	__u64 user[PROFILE_MAX_DEPTH];
 	__u64 kernel[PROFILE_MAX_DEPTH];
 };

@@ -124,14 +124,16 @@ struct record_opts {
 	bool command_stdout_to_stderr; /* the profile goes to stdout: keep it clean */
 	bool user_only, kernel_only;
 	bool per_cpu;         /* a "CPU N" frame at the root */
-	bool keep_order;      /* keep sample order (flame charts; perf backend) */
+	bool keep_order;      /* keep sample order (flame charts) */
 	struct time_ranges *time_ranges; /* --time (profile/time_ranges.h): only samples in
 				 these, resolved against the first and last sample
-				 when sampling ends (perf backend: every sample's
-				 time is kept); bad and why set when they cannot be */
+				 when sampling ends (every sample's time is kept:
+				 the perf backend's own, the BPF backend's to the
+				 millisecond); bad and why set when they cannot be */
 	bool keep_time;       /* samples per 20 ms cell into profile.time (the HTML
 				 heat map; profile/time_cells.h): only when every
-				 sample has a time (the perf backend's do) */
+				 sample has a time (both backends' do, the BPF
+				 backend counting per cell in the kernel) */
 	bool annotate_pid, annotate_tid, annotate_kernel, annotate_jit;
 	bool no_inline;       /* no inlined-function frames for DWARF-unwound frames */
 	bool force;           /* --force: perf maps whoever owns them (perf -f) */

@@ -539,7 +539,9 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 {
 	uint32_t idx = recorder_stack(r, smp);
 	recorder_count(r, idx, smp->weight, smp->ns);
-	if (r->opts->keep_order || r->opts->time_ranges) {
+	/* One event a sample: a count read back from the BPF backend's
+	 * (time cell, stack) keys stands for `weight` samples of that time. */
+	for (uint64_t n = 0; (r->opts->keep_order || r->opts->time_ranges) && n < smp->weight; n++) {
 		VEC_GROW(r->events, r->nr_events + 1, r->alloc_events);
 		r->events[r->nr_events] = (struct order_event){ smp->time, idx, (uint32_t)r->nr_events };
 		r->nr_events++;

@@ -235,14 +235,19 @@ test('drag on the heat map selects; shift-click ends a range', async (c, w) => {
 
 /* record -o FILE.html: both backends stamp samples (CLOCK_MONOTONIC,
  * mapped to the epoch): every sample in the heat map, column 0 within the
- * wall-clock time of the run. */
-for (const backend of ['perf', 'bpf']) {
+ * wall-clock time of the run, the samples spread over the run's 1.2 s.
+ * The BPF backend with frame pointers counts every sample in the kernel
+ * (per 20 ms cell, read out while sampling), and so it does for kernel
+ * threads with -a. */
+for (const args of [['perf'], ['bpf'], ['bpf', '--call-graph', 'fp'], ['bpf', '-a', '--call-graph', 'fp']]) {
+	const backend = args.join(' ');
 	tests.push({
 		name: `time/record --backend ${backend}: the heat map holds every sample, at the time it ran`,
 		fn: async (c) => {
-			const f = path.join(WORK, `record-${backend}.html`);
+			const f = path.join(WORK, `record-${args.join('')}.html`);
+			const target = args.includes('-a') ? ['-d', '1.2'] : ['--', PHASES, '1', '600'];
 			const before = BigInt(Date.now()) * 1000000n;
-			run(SCORCH, ['record', '-q', '--backend', backend, '-F', '499', '-o', f, '--', PHASES, '1', '600']);
+			run(SCORCH, ['record', '-q', '--backend', ...args, '-F', '499', '-o', f, ...target]);
 			const after = BigInt(Date.now()) * 1000000n;
 			await c.page.goto(pathToFileURL(f).href);
 			await c.page.evaluate(() => window.scorch.ready);
@@ -255,6 +260,10 @@ for (const backend of ['perf', 'bpf']) {
 			c.check(h.origin !== null, 'the epoch is known');
 			const firstNs = BigInt(h.origin) + BigInt(Math.round(h.first * 1e9));
 			c.check(firstNs >= before - 1000000n && firstNs <= after, `first sample at ${firstNs}, run from ${before} to ${after}`);
+			const used = [];
+			h.counts.forEach((col, s) => col.forEach((n, r) => { if (n) used.push(s * 50 + r); }));
+			const span = (Math.max(...used) - Math.min(...used)) / 50;
+			c.check(span >= 0.9 && span <= 2, `samples over ${span} s of the 1.2 s run`);
 		}
 	});
 }

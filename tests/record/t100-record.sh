@@ -291,8 +291,6 @@ fi
 
 expect_exit "record: -F 0 is a usage error" 2 "$SCORCH" record -F 0 -- true
 expect_exit "record: two targets is a usage error" 2 "$SCORCH" record -a -p 1 -d 1
-expect_exit "record: --flamechart with --backend bpf is a usage error" 2 \
-	"$SCORCH" record --backend bpf --flamechart -o x.svg -- true
 expect_exit "record: a bad flame graph option fails before sampling" 2 \
 	"$SCORCH" record --width=abc -o "$TMPDIR/never.svg" -- true
 expect_exit "record: --user-only with --kernel-only is a usage error" 2 \
