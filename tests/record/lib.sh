@@ -97,8 +97,9 @@ has_kernel_frames() {
 
 # phase_shares FOLDED TIMES NAME=REGEX...: for a workload that timed its
 # own phases (TIMES: "name seconds" lines, tests/workloads/java/Phases.java,
-# node/phases.js), compare each phase NAME's share of the CPU time with
-# its share of the samples of the stacks matching any of the REGEXes (awk
+# node/phases.js), compare each phase NAME's share of the CPU time of the
+# phases named with its share of the samples of the stacks matching any of
+# the REGEXes (awk
 # regexes, one per phase: the frame that names it). Prints nothing when
 # every share is within 0.05, else each one that is not, and a phase with
 # no samples or no time.
@@ -109,7 +110,7 @@ phase_shares() {
 	PHASE_SPECS=$(printf '%s\n' "$@") awk '
 	BEGIN { n = split(ENVIRON["PHASE_SPECS"], s, "\n")
 		for (i = 1; i <= n; i++) { eq = index(s[i], "="); name[i] = substr(s[i], 1, eq - 1); re[i] = substr(s[i], eq + 1) } }
-	FILENAME == ARGV[1] { secs[$1] = $2; tsum += $2; next }
+	FILENAME == ARGV[1] { for (i = 1; i <= n; i++) if ($1 == name[i]) { secs[$1] = $2; tsum += $2 }; next }
 	{ c = $NF; hit = 0
 	  for (i = 1; i <= n; i++) if ($0 ~ re[i]) { got[i] += c; hit = 1 }
 	  if (hit) ssum += c }

@@ -2,10 +2,11 @@
 // order drawn at random (seeded), Alpha twice as often as Beta, while a
 // second thread spins in Spin.run; each phase's CPU time, taken with the
 // thread's own clock (ThreadMXBean.getCurrentThreadCpuTime), is written to
-// OUT as "name seconds" lines: the independent expectation a profile's
-// shares are held to. Each phase is a run() method of its own class
-// called through an interface at one call site that sees three classes
-// (Phases.call), a megamorphic call that the JIT compilers do not inline: each phase keeps a compiled frame of its
+// OUT as "name seconds" lines when the run ends or the JVM is stopped: the
+// independent expectation a profile's shares are held to. Each phase is
+// a run() method of its own class called through an interface at one call
+// site that sees three classes (Phases.call), a megamorphic call that the
+// JIT compilers do not inline: each phase keeps a compiled frame of its
 // own. One run() is a few ms of compiled code.
 //
 //   java -cp DIR Phases OUT SECONDS
@@ -62,21 +63,32 @@ public class Phases {
         p.run();
     }
 
+    // the CPU seconds so far (written by the thread that runs the phase)
+    static volatile double alpha, beta, spin;
+
     public static void main(String[] args) throws Exception {
         String out = args[0];
         long end = System.nanoTime() + (long) (Double.parseDouble(args[1]) * 1e9);
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        double[] spinSpent = new double[1];
+        // at the end of the run, or when the JVM is stopped (SIGTERM)
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (FileWriter w = new FileWriter(out)) {
+                w.write(String.format("Alpha %.6f%nBeta %.6f%nSpin %.6f%n", alpha, beta, spin));
+            } catch (IOException e) {
+                System.err.println(out + ": " + e.getMessage());
+            }
+        }));
         Thread spinner = new Thread(() -> {
             Phase s = new Spin();
             long t0 = mx.getCurrentThreadCpuTime();
-            while (!stop)
+            while (!stop) {
                 call(s);
-            spinSpent[0] = (mx.getCurrentThreadCpuTime() - t0) / 1e9;
+                spin = (mx.getCurrentThreadCpuTime() - t0) / 1e9;
+            }
         }, "spinner");
+        spinner.setDaemon(true);
         spinner.start();
         List<Phase> plan = new ArrayList<>(List.of(new Alpha(), new Alpha(), new Beta()));
-        double alpha = 0, beta = 0;
         Random order = new Random(29);
         while (System.nanoTime() < end) {
             Collections.shuffle(plan, order);
@@ -89,8 +101,5 @@ public class Phases {
         }
         stop = true;
         spinner.join();
-        try (FileWriter w = new FileWriter(out)) {
-            w.write(String.format("Alpha %.6f%nBeta %.6f%nSpin %.6f%n", alpha, beta, spinSpent[0]));
-        }
     }
 }
