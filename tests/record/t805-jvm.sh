@@ -96,14 +96,16 @@ else
 	done
 
 	# (its phases timed over its whole run, the samples over 2 s of it, after
-	# its warm-up: a steady state, the shares are the same)
+	# its warm-up: a steady state, the shares of the main thread's phases are
+	# the same; not Spin's, on another thread: how the scheduler shares the
+	# CPUs between the two threads and other work changes over time)
 	name="record -p: a JVM running before record started gets its methods named, shares"
 	java -XX:+PreserveFramePointer -cp "$J" Phases "$J/attach.times" 5 >/dev/null 2>&1 &
 	jpid=$!
 	sleep 1.5
 	"$SCORCH" record -p "$jpid" -d 2 -F 499 -o "$J/attach.folded" 2>"$J/attach.err"
 	wait "$jpid"
-	bad=$(phase_shares "$J/attach.folded" "$J/attach.times" "$@")
+	bad=$(phase_shares "$J/attach.folded" "$J/attach.times" "$1" "$2")
 	if ! grep -q 'Phases\$Alpha\.run' "$J/attach.folded" || ! grep -q 'Phases\$Beta\.run' "$J/attach.folded"; then
 		not_ok "$name" "$(head -3 "$J/attach.err")" "$(head -3 "$J/attach.folded" | cut -c1-200)"
 	elif [ -n "$bad" ]; then
