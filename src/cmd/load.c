@@ -41,13 +41,15 @@ static int load_data(struct profile *p, const struct input *in, const char *samp
 		/* sites: a pprof written from it (merge) keeps the Mappings */
 		struct report_opts ro = { .quiet = true, .sites = true, .ranges = ranges, .time = ranges };
 		if (ranges) {
-			uint64_t first, last;
-			int found = perf_data_sample_span(in->name, in->data, in->len, &first, &last);
+			struct perf_data_span span;
+			int found = perf_data_sample_span(in->name, in->data, in->len, &span);
 			if (found < 0)
 				return -1;
 			if (!found)
 				usage_error(cmd, "--time %s: %s has no sample times", ranges->text, in->name);
-			time_arg_resolve(cmd, ranges, first, last);
+			if (span.epoch_known)
+				time_ranges_set_epoch(ranges, span.epoch_offset);
+			time_arg_resolve(cmd, ranges, span.first, span.last);
 		}
 		struct report_stats st = { 0 };
 		int ret = report_fold(in->name, in->data, in->len, &ro, p, &st);

@@ -362,15 +362,17 @@ static int run(struct report_args *a)
 	 * samples then fold one by one, in time order). */
 	a->o.time = a->graph == GRAPH_FORMAT_HTML || a->g.layout.flamechart || a->time;
 	if (a->time) {
-		uint64_t first = 0, last = 0;
-		int found = perf_data_sample_span(in.name, in.data, in.len, &first, &last);
+		struct perf_data_span span;
+		int found = perf_data_sample_span(in.name, in.data, in.len, &span);
 		if (found < 0) {
 			rc = 1;
 			goto out;
 		}
 		if (!found)
 			usage_error("report", "--time %s: %s has no sample times", a->time->text, in.name);
-		time_arg_resolve("report", a->time, first, last);
+		if (span.epoch_known) /* perf record -k: epoch times too */
+			time_ranges_set_epoch(a->time, span.epoch_offset);
+		time_arg_resolve("report", a->time, span.first, span.last);
 		a->o.ranges = a->time;
 	}
 	p.keep_events = a->g.layout.flamechart;

@@ -15,7 +15,7 @@ struct time_ranges *time_arg_parse(const char *cmd, const char *arg)
 
 void time_arg_resolve(const char *cmd, struct time_ranges *t, uint64_t first, uint64_t last)
 {
-	char why[200];
+	char why[320];
 	if (time_ranges_resolve(t, first, last, why, sizeof(why)))
 		usage_error(cmd, "--time %s: %s", t->text, why);
 }

@@ -282,6 +282,10 @@ int report_fold_testing(const char *path, const void *buf, size_t len, const str
 		fold_run_symbolizer(&run, o, t);
 		const char *event = fold_all(&run, o, t, p, st);
 		st->samples = run.r.samples;
+		/* perf record -k: the samples' clock maps to the epoch (pipe
+		 * mode brings the feature during the walk) */
+		if (p->time && run.pd.epoch_known)
+			time_cells_set_epoch(p, run.pd.epoch_offset);
 		if (run.r.damaged)
 			st->damaged = true;
 		ret = st->damaged && !o->keep_going ? -1 : 0;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12 };
+enum { FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_CLOCK_DATA = 29 };
 
 int pd_damage(const struct perf_data *pd, uint64_t off, const char *what)
 {
@@ -254,6 +254,25 @@ static bool header_string(const uint8_t *p, size_t n, size_t *pos, char *out, si
 	return true;
 }
 
+/* CLOCK_DATA (perf record -k CLOCKID): {u32 version, u32 clockid, u64
+ * wall-clock ns, u64 clockid ns}, the two clocks read together when the
+ * recording began; samples are stamped with that clock, so the difference
+ * maps their times to the epoch. Without it (perf's default clock, which
+ * perf 6.1 writes no reference for) times stay relative. */
+static int parse_clock_data(struct perf_data *pd, const uint8_t *p, size_t n, uint64_t off)
+{
+	if (n < 24)
+		return pd_damage(pd, off, "CLOCK_DATA feature too small (24 bytes expected)");
+	uint32_t version = pd_u32(p);
+	uint64_t wall = pd_u64(p + 8), clock = pd_u64(p + 16);
+	if (version < 1 || !wall || wall > INT64_MAX || clock > INT64_MAX)
+		return 0; /* no reference given: times stay relative */
+	pd->epoch_known = true;
+	pd->clockid = pd_u32(p + 4);
+	pd->epoch_offset = (int64_t)wall - (int64_t)clock;
+	return 0;
+}
+
 int pd_feature(struct perf_data *pd, uint64_t feat, const uint8_t *p, size_t n, uint64_t off)
 {
 	size_t pos = 0, len = 0;
@@ -276,6 +295,8 @@ int pd_feature(struct perf_data *pd, uint64_t feat, const uint8_t *p, size_t n, 
 		return parse_build_ids(pd, p, n, off);
 	case FEAT_EVENT_DESC:
 		return pd_parse_event_desc(pd, p, n, off);
+	case FEAT_CLOCK_DATA:
+		return parse_clock_data(pd, p, n, off);
 	default:
 		return 0; /* unknown or unused features are ignored */
 	}

@@ -159,6 +159,11 @@ struct perf_data {
 	uint64_t features[4];
 	char hostname[256];  /* HOSTNAME feature, "" if absent */
 	char cmdline[512];   /* CMDLINE feature: perf's argv joined by spaces, "" if absent */
+	/* CLOCK_DATA feature (perf record -k): epoch ns = sample time +
+	 * epoch_offset, samples being stamped with clockid. */
+	bool epoch_known;
+	uint32_t clockid;
+	int64_t epoch_offset;
 	struct pd_build_id *build_ids;
 	size_t nr_build_ids, build_ids_alloc;
 	struct hashmap id_map; /* sample id -> attr index */

@@ -19,7 +19,7 @@ static int note(const struct pd_record *r, void *arg)
 	return 0;
 }
 
-int perf_data_sample_span(const char *path, const void *buf, size_t len, uint64_t *first, uint64_t *last)
+int perf_data_sample_span(const char *path, const void *buf, size_t len, struct perf_data_span *span)
 {
 	struct perf_data pd;
 	if (perf_data_open(&pd, path, buf, len) < 0)
@@ -27,10 +27,7 @@ int perf_data_sample_span(const char *path, const void *buf, size_t len, uint64_
 	struct span s = { UINT64_MAX, 0 };
 	/* damage: the records before it count, as report reads them */
 	perf_data_walk(&pd, note, &s);
+	*span = (struct perf_data_span){ s.first, s.last, pd.epoch_known, pd.epoch_offset };
 	perf_data_close(&pd);
-	if (s.first > s.last)
-		return 0;
-	*first = s.first;
-	*last = s.last;
-	return 1;
+	return s.first <= s.last;
 }

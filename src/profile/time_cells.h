@@ -9,9 +9,10 @@
  * table keeps one count per distinct (cell, stack leaf node), so its
  * memory follows the distinct pairs, not the samples.
  *
- * Source times are nanoseconds of the source's clock (perf's, by default
- * CLOCK_MONOTONIC). When the source says how that clock maps to the Unix
- * epoch, `epoch_known` is set and origin + epoch_offset is cell 0's start
+ * Source times are nanoseconds of the source's clock (perf's own, from
+ * boot, or the -k clock; record's CLOCK_MONOTONIC). When the source says
+ * how that clock maps to the Unix epoch (perf.data: its CLOCK_DATA
+ * feature, written by perf record -k), `epoch_known` is set and origin + epoch_offset is cell 0's start
  * in nanoseconds since the epoch, UTC; otherwise times are only relative.
  *
  * Counts are the same whole numbers the profile counts (a sample, or its

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define NS_PER_S ((uint64_t)1000000000)
 #define PERCENT_ONE ((uint64_t)1000000) /* 1%, in millionths of a percent */
@@ -174,7 +175,14 @@ int time_ranges_parse(struct time_ranges *t, const char *text, char *err, size_t
 	return 0;
 }
 
-static uint64_t resolve_bound(const struct time_bound *b, uint64_t first, uint64_t last, bool is_end)
+void time_ranges_set_epoch(struct time_ranges *t, int64_t offset)
+{
+	t->epoch_known = true;
+	t->epoch_offset = offset;
+}
+
+static uint64_t resolve_bound(const struct time_ranges *t, const struct time_bound *b, uint64_t first, uint64_t last,
+			      bool is_end)
 {
 	switch (b->kind) {
 	case TIME_OPEN:
@@ -189,23 +197,62 @@ static uint64_t resolve_bound(const struct time_bound *b, uint64_t first, uint64
 	}
 	/* perf's timestamps count from boot, and a recording's lie close
 	 * together: a time below half the first sample's is a duration */
-	return b->value < first / 2 ? first + b->value : b->value;
+	if (b->value < first / 2)
+		return first + b->value;
+	/* Epoch times are far above a clock counting from boot: one above
+	 * half the first sample's epoch time is one (a clock that is the
+	 * epoch's, -k CLOCK_REALTIME, has an offset of about 0). */
+	if (t->epoch_known) {
+		int64_t first_epoch = (int64_t)first + t->epoch_offset;
+		if (first_epoch > 0 && b->value >= (uint64_t)first_epoch / 2) {
+			int64_t source = (int64_t)b->value - t->epoch_offset;
+			return source > 0 ? (uint64_t)source : 0;
+		}
+	}
+	return b->value;
+}
+
+/* " (UTC 2026-12-02 06:18:34.507 to ...)" when the epoch is known. */
+static void utc_span(const struct time_ranges *t, uint64_t first, uint64_t last, char *out, size_t len)
+{
+	out[0] = 0;
+	if (!t->epoch_known)
+		return;
+	char a[40], b[40];
+	uint64_t ends[2] = { first, last };
+	char *dst[2] = { a, b };
+	for (int i = 0; i < 2; i++) {
+		int64_t ns = (int64_t)ends[i] + t->epoch_offset;
+		time_t sec = (time_t)(ns / (int64_t)NS_PER_S);
+		struct tm tm;
+		if (ns < 0 || !gmtime_r(&sec, &tm))
+			return;
+		size_t n = strftime(dst[i], 40, "%Y-%m-%d %H:%M:%S", &tm);
+		snprintf(dst[i] + n, 40 - n, ".%03" PRIu64, (uint64_t)ns % NS_PER_S / 1000000);
+	}
+	snprintf(out, len, "; UTC %s to %s, epoch %" PRId64 ".%06" PRId64 " to %" PRId64 ".%06" PRId64, a, b,
+		 ((int64_t)first + t->epoch_offset) / (int64_t)NS_PER_S,
+		 ((int64_t)first + t->epoch_offset) % (int64_t)NS_PER_S / 1000,
+		 ((int64_t)last + t->epoch_offset) / (int64_t)NS_PER_S,
+		 ((int64_t)last + t->epoch_offset) % (int64_t)NS_PER_S / 1000);
 }
 
 int time_ranges_resolve(struct time_ranges *t, uint64_t first, uint64_t last, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		uint64_t a = resolve_bound(&t->from[i], first, last, false);
-		uint64_t b = resolve_bound(&t->to[i], first, last, true);
+		uint64_t a = resolve_bound(t, &t->from[i], first, last, false);
+		uint64_t b = resolve_bound(t, &t->to[i], first, last, true);
 		if (b < a) {
 			snprintf(err, errlen, "range %zu ends before it starts", i + 1);
 			return -1;
 		}
 		if (a > last || b < first) {
+			char utc[256];
+			utc_span(t, first, last, utc, sizeof(utc));
 			snprintf(err, errlen, "range %zu is outside the recording (%.6f s long, from %" PRIu64 ".%06" PRIu64
-				 " to %" PRIu64 ".%06" PRIu64 ")",
+				 " to %" PRIu64 ".%06" PRIu64 "%s)",
 				 i + 1, (double)(last - first) / 1e9, first / NS_PER_S, first % NS_PER_S / 1000,
-				 last / NS_PER_S, last % NS_PER_S / 1000);
+				 last / NS_PER_S, last % NS_PER_S / 1000, utc);
 			return -1;
 		}
 		t->r[i] = (struct time_range){ a, b };

@@ -6,7 +6,10 @@
  *                    may be empty (from the start, to the end). A time
  *                    below half the first sample's timestamp is seconds
  *                    since that sample; others are perf's own timestamps
- *                    (from boot, as perf script prints them);
+ *                    (from boot, as perf script prints them), or, when
+ *                    the source maps its clock to the epoch
+ *                    (time_ranges_set_epoch), seconds since the epoch
+ *                    when above half the first sample's epoch time;
  *   A%/N             the N-th slice of A% of the recording (10%/2: the
  *                    second tenth);
  *   A%-B%            from A% to B% of the recording.
@@ -41,6 +44,8 @@ struct time_ranges {
 	size_t n;
 	struct time_bound from[TIME_RANGES_MAX], to[TIME_RANGES_MAX];
 	bool resolved;
+	bool epoch_known;     /* epoch ns = source ns + epoch_offset */
+	int64_t epoch_offset;
 	bool bad;        /* a reader could not resolve it: why says why */
 	char why[200];
 	struct time_range r[TIME_RANGES_MAX];
@@ -48,6 +53,10 @@ struct time_ranges {
 
 /* Parse text into t. Returns 0, or -1 with why in err. */
 int time_ranges_parse(struct time_ranges *t, const char *text, char *err, size_t errlen);
+
+/* The source's clock maps to the epoch (epoch ns = source ns + offset):
+ * absolute times may then be given as seconds since the epoch too. */
+void time_ranges_set_epoch(struct time_ranges *t, int64_t offset);
 
 /* Resolve the bounds against the recording's first and last sample (source
  * clock ns). Returns 0, or -1 with why in err (an end before its start, a

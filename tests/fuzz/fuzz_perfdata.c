@@ -26,14 +26,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 .debug_home = "/nonexistent" },
 	};
 	struct time_ranges r;
-	uint64_t first, last;
-	bool span = perf_data_sample_span("fuzz", data, size, &first, &last) == 1;
+	struct perf_data_span sp;
+	bool span = perf_data_sample_span("fuzz", data, size, &sp) == 1;
 	if (size % 3 == 0) {
 		o.time = true;
-		char err[200];
-		if (span && size % 2 == 0 && !time_ranges_parse(&r, "0%-100%", err, sizeof(err)) &&
-		    !time_ranges_resolve(&r, first, last, err, sizeof(err)))
-			o.ranges = &r;
+		char err[320];
+		if (span && size % 2 == 0 && !time_ranges_parse(&r, "0%-100%", err, sizeof(err))) {
+			if (sp.epoch_known)
+				time_ranges_set_epoch(&r, sp.epoch_offset);
+			if (!time_ranges_resolve(&r, sp.first, sp.last, err, sizeof(err)))
+				o.ranges = &r;
+		}
 	}
 	/* inputs this small never reach the chains after which the trie's
 	   pushes go to a thread of their own: half of them (by size) send

@@ -6,6 +6,8 @@
 
 #include "profile/time_ranges.h"
 
+#include <string.h>
+
 #define S 1000000000ull
 #define FIRST (1000 * S + S / 2)
 #define LAST (1010 * S + S / 2)
@@ -91,4 +93,33 @@ TEST(time_ranges_refused)
 	CHECK(parse_resolve(&t, "1,1000.6") == -2); /* relative 1 (1001.5) after 1000.6 */
 	char err[200];
 	CHECK(time_ranges_parse(&t, "5,3", err, sizeof(err)) == -1 && strstr(err, "ends before"));
+}
+
+/* The source maps its clock to the epoch (perf record -k's CLOCK_DATA):
+ * the recording 1000.5-1010.5 s of its clock is epoch 1.7e9 + that. */
+TEST(time_ranges_epoch)
+{
+	const int64_t off = 1700000000ll * (int64_t)S;
+	struct time_ranges t;
+	char err[320];
+	REQUIRE(time_ranges_parse(&t, "1700001002.25,1700001003", err, sizeof(err)) == 0);
+	time_ranges_set_epoch(&t, off);
+	REQUIRE(time_ranges_resolve(&t, FIRST, LAST, err, sizeof(err)) == 0);
+	CHECK(t.r[0].start == 1002 * S + S / 4 && t.r[0].end == 1003 * S);
+	/* perf's own and relative times still mean what they did */
+	REQUIRE(time_ranges_parse(&t, "1002.25,1003 2,3", err, sizeof(err)) == 0);
+	time_ranges_set_epoch(&t, off);
+	REQUIRE(time_ranges_resolve(&t, FIRST, LAST, err, sizeof(err)) == 0);
+	CHECK(t.r[0].start == 1002 * S + S / 4 && t.r[1].start == FIRST + 2 * S);
+	/* outside: the message gives the recording's UTC span
+	   (1700001000.5 is 2023-11-14 22:30:00.5 UTC) */
+	REQUIRE(time_ranges_parse(&t, "1700009000,1700009001", err, sizeof(err)) == 0);
+	time_ranges_set_epoch(&t, off);
+	CHECK(time_ranges_resolve(&t, FIRST, LAST, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "UTC 2023-11-14 22:30:00.500 to 2023-11-14 22:30:10.500") != NULL);
+	/* a clock that is the epoch's (-k CLOCK_REALTIME): offset about 0 */
+	REQUIRE(time_ranges_parse(&t, "1002.25,1003", err, sizeof(err)) == 0);
+	time_ranges_set_epoch(&t, 0);
+	REQUIRE(time_ranges_resolve(&t, FIRST, LAST, err, sizeof(err)) == 0);
+	CHECK(t.r[0].start == 1002 * S + S / 4);
 }
