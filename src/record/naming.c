@@ -1,233 +1,22 @@
 /* The naming step of record: each distinct raw stack of the collector
  * (recorder_impl.h) becomes a profile node, once, its frames named as
- * stackcollapse-perf.pl names what perf script prints; then the counts.
- * User frames of new stacks are named while sampling runs (their files'
- * symbols read then), so that little is left when it ends. */
+ * stackcollapse-perf.pl names what perf script prints (naming_frames.c);
+ * then the counts (naming_counts.c). */
 #include "record/naming.h"
+#include "record/naming_impl.h"
 
-#include "addrspace/procmaps.h"
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/strpool.h"
 #include "profile/frame_rules.h"
-#include "profile/frame_sites.h"
-#include "profile/time_ranges.h"
 #include "record/recorder_impl.h"
 #include "record/runtime.h"
-#include "record/symbols.h"
-#include "symbolize/symbolize.h" /* struct sym_inline */
 
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* The symbolizer's view of the mapping a user ref fell in. */
-static const struct symbols_map *user_map(const struct recorder *r, const struct mapping *m, uint32_t pid,
-					  uint64_t ref, struct symbols_map *sm)
-{
-	*sm = (struct symbols_map){ (uint32_t)((ref >> PROCMAPS_REF_SHIFT) - 1), m->pid ? m->pid : pid, m->start,
-				    m->end, m->pgoff, strpool_str(&r->maps.paths, m->path),
-				    m->start + procmaps_ref_offset(ref) };
-	return sm;
-}
-
-/* A user frame of a new stack: read its file's symbols now, while
- * sampling (JIT maps are read at the end: they grow as code is made). */
-enum { NAMED_LATER = UINT32_MAX - 1 };
-
-/* The key of a DWARF-unwound frame in the named and user_cache maps:
- * perf expands the inlined functions of those frames only (refs use
- * bits 0-62). */
-#define DWARF_FRAME_KEY (1ull << 63)
-
-/* A DWARF-unwound frame's inlined functions, as report expands them:
- * copied into r->inlines (the symbolizer's array moves); none with
- * --no-inline. */
-static void note_inlines(struct recorder *r, const struct symbols_map *sm, struct user_name *un)
-{
-	if (r->opts->no_inline)
-		return;
-	const struct sym_inline *chain;
-	int n = symbols_user_inlines(r->user_syms, sm, sm->addr, &chain);
-	un->inlines = (uint32_t)r->nr_inlines;
-	un->nr_inlines = n > 0 ? (uint32_t)n : 0;
-	VEC_GROW(r->inlines, r->nr_inlines + un->nr_inlines, r->alloc_inlines);
-	for (uint32_t i = 0; i < un->nr_inlines; i++)
-		r->inlines[r->nr_inlines++] = chain[i];
-}
-
-bool naming_preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dwarf)
-{
-	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
-	bool inserted;
-	if (!m)
-		return true;
-	uint32_t *slot = hashmap_upsert(&r->named, dwarf ? ref | DWARF_FRAME_KEY : ref, NAMED_LATER, &inserted);
-	if (!inserted)
-		return *slot != NAMED_LATER;
-	struct symbols_map sm;
-	struct user_name un = { 0 };
-	if (!symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module))
-		return false;
-	if (dwarf)
-		note_inlines(r, &sm, &un);
-	VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);
-	r->names[r->nr_names] = un;
-	*slot = (uint32_t)r->nr_names++;
-	return true;
-}
-
-/* ---- building the profile -------------------------------------------- */
-
-/* Frames are named by profile/frame_rules, as stackcollapse-perf.pl names
- * the frame perf script would print for the same address ("SYMBOL
- * (MODULE)"), so a recording folds as `perf record` + `perf script |
- * stackcollapse-perf.pl` would. One address can give several names (the
- * script splits "->") or none (a symbol starting with '('). */
-struct frame_seq {
-	uint32_t first, count; /* into builder.seq */
-};
-
-struct builder {
-	struct recorder *r;
-	struct profile *p;
-	struct symbols *kernel_syms;
-	struct hashmap user_cache;   /* ref -> index into seqs */
-	struct hashmap kernel_cache; /* addr -> index into seqs */
-	struct frame_seq *seqs;
-	size_t nr_seqs, seqs_alloc;
-	sym_t *seq;                  /* the names of all seqs */
-	size_t nr_seq, seq_alloc;
-	struct frame_parts parts;
-	char *line;                  /* scratch for frame_names_of */
-	size_t line_alloc;
-	bool java;                   /* the stack's process name starts with "java" */
-	char *native;                /* push_user: a stack's native user frame names */
-	size_t native_alloc;
-};
-
-/* Append the names of the frame perf script prints as "SYMBOL (MODULE)"
- * to b->seq; returns how many. */
-static uint32_t append_names(struct builder *b, const char *symbol, const char *module)
-{
-	const struct record_opts *o = b->r->opts;
-	struct frame_opts fo = { .kernel = o->annotate_kernel, .jit = o->annotate_jit, .java = b->java };
-	struct frame_fields fr = { .symbol = symbol, .module = module };
-	b->parts.len = b->parts.nr = 0;
-	if (!frame_names_of(&fr, &fo, &b->parts, &b->line, &b->line_alloc))
-		return 0;
-	for (size_t i = 0; i < b->parts.nr; i++) {
-		struct frame_slice part = frame_part(&b->parts, i);
-		VEC_GROW(b->seq, b->nr_seq + 1, b->seq_alloc);
-		b->seq[b->nr_seq++] = profile_sym(b->p, part.s, part.n);
-	}
-	return (uint32_t)b->parts.nr;
-}
-
-/* Remember fs under key in cache (not for Java processes, whose names
- * differ). */
-static void cache_seq(struct builder *b, struct hashmap *cache, uint64_t key, struct frame_seq fs)
-{
-	if (!b->java) {
-		VEC_GROW(b->seqs, b->nr_seqs + 1, b->seqs_alloc);
-		b->seqs[b->nr_seqs] = fs;
-		bool inserted;
-		*hashmap_upsert(cache, key, (uint32_t)b->nr_seqs, &inserted) = (uint32_t)b->nr_seqs;
-		b->nr_seqs++;
-	}
-}
-
-/* The names of the frame perf script prints as "SYMBOL (MODULE)", cached
- * under key in cache. */
-static struct frame_seq frame_seq_of(struct builder *b, struct hashmap *cache, uint64_t key,
-				     const char *symbol, const char *module)
-{
-	uint32_t idx;
-	if (!b->java && hashmap_get(cache, key, &idx))
-		return b->seqs[idx];
-	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
-	fs.count = append_names(b, symbol, module);
-	cache_seq(b, cache, key, fs);
-	return fs;
-}
-
-/* A DWARF-unwound frame whose inlined functions perf expands: one frame
- * per function, outermost first, each named as perf script prints it
- * ("FUNC (inlined)" for the inlined ones). The names of the frame's own
- * symbol are *own. */
-static struct frame_seq inlined_seq_of(struct builder *b, uint64_t key, const struct user_name *un,
-				       struct frame_seq *own)
-{
-	uint32_t idx;
-	if (!b->java && hashmap_get(&b->user_cache, key, &idx)) {
-		*own = b->seqs[idx + 1];
-		return b->seqs[idx];
-	}
-	struct frame_seq fs = { (uint32_t)b->nr_seq, 0 };
-	*own = (struct frame_seq){ fs.first, 0 };
-	for (uint32_t i = un->nr_inlines; i-- > 0;) {
-		const struct sym_inline *it = &b->r->inlines[un->inlines + i];
-		uint32_t first = (uint32_t)b->nr_seq;
-		uint32_t n = append_names(b, it->name, it->inlined ? "inlined" : un->module);
-		if (!it->inlined)
-			*own = (struct frame_seq){ first, n };
-		fs.count += n;
-	}
-	if (!b->java) {
-		cache_seq(b, &b->user_cache, key, fs);
-		VEC_GROW(b->seqs, b->nr_seqs + 1, b->seqs_alloc);
-		b->seqs[b->nr_seqs++] = *own; /* right after fs's entry */
-	}
-	return fs;
-}
-
-
-/* dwarf: the frame was unwound with DWARF (its inlined functions are
- * expanded, as perf and report do for such frames). */
-static struct frame_seq user_frame(struct builder *b, uint32_t pid, uint64_t ref, bool dwarf)
-{
-	struct recorder *r = b->r;
-	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
-	uint64_t key = dwarf ? ref | DWARF_FRAME_KEY : ref;
-	struct user_name un = { NULL, "[unknown]", 0, 0 };
-	uint32_t at;
-	if (m && hashmap_get(&r->named, key, &at) && at != NAMED_LATER) {
-		un = r->names[at]; /* named while sampling */
-	} else if (m) {
-		struct symbols_map sm;
-		user_map(r, m, pid, ref, &sm);
-		un.name = symbols_user(r->user_syms, &sm, sm.addr, &un.module);
-		if (dwarf)
-			note_inlines(r, &sm, &un);
-	}
-	struct frame_seq own, fs;
-	if (un.nr_inlines)
-		fs = inlined_seq_of(b, key, &un, &own);
-	else
-		own = fs = frame_seq_of(b, &b->user_cache, key, un.name ? un.name : "[unknown]", un.module);
-	if (r->opts->sites && m) {
-		/* file offset in the module, or the address for JIT code */
-		uint64_t off = procmaps_ref_offset(ref);
-		uint64_t addr = frame_sites_runtime_module(un.module) ? m->start + off : m->pgoff + off;
-		frame_sites_note_dso(b->p, un.module, addr, b->seq + own.first, own.count, symbols_build_id,
-				     r->user_syms);
-	}
-	return fs;
-}
-
-static struct frame_seq kernel_frame(struct builder *b, uint64_t addr)
-{
-	const char *module;
-	const char *name = symbols_kernel(b->kernel_syms, addr, &module);
-	struct frame_seq fs = frame_seq_of(b, &b->kernel_cache, addr, name ? name : "[unknown]", module);
-	if (b->r->opts->sites)
-		frame_sites_note_dso(b->p, module, addr, b->seq + fs.first, fs.count, symbols_build_id,
-				     b->kernel_syms);
-	return fs;
-}
 
 static node_t push_seq(struct builder *b, node_t node, struct frame_seq fs)
 {
@@ -311,13 +100,13 @@ static node_t push_waker(struct builder *b, node_t node, const struct rstack *s,
 	bool irq = false;
 	node = profile_push_str(p, node, "--", 2);
 	for (uint32_t i = 0; i < s->nr_waker_kernel && !irq; i++) {
-		struct frame_seq fs = kernel_frame(b, w[s->nr_waker_user + i]);
+		struct frame_seq fs = naming_kernel_frame(b, w[s->nr_waker_user + i]);
 		node = push_seq_reversed(b, node, fs);
 		irq = fs.count && irq_entry(strpool_str(&p->names, b->seq[fs.first]));
 	}
 	/* From an interrupt, what it interrupted did not wake anyone. */
 	for (uint32_t i = 0; i < s->nr_waker_user && !irq; i++)
-		node = push_seq_reversed(b, node, user_frame(b, s->waker_pid, w[i], false));
+		node = push_seq_reversed(b, node, naming_user_frame(b, s->waker_pid, w[i], false));
 	const char *waker = irq ? "[interrupt]" : strpool_str(&b->r->comms, s->waker_comm);
 	return profile_push_str(p, node, waker, strlen(waker));
 }
@@ -340,13 +129,13 @@ static node_t push_user(struct builder *b, node_t node, const struct rstack *s, 
 {
 	if (!s->nr_tokens) {
 		for (uint32_t i = nu; i-- > 0;)
-			node = push_seq(b, node, user_frame(b, s->pid, f[i], i < s->nr_dwarf));
+			node = push_seq(b, node, naming_user_frame(b, s->pid, f[i], i < s->nr_dwarf));
 		return node;
 	}
 	/* The native names, copied (the profile's names move as it grows). */
 	size_t len = 0, n = 0;
 	for (uint32_t i = nu; i-- > 0;) {
-		struct frame_seq fs = user_frame(b, s->pid, f[i], i < s->nr_dwarf);
+		struct frame_seq fs = naming_user_frame(b, s->pid, f[i], i < s->nr_dwarf);
 		for (uint32_t j = 0; j < fs.count; j++) {
 			const char *name = strpool_str(&b->p->names, b->seq[fs.first + j]);
 			size_t nlen = strlen(name) + 1;
@@ -395,7 +184,7 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 	if (nu) {
 		/* A chain that ends anywhere but at a thread's start broke
 		 * there: say so with an [unknown] caller. */
-		struct frame_seq outer = user_frame(b, s->pid, f[nu - 1], nu <= s->nr_dwarf);
+		struct frame_seq outer = naming_user_frame(b, s->pid, f[nu - 1], nu <= s->nr_dwarf);
 		const char *name = outer.count ? strpool_str(&p->names, b->seq[outer.first]) : "";
 		s->has_user = true;
 		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
@@ -409,7 +198,7 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 	if (s->flags & STACK_KERNEL_MISSING)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
 	for (uint32_t i = nk; i-- > 0;)
-		node = push_seq(b, node, kernel_frame(b, f[s->nr_user + i]));
+		node = push_seq(b, node, naming_kernel_frame(b, f[s->nr_user + i]));
 	if (o->wall) { /* where the time went (see record.h) */
 		if (s->flags & STACK_RUNNABLE)
 			node = profile_push_str(p, node, "[runnable]", 10);
@@ -421,14 +210,6 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 	if (s->flags & STACK_WAKER)
 		node = push_waker(b, node, s, f + s->nr_user + s->nr_kernel);
 	return node;
-}
-
-static int cmp_event(const void *a, const void *b)
-{
-	const struct order_event *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static struct builder *builder_new(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
@@ -479,70 +260,6 @@ void naming_build_ready(struct recorder *r)
 	}
 }
 
-/* Samples are stamped with CLOCK_MONOTONIC (both backends): its offset to
- * the epoch, taken now. */
-static void set_epoch(struct profile *p)
-{
-	struct timespec real, mono;
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	time_cells_set_epoch(p, ((int64_t)real.tv_sec - (int64_t)mono.tv_sec) * 1000000000 +
-					(real.tv_nsec - mono.tv_nsec));
-}
-
-/* The samples' times (recorder.keep_time), from stacks to their leaves. */
-static void add_times(struct recorder *r, struct profile *p)
-{
-	node_t *leaf = xreallocarray(NULL, r->nr_stacks ? r->nr_stacks : 1, sizeof(*leaf));
-	for (uint32_t i = 0; i < r->nr_stacks; i++)
-		leaf[i] = r->stacks[i].leaf ? r->stacks[i].leaf : TIME_NODE_DROPPED;
-	time_cells_merge(p, r->times, leaf);
-	free(leaf);
-	set_epoch(p);
-}
-
-/* --time: the samples (events, one each) in the ranges, resolved against
- * the first and last sample; in time order, and into the time table
- * when it is kept. Ranges that cannot be resolved count nothing and say
- * why (the command's usage error). */
-static void count_in_ranges(struct recorder *r, struct profile *p)
-{
-	struct time_ranges *t = r->opts->time_ranges;
-	uint64_t first = UINT64_MAX, last = 0;
-	for (size_t i = 0; i < r->nr_events; i++) {
-		uint64_t w = r->events[i].time;
-		if (w && w < first)
-			first = w;
-		if (w > last)
-			last = w;
-	}
-	if (first > last) {
-		snprintf(t->why, sizeof(t->why), "no sample has a time");
-		t->bad = true;
-		return;
-	}
-	if (time_ranges_resolve(t, first, last, t->why, sizeof(t->why))) {
-		t->bad = true;
-		return;
-	}
-	qsort(r->events, r->nr_events, sizeof(r->events[0]), cmp_event);
-	p->keep_events = r->opts->keep_order;
-	if (r->times)
-		profile_keep_time(p);
-	for (size_t i = 0; i < r->nr_events; i++) {
-		const struct order_event *e = &r->events[i];
-		node_t leaf = r->stacks[e->stack].leaf;
-		if (!e->time || !time_ranges_keep(t, e->time) || !leaf)
-			continue;
-		if (p->time)
-			profile_count_at(p, leaf, 1, e->time);
-		else
-			profile_count(p, leaf, 1);
-	}
-	if (p->time)
-		set_epoch(p);
-}
-
 /* Every stack not built yet, then the counts. */
 void naming_build_all(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
 {
@@ -556,33 +273,7 @@ void naming_build_all(struct recorder *r, struct profile *p, struct symbols *ker
 		s->leaf = build_stack(b, s);
 		r->nr_built_late++;
 	}
-	if (r->opts->time_ranges) {
-		count_in_ranges(r, p);
-	} else if (r->opts->keep_order && r->nr_events) {
-		/* Rings are per CPU: merge them by time. */
-		qsort(r->events, r->nr_events, sizeof(r->events[0]), cmp_event);
-		p->keep_events = true;
-		for (size_t i = 0; i < r->nr_events; i++)
-			profile_count(p, r->stacks[r->events[i].stack].leaf, 1);
-	} else if (r->opts->off_cpu) {
-		/* Microseconds, rounded once per stack (see record.h). */
-		for (uint32_t i = 0; i < r->nr_stacks; i++) {
-			uint64_t us = (r->stacks[i].ns + 500) / 1000;
-			if (us)
-				profile_count(p, r->stacks[i].leaf, (double)us);
-		}
-	} else {
-		for (uint32_t i = 0; i < r->nr_stacks; i++)
-			profile_count(p, r->stacks[i].leaf, (double)r->stacks[i].count);
-	}
-	if (r->times && !r->untimed && !r->opts->time_ranges)
-		add_times(r, p);
-	for (uint32_t i = 0; i < r->nr_stacks; i++) {
-		const struct rstack *s = &r->stacks[i];
-		if (s->leaf && s->has_user) {
-			r->user_samples += s->count;
-			r->reached += s->reached ? s->count : 0;
-		}
-	}
+	naming_count(r, p);
 	naming_builder_free(b);
 }
+

@@ -1,8 +1,8 @@
 /* The collector of scorch record (recorder.h): what the backends feed.
  * Raw samples are unwound (DWARF, from the stack copy) and aggregated by
- * content into distinct stacks; the process table (names, maps) follows
- * the backends' comm, fork and mmap events. naming.c turns the stacks
- * into the profile. */
+ * content into distinct stacks; the process table (names, maps: the
+ * backends' comm, fork and mmap events) is processes.c's. naming.c turns
+ * the stacks into the profile. */
 #include "record/recorder.h"
 
 #include "addrspace/procmaps.h"
@@ -16,12 +16,8 @@
 #include "record/runtime.h"
 #include "record/symbols.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 /* Frames a DWARF unwind gives at most without --max-stack: the stack copy
  * is the real bound (a 16 KiB copy holds a few hundred frames); the
@@ -44,19 +40,6 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	if (opts->keep_time && !opts->off_cpu)
 		r->times = time_cells_new();
 	hashmap_init(&r->looked);
-}
-
-/* A process met (fresh: just forked or exec'ed): the runtimes look at it
- * (runtime.h). */
-static void meet(struct recorder *r, uint32_t pid, bool fresh)
-{
-	if (!pid)
-		return;
-	symbols_note_process(r->user_syms, pid, fresh);
-	if (!r->runtimes)
-		return;
-	struct runtime_process proc = { pid, r->maps.proc_root, &r->maps };
-	runtime_set_meet(r->runtimes, &proc, fresh);
 }
 
 const char *recorder_unwind_note(const struct recorder *r)
@@ -115,25 +98,6 @@ static void recorder_release(struct recorder *r)
 	free(r->look);
 }
 
-static uint32_t intern_comm(struct recorder *r, const char *comm)
-{
-	size_t n = strnlen(comm, 16);
-	return strpool_intern(&r->comms, comm, n);
-}
-
-void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm, bool exec)
-{
-	bool inserted;
-	uint32_t id = intern_comm(r, comm);
-	*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
-	if (exec) {
-		procmaps_exec(&r->maps, pid);
-		meet(r, pid, true);
-	}
-}
-
-static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid);
-
 void recorder_use_runtimes(struct recorder *r, const struct record_runtime *const *table, size_t nr)
 {
 	runtime_set_close(r->runtimes);
@@ -143,32 +107,6 @@ void recorder_use_runtimes(struct recorder *r, const struct record_runtime *cons
 uint64_t recorder_samples(const struct recorder *r)
 {
 	return r->samples;
-}
-
-void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid)
-{
-	/* A new thread or process starts with its creator's name (read now
-	 * if not known yet: with -p, threads that existed before sampling
-	 * are named lazily, and a vfork child that never execs would be
-	 * ":TID" once its creator is gone)... */
-	if (ptid) {
-		uint32_t id = comm_of(r, ppid, ptid);
-		bool inserted;
-		*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
-	}
-	if (ppid == pid)
-		return;
-	/* ...and a new process with its parent's maps: know those first. */
-	if (ppid)
-		procmaps_read(&r->maps, ppid);
-	procmaps_fork(&r->maps, ppid, pid);
-	meet(r, pid, true); /* a new process, whatever had its pid before */
-}
-
-void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid)
-{
-	if (pid == tid)
-		runtime_set_exit(r->runtimes, pid);
 }
 
 void recorder_build(struct recorder *r, struct profile *p)
@@ -213,110 +151,6 @@ void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kern
 	stats->user_samples = r->user_samples;
 	stats->reached = r->reached;
 	stats->unwound = r->nr_unwound;
-}
-
-void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		   const char *path)
-{
-	procmaps_add(&r->maps, pid, start, len, pgoff, path);
-}
-
-bool recorder_runtimes_active(const struct recorder *r)
-{
-	return runtime_set_any(r->runtimes);
-}
-
-bool recorder_runtime_owns(const struct recorder *r, uint32_t pid)
-{
-	return runtime_set_owner(r->runtimes, pid) != 0;
-}
-
-size_t recorder_runtimes_owned(struct recorder *r, uint32_t *pids, size_t max)
-{
-	return runtime_set_take_owned(r->runtimes, pids, max);
-}
-
-size_t recorder_runtime_params(struct recorder *r, uint32_t pid, void *buf, size_t cap)
-{
-	return runtime_set_bpf_params(r->runtimes, pid, buf, cap);
-}
-
-size_t recorder_runtime_payload_now(struct recorder *r, uint32_t pid, uint32_t tid, void *buf, size_t cap)
-{
-	return runtime_set_payload_now(r->runtimes, pid, tid, buf, cap);
-}
-
-/* A hash of the file pid runs (/proc/PID/exe), 0 when unreadable. */
-static uint64_t exe_hash(const struct recorder *r, uint32_t pid)
-{
-	char link[4200], target[4096];
-	snprintf(link, sizeof(link), "%s/%" PRIu32 "/exe", r->maps.proc_root, pid);
-	ssize_t n = readlink(link, target, sizeof(target));
-	return n > 0 ? hash_bytes(target, (size_t)n) | 1 : 0;
-}
-
-void recorder_runtime_recheck(struct recorder *r, uint32_t pid)
-{
-	if (!r->runtimes || !pid || runtime_set_owner(r->runtimes, pid))
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	bool inserted;
-	uint32_t *at = hashmap_upsert(&r->looked, pid, (uint32_t)r->nr_look, &inserted);
-	if (inserted) {
-		VEC_GROW(r->look, r->nr_look + 1, r->alloc_look);
-		r->look[r->nr_look++] = (struct looked){ 0, 0 };
-	}
-	struct looked *l = &r->look[*at];
-	uint64_t exe = exe_hash(r, pid);
-	if (!inserted && exe == l->exe && now - l->ns < 1000000000u)
-		return;
-	*l = (struct looked){ exe, now };
-	/* (the maps are left to the time-ordered records: a runtime reads
-	 * the process's own /proc files) */
-	struct runtime_process proc = { pid, r->maps.proc_root, &r->maps };
-	runtime_set_meet(r->runtimes, &proc, true);
-}
-
-bool recorder_knows(const struct recorder *r, uint32_t pid)
-{
-	return procmaps_was_read(&r->maps, pid);
-}
-
-void recorder_seen(struct recorder *r, uint32_t pid)
-{
-	if (pid)
-		procmaps_read(&r->maps, pid);
-	meet(r, pid, false);
-}
-
-void recorder_refresh(struct recorder *r, uint32_t pid)
-{
-	if (pid)
-		procmaps_reread(&r->maps, pid);
-}
-
-/* The comm of a thread first seen in a sample (perf does not report the
- * names of tasks that existed before it started). */
-static uint32_t comm_of(struct recorder *r, uint32_t pid, uint32_t tid)
-{
-	uint32_t id;
-	if (hashmap_get(&r->comm_by_tid, tid, &id))
-		return id;
-	char path[4200], buf[64] = "";
-	if (!tid) {
-		strcpy(buf, "swapper");
-	} else {
-		snprintf(path, sizeof(path), "%s/%" PRIu32 "/task/%" PRIu32 "/comm", r->maps.proc_root, pid, tid);
-		record_read_line(path, buf, sizeof(buf));
-		if (!buf[0])
-			snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
-	}
-	id = intern_comm(r, buf);
-	bool inserted;
-	*hashmap_upsert(&r->comm_by_tid, tid, id, &inserted) = id;
-	return id;
 }
 
 static bool same_stack(const struct recorder *r, const struct rstack *s, const struct rstack *k,
@@ -395,7 +229,7 @@ static struct rstack stack_key(struct recorder *r, const struct record_sample *s
 	k.tid = o->annotate_tid ? smp->tid : 0;
 	k.pid = o->annotate_pid || o->annotate_tid ? smp->pid : 0;
 	k.cpu = o->per_cpu ? smp->cpu : 0;
-	k.comm = smp->comm ? intern_comm(r, smp->comm) : comm_of(r, smp->pid, smp->tid);
+	k.comm = smp->comm ? recorder_intern_comm(r, smp->comm) : recorder_comm_of(r, smp->pid, smp->tid);
 	k.nr_user = u->nr;
 	k.nr_kernel = o->user_only ? 0 : smp->nr_kernel;
 	k.nr_dwarf = u->nr_dwarf < u->nr ? u->nr_dwarf : u->nr;
@@ -408,7 +242,7 @@ static struct rstack stack_key(struct recorder *r, const struct record_sample *s
 	if (w) {
 		k.flags |= STACK_WAKER;
 		k.waker_pid = o->annotate_pid || o->annotate_tid ? w->pid : 0;
-		k.waker_comm = w->comm ? intern_comm(r, w->comm) : comm_of(r, w->pid, w->tid);
+		k.waker_comm = w->comm ? recorder_intern_comm(r, w->comm) : recorder_comm_of(r, w->pid, w->tid);
 		k.nr_waker_user = o->kernel_only ? 0 : w->nr_user;
 		k.nr_waker_kernel = o->user_only ? 0 : w->nr_kernel;
 	}
@@ -508,7 +342,7 @@ uint32_t recorder_stack(struct recorder *r, const struct record_sample *smp)
 	uint32_t nr_user = o->kernel_only ? 0 : smp->nr_user;
 	if ((nr_user || smp->regs_abi) && smp->pid && !procmaps_was_read(&r->maps, smp->pid))
 		procmaps_read(&r->maps, smp->pid);
-	meet(r, smp->pid, false);
+	recorder_meet(r, smp->pid, false);
 	struct user_part u;
 	unwind_user(r, smp, &u);
 	const struct record_sample *w = o->wakers ? smp->waker : NULL;

@@ -1,6 +1,7 @@
 /* Inside the collector (record-private): the distinct raw stacks and the
- * tables they point into, shared by recorder.c (which fills them) and
- * naming.c (which turns them into profile nodes). Nothing else includes
+ * tables they point into, shared by recorder.c (which fills them),
+ * processes.c (the process table they name) and the naming step
+ * (naming*.c, which turns them into profile nodes). Nothing else includes
  * this: backends see recorder.h only. */
 #ifndef SCORCH_RECORD_RECORDER_IMPL_H
 #define SCORCH_RECORD_RECORDER_IMPL_H
@@ -117,5 +118,14 @@ struct recorder {
 	struct looked { uint64_t exe, ns; } *look;
 	size_t nr_look, alloc_look;
 };
+
+/* The process table (processes.c), below recorder.c's stacks. */
+/* A process met (fresh: just forked or exec'ed): the runtimes look at it
+ * (runtime.h). */
+void recorder_meet(struct recorder *r, uint32_t pid, bool fresh);
+/* comm (up to 16 bytes, as the kernel keeps it) in r->comms. */
+uint32_t recorder_intern_comm(struct recorder *r, const char *comm);
+/* The comm of thread tid of pid: as an event named it, else read now. */
+uint32_t recorder_comm_of(struct recorder *r, uint32_t pid, uint32_t tid);
 
 #endif
