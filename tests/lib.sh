@@ -13,7 +13,7 @@
 #   CORPUS       real perf captures and their references (tests/data/corpus)
 # Every file a test reads is in the repository (tests/data/README.md).
 
-: "${SCORCH:=./scorch}"
+: "${SCORCH:=$PWD/scorch}" # absolute: some tests cd elsewhere
 : "${BUILD:=build}"
 : "${TMPDIR:=/tmp}"
 : "${TEST_SHARED:=$TMPDIR/shared}"
