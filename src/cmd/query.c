@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "profile/time_cells.h"
 #include "store/store.h"
 #include "store/when.h"
 
@@ -29,7 +30,9 @@ const char query_usage[] =
 	"wrote, or clickhouse://HOST:PORT/DB (user and password from\n"
 	"SCORCH_CLICKHOUSE_USER and SCORCH_CLICKHOUSE_PASSWORD, or\n"
 	"SCORCH_CLICKHOUSE_PASSWORD_FILE). An interval counts when it overlaps the\n"
-	"range; the store's resolution is its intervals.\n"
+	"range; the store's resolution is its intervals. HTML output has the heat\n"
+	"map of the range: each interval's samples at its start (in buckets of 20 ms\n"
+	"to 5 min: at most 720 over the range; none past a day).\n"
 	"\n"
 	"options:\n"
 	"      --from TIME     start of the range (default -1h): now, -DURATION (-15m,\n"
@@ -180,6 +183,24 @@ static int write_result(struct args *a, struct profile *p, const char *unit)
 	return graph_exit_code(graph_render(p, &a->graph, a->format, a->output));
 }
 
+/* The heat map's buckets for a range: the finest of 20 ms ... 5 min that
+ * gives at most 720 of them (what ClickHouse sends back is a row per
+ * bucket and stack); 0 (no heat map) past a day, which no time table
+ * spans. The stores keep no time finer than their intervals. */
+static uint64_t time_bucket(uint64_t from, uint64_t to)
+{
+	static const uint64_t ms[] = { 20, 100, 1000, 10000, 60000, 300000 };
+	uint64_t span = to - from;
+	if (span > 86400ull * 1000000000ull) {
+		warn("query: the range is longer than a day: no heat map");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		if (span / (ms[i] * 1000000ull) <= 720)
+			return ms[i] * 1000000ull;
+	return 300000ull * 1000000ull;
+}
+
 static int run(struct args *a)
 {
 	struct source *src = source_open(a->source);
@@ -190,7 +211,15 @@ static int run(struct args *a)
 	profile_init(&before);
 	profile_init(&out);
 	struct store_found found, found2 = { 0 };
+	/* HTML: the heat map over the range (not for a diff, which has none) */
+	if (a->format == GRAPH_FORMAT_HTML && !a->diffing)
+		a->q.time_bucket_ns = time_bucket(a->q.from_ns, a->q.to_ns);
 	int rc = source_query(src, &a->q, a->diffing ? &before : &p, &found) ? 1 : 0;
+	if (!rc && p.time) { /* times are epoch ns; the map spans the range */
+		time_cells_set_epoch(&p, 0);
+		time_cells_span(&p, a->q.from_ns);
+		time_cells_span(&p, a->q.to_ns - 1);
+	}
 	if (!rc && a->diffing)
 		rc = source_query(src, &a->diff, &p, &found2) ? 1 : 0;
 	if (!rc && !found.intervals && !found2.intervals) {

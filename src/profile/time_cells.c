@@ -105,6 +105,13 @@ void time_cells_note(struct time_cells *t, uint32_t id, uint64_t when, uint64_t 
 		add_cell(t, cell, id, count);
 }
 
+void time_cells_span(struct profile *p, uint64_t when)
+{
+	profile_keep_time(p);
+	uint32_t cell;
+	cell_of(p->time, when, true, &cell);
+}
+
 void time_cells_add(struct profile *p, node_t leaf, uint64_t when, uint64_t count)
 {
 	time_cells_note(p->time, leaf, when, count);

@@ -69,6 +69,11 @@ void time_cells_note(struct time_cells *t, uint32_t id, uint64_t when, uint64_t 
 /* The source clock maps to the epoch: epoch ns = source ns + offset. */
 void time_cells_set_epoch(struct profile *p, int64_t offset);
 
+/* The table spans `when` (source clock ns) too, with no count there: a
+ * source whose counts stand for a span (a store's intervals; query's
+ * range) makes the heat map cover it. */
+void time_cells_span(struct profile *p, uint64_t when);
+
 /* count more at leaf for a sample taken at t (source clock ns). */
 void time_cells_add(struct profile *p, node_t leaf, uint64_t t, uint64_t count);
 

@@ -1,6 +1,7 @@
 /* The ClickHouse source: a query's range summed by the server (GROUP BY
  * stack, and host when grouping), joined with the stacks table, read back
- * as RowBinary. Host names, labels and frames from the server are data,
+ * as RowBinary; with time asked, summed per time bucket too, the frames
+ * read apart (once per stack, not once per bucket). Host names, labels and frames from the server are data,
  * whoever wrote the rows: they go into the profile as bytes, and every
  * writer escapes them for its format. */
 #include "store/clickhouse_conn.h"
@@ -90,6 +91,56 @@ static char *stacks_sql(const struct ch_conn *c, const struct store_query *sq)
 	return q.s;
 }
 
+/* With time: the counts per (host,) bucket and stack, summed in the
+ * server (one row per bucket and stack, not per interval and host) ... */
+static char *cells_sql(const struct ch_conn *c, const struct store_query *sq)
+{
+	struct sql q = { 0 };
+	sql_addf(&q, "SELECT %s, intDiv(start_ns, %" PRIu64 ") * %" PRIu64 " AS t, stack, sum(count) FROM ",
+		 sq->group_by_host ? "host" : "''", sq->time_bucket_ns, sq->time_bucket_ns);
+	sql_add(&q, c->qdb);
+	sql_add(&q, ".scorch_samples");
+	where(&q, sq);
+	sql_addf(&q, " GROUP BY %st, stack FORMAT RowBinary", sq->group_by_host ? "host, " : "");
+	return q.s;
+}
+
+/* ... and each of their stacks' frames once, read after the counts (a
+ * writer inserts a stack before the rows that name it). */
+static char *frames_sql(const struct ch_conn *c, const struct store_query *sq)
+{
+	struct sql q = { 0 };
+	sql_add(&q, "SELECT hash, any(frames) FROM ");
+	sql_add(&q, c->qdb);
+	sql_add(&q, ".scorch_stacks WHERE hash IN (SELECT stack FROM ");
+	sql_add(&q, c->qdb);
+	sql_add(&q, ".scorch_samples");
+	where(&q, sq);
+	sql_add(&q, ") GROUP BY hash FORMAT RowBinary");
+	return q.s;
+}
+
+static int query_timed(struct ch_source *k, const struct store_query *sq, struct profile *p)
+{
+	struct http_reply cells, frames;
+	char *sql = cells_sql(&k->c, sq);
+	enum ch_result res = ch_exec(&k->c, sql, NULL, 0, &cells, false);
+	free(sql);
+	if (res)
+		return -1;
+	sql = frames_sql(&k->c, sq);
+	res = ch_exec(&k->c, sql, NULL, 0, &frames, false);
+	free(sql);
+	if (res) {
+		http_reply_release(&cells);
+		return -1;
+	}
+	int ret = ch_reply_timed(k->c.url, cells.body, cells.len, frames.body, frames.len, sq->group_by_host, p);
+	http_reply_release(&cells);
+	http_reply_release(&frames);
+	return ret;
+}
+
 static char *found_sql(const struct ch_conn *c, const struct store_query *sq)
 {
 	struct sql q = { 0 };
@@ -126,6 +177,8 @@ static int ch_src_query(struct source *s, const struct store_query *sq, struct p
 		return error("%s: a malformed reply to the count of intervals", k->c.url);
 	if (!found->intervals)
 		return 0;
+	if (sq->time_bucket_ns)
+		return query_timed(k, sq, p);
 	sql = stacks_sql(&k->c, sq);
 	res = ch_exec(&k->c, sql, NULL, 0, &r, false);
 	free(sql);

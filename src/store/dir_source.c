@@ -1,7 +1,8 @@
 /* The directory source: the intervals of a query read from the index of
  * each host and day they may fall in, their pprof files summed (under a
- * root per host when asked). The store is read as it is found: a file an
- * index names that is gone (rotated meanwhile) is an error. */
+ * root per host when asked), and with time asked each interval's counts
+ * at its start. The store is read as it is found: a file an index names
+ * that is gone (rotated meanwhile) is an error. */
 #include "store/dir_walk.h"
 #include "store/store.h"
 #include "store/when.h"
@@ -10,7 +11,9 @@
 #include "base/error.h"
 #include "base/input.h"
 #include "collapse/pprof_proto.h"
+#include "profile/time_cells.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,20 @@ static bool has_labels(const struct dir_entry *e, const struct store_query *q)
 	return true;
 }
 
+/* Every count of one interval at its bucket's start: the merge below
+ * carries them into the query's profile. */
+static void stamp_interval(struct profile *one, uint64_t when)
+{
+	profile_keep_time(one);
+	for (node_t i = 0; i < one->nr; i++) {
+		double c = profile_self(one, i, 0);
+		if (!one->fractional && one->nodes[i].self[0].u)
+			time_cells_add(one, i, when, one->nodes[i].self[0].u);
+		else if (c > 0 && c < 0x1p63)
+			time_cells_add(one, i, when, (uint64_t)llround(c));
+	}
+}
+
 /* One interval's file into ctx->p. */
 static int add_interval(struct query_ctx *c, const char *day_dir, const struct dir_entry *e)
 {
@@ -70,6 +87,8 @@ static int add_interval(struct query_ctx *c, const char *day_dir, const struct d
 		ret = pprof_proto_parse(&one, &src, &co);
 		input_release(&in);
 	}
+	if (!ret && c->q->time_bucket_ns)
+		stamp_interval(&one, e->start_ns - e->start_ns % c->q->time_bucket_ns);
 	if (!ret) {
 		node_t under = PROFILE_ROOT;
 		if (c->q->group_by_host)

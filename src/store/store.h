@@ -79,6 +79,12 @@ struct store_query {
 	const char *const *labels;    /* every one of these "k=v" (AND) */
 	size_t nr_labels;
 	bool group_by_host;           /* a root frame per host */
+	/* Time (the HTML heat map): 0, none; else p keeps it (profile.time,
+	 * ns since the epoch), each interval's counts at the start of the
+	 * bucket its start falls in, floor(start / bucket) * bucket (a
+	 * multiple of 20 ms: the stores keep no time finer than an interval,
+	 * and a coarser bucket bounds what a long range reads back). */
+	uint64_t time_bucket_ns;
 };
 
 /* What a query found, besides the stacks. */

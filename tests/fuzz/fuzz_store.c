@@ -2,7 +2,9 @@
  * written: a directory store's index lines (store/dir_index.h) and the
  * ClickHouse stacks reply (store/clickhouse_reply.h). The first byte
  * chooses: even, the rest is index text split at newlines; odd, it is a
- * RowBinary reply (bit 1: grouped by host). */
+ * RowBinary reply (bit 1: grouped by host; bit 2: the two replies of the
+ * query with time, counts per bucket then frames, split where the second
+ * byte says, in 256ths of the rest). */
 #include "store/clickhouse_reply.h"
 #include "store/dir_index.h"
 
@@ -43,7 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct profile p;
 	profile_init(&p);
-	ch_reply_stacks("fuzz", (const char *)data + 1, size - 1, data[0] & 2, &p);
+	if (data[0] & 4 && size >= 2) {
+		size_t rest = size - 2, cut = rest * data[1] / 256;
+		const char *r = (const char *)data + 2;
+		ch_reply_timed("fuzz", r, cut, r + cut, rest - cut, data[0] & 2, &p);
+	} else {
+		ch_reply_stacks("fuzz", (const char *)data + 1, size - 1, data[0] & 2, &p);
+	}
 	profile_release(&p);
 	return 0;
 }
