@@ -1,7 +1,8 @@
 /* CPython frames at the sample instant (profile.bpf.c): for a process
  * user space found running a known interpreter (py_procs: the address
  * of its _PyRuntime and the offsets, runtime/python_abi.h), find the
- * sampled thread's PyThreadState (native_thread_id == tid), walk its
+ * sampled thread's PyThreadState (native_thread_id == tid; before 3.11
+ * the tid in the struct pthread its thread_id points to), walk its
  * frames from the current one outwards and store them, packed, in
  * py_stacks under a hash of their content, as the native stacks are
  * stored. The walk reads user memory with bpf_probe_read_user: a
@@ -74,9 +75,20 @@ static long py_thread_step(__u64 i, void *arg)
 {
 	struct py_thread_walk *w = arg;
 	(void)i;
+	const struct python_offsets *o = &w->pp->off;
 	if (!w->t)
 		return 1;
-	if (py_read_ptr(w->t + w->pp->off.tstate_native_thread_id) == w->tid) {
+	__u64 native;
+	if (o->tstate_native_thread_id != PYTHON_NO_OFFSET) {
+		native = py_read_ptr(w->t + o->tstate_native_thread_id);
+	} else { /* before 3.11: the tid in the struct pthread of its thread_id */
+		__u64 pthread = py_read_ptr(w->t + o->tstate_thread_id);
+		__u32 tid32 = 0;
+		if (pthread)
+			bpf_probe_read_user(&tid32, sizeof(tid32), (const void *)(pthread + o->pthread_tid));
+		native = tid32;
+	}
+	if (native == w->tid) {
 		w->found = w->t;
 		return 1;
 	}
@@ -112,8 +124,21 @@ static long py_frame_step(__u64 i, void *arg)
 		return 1;
 	__u64 previous = head_u64(s, o->frame_previous);
 	__u64 code = head_u64(s, o->frame_code);
-	__u8 owner = s->head[o->frame_owner & 127];
 	__u32 n = s->stack.nr;
+	if (o->frame_kind == PYTHON_FRAMES_OBJECTS) {
+		/* 3.8-3.10: a PyFrameObject, its own run; f_lasti an int */
+		__s32 lasti = (__s32)head_u64(s, o->frame_instr);
+		__u64 idx = lasti < 0 ? 0 : ((__u64)lasti >> (o->lasti_shift & 1));
+		if (idx >= PYTHON_INSTR_UNKNOWN)
+			idx = PYTHON_INSTR_UNKNOWN;
+		if (code && code == PYTHON_FRAME_CODE(code)) {
+			s->stack.frames[n & (PYTHON_MAX_FRAMES - 1)] = PYTHON_FRAME(code, 1, idx);
+			s->stack.nr = n + 1;
+		}
+		w->frame = previous;
+		return 0;
+	}
+	__u8 owner = s->head[o->frame_owner & 127];
 	if (owner == o->owner_cstack) {
 		/* a C entry's shim frame: the run below it ends here */
 		if (n > 0 && n <= PYTHON_MAX_FRAMES)

@@ -68,8 +68,9 @@ static void note_met(struct py_run *run, const struct python_proc *p, bool suppo
 	if (!supported && !run->quiet)
 		fprintf(stderr,
 			"scorch: notice: process %" PRIu32 " runs CPython %u.%u (%s), whose frames scorch cannot "
-			"read: its stacks show the interpreter's native frames only\n",
-			p->pid, p->version >> 24, (p->version >> 16) & 0xff, p->path);
+			"read (%s): its stacks show the interpreter's native frames only\n",
+			p->pid, p->version >> 24, (p->version >> 16) & 0xff, p->path,
+			p->why ? p->why : "its memory could not be read");
 }
 
 static void *py_detect(void *arg, const struct runtime_process *proc)
@@ -91,6 +92,12 @@ static void *py_detect(void *arg, const struct runtime_process *proc)
 /* Bytes from a frame's start that hold every field the walk reads. */
 static uint32_t head_len(const struct python_offsets *o)
 {
+	if (o->frame_kind == PYTHON_FRAMES_OBJECTS) {
+		uint32_t n = o->frame_instr + 4; /* the int f_lasti */
+		n = o->frame_previous + 8 > n ? o->frame_previous + 8 : n;
+		n = o->frame_code + 8 > n ? o->frame_code + 8 : n;
+		return (n + 7) & ~7u;
+	}
 	uint32_t fields[] = { o->frame_previous + 8, o->frame_code + 8, o->frame_instr + 8, o->frame_owner + 1,
 			      o->frame_is_entry != PYTHON_NO_OFFSET ? o->frame_is_entry + 1 : 0 };
 	uint32_t n = 0;

@@ -26,6 +26,7 @@ struct python_proc {
 	uint64_t runtime;          /* address of _PyRuntime */
 	struct python_offsets off; /* valid when supported */
 	bool supported;
+	const char *why;           /* when not supported: why, for the notice (static text), or NULL */
 	char path[256];            /* the file holding _PyRuntime (exe or libpython) */
 	/* Code objects met, by address: read once (they are not moved
 	 * while alive; an address reused by another code object after the

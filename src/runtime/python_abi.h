@@ -32,7 +32,32 @@ struct python_offsets {
 	__u32 unicode_length, unicode_state, unicode_ascii_size, unicode_compact_size;
 	__u32 bytes_size, bytes_data;
 	__u32 instr_is_current;          /* 1: frame_instr is the instruction running (3.13) */
+	/* 3.8-3.10: frame objects, and threads known by their pthread_t. */
+	__u32 frame_kind;                /* PYTHON_FRAMES_INTERP or PYTHON_FRAMES_OBJECTS */
+	__u32 lasti_shift;               /* FRAMES_OBJECTS: frame_instr is the int f_lasti, a code unit
+					    index << lasti_shift (1: a byte offset, 3.8 and 3.9; 0: 3.10) */
+	__u32 tstate_thread_id;          /* PyThreadState.thread_id (pthread_self()), used when
+					    tstate_native_thread_id is PYTHON_NO_OFFSET */
+	__u32 pthread_tid;               /* the kernel tid's offset in libc's struct pthread (glibc says,
+					    _thread_db_pthread_tid), when tstate_thread_id is used */
+	__u32 line_table;                /* PYTHON_LINES_*: what code_linetable holds */
 };
+
+/* frame_kind: 3.11+ walk _PyInterpreterFrames (several per run of the
+ * evaluator, runs ended by is_entry or a shim frame); 3.8-3.10 walk
+ * PyFrameObjects (f_back), each run by an evaluator activation of its
+ * own (every frame is an entry), its instruction from the int f_lasti
+ * (-1 before its first instruction). Those versions have no
+ * co_qualname (code_qualname PYTHON_NO_OFFSET: co_name is the name) and
+ * code_adaptive is then the size of the code object's head to read. */
+#define PYTHON_FRAMES_INTERP 0
+#define PYTHON_FRAMES_OBJECTS 1
+/* line_table: 3.11+'s location table, 3.10's co_linetable (byte pairs:
+ * bytecode bytes, line delta; -128 no line), 3.8-3.9's co_lnotab (byte
+ * pairs: bytecode bytes, line delta). */
+#define PYTHON_LINES_LOCATIONS 0
+#define PYTHON_LINES_310 1
+#define PYTHON_LINES_LNOTAB 2
 
 /* What the BPF program needs to walk one process's frames (a map from
  * the process's pid to this). */

@@ -66,7 +66,8 @@ static struct python_code read_code(struct python_proc *p, uint64_t addr)
 	uint64_t file_at, qual_at, table_at;
 	int32_t first;
 	memcpy(&file_at, head + o->code_filename, 8);
-	memcpy(&qual_at, head + o->code_qualname, 8);
+	/* no co_qualname before 3.11: co_name */
+	memcpy(&qual_at, head + (o->code_qualname != PYTHON_NO_OFFSET ? o->code_qualname : o->code_name), 8);
 	memcpy(&table_at, head + o->code_linetable, 8);
 	memcpy(&first, head + o->code_firstlineno, 4);
 	char qual[MAX_NAME * 4 + 1], file[MAX_NAME * 4 + 1], shortf[MAX_NAME * 4 + 1];
@@ -118,8 +119,8 @@ const char *python_frame_name(const struct python_proc *p, uint64_t frame, int *
 	if (c->name == UINT32_MAX)
 		return NULL;
 	if (line && c->table_len && PYTHON_FRAME_INSTR(frame) != PYTHON_INSTR_UNKNOWN)
-		*line = python_line_of(p->tables + c->table, c->table_len, c->firstlineno,
-				       PYTHON_FRAME_INSTR(frame));
+		*line = python_line(p->off.line_table, p->tables + c->table, c->table_len, c->firstlineno,
+				    PYTHON_FRAME_INSTR(frame));
 	return strpool_str(&p->names, c->name);
 }
 

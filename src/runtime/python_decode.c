@@ -68,6 +68,52 @@ int python_line_of(const uint8_t *table, size_t n, int firstlineno, uint32_t ins
 	return -1;
 }
 
+int python_line_of_lnotab(const uint8_t *table, size_t n, int firstlineno, uint32_t instr)
+{
+	uint64_t want = (uint64_t)instr * 2, addr = 0;
+	int64_t line = firstlineno;
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		addr += table[i];
+		if (addr > want)
+			break;
+		line += (int8_t)table[i + 1];
+		if (line < -(1ll << 31) || line > (1ll << 31) - 1)
+			return -1;
+	}
+	return line < 0 ? -1 : (int)line;
+}
+
+int python_line_of_310(const uint8_t *table, size_t n, int firstlineno, uint32_t instr)
+{
+	uint64_t want = (uint64_t)instr * 2, end = 0;
+	int64_t line = firstlineno;
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		uint64_t start = end;
+		int8_t delta = (int8_t)table[i + 1];
+		end += table[i];
+		if (delta != -128)
+			line += delta;
+		if (line < -(1ll << 31) || line > (1ll << 31) - 1)
+			return -1;
+		if (want >= start && want < end)
+			return delta == -128 || line < 0 ? -1 : (int)line;
+	}
+	return -1;
+}
+
+int python_line(uint32_t format, const uint8_t *table, size_t n, int firstlineno, uint32_t instr)
+{
+	switch (format) {
+	case PYTHON_LINES_LOCATIONS:
+		return python_line_of(table, n, firstlineno, instr);
+	case PYTHON_LINES_310:
+		return python_line_of_310(table, n, firstlineno, instr);
+	case PYTHON_LINES_LNOTAB:
+		return python_line_of_lnotab(table, n, firstlineno, instr);
+	}
+	return -1;
+}
+
 bool python_str_parse(const uint8_t *head, size_t n, const struct python_offsets *o, struct python_str *out)
 {
 	if (n < o->unicode_compact_size || o->unicode_state + 4 > n || o->unicode_length + 8 > n)

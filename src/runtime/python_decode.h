@@ -14,6 +14,15 @@
  * (co_linetable: Objects/locations.md in CPython) and co_firstlineno;
  * -1 when the table has no line there (or is malformed). */
 int python_line_of(const uint8_t *table, size_t n, int firstlineno, uint32_t instr);
+/* The same from the byte-pair tables of older versions (CPython's
+ * Objects/lnotab_notes.txt): 3.8-3.9's co_lnotab (bytecode bytes, signed
+ * line delta; the line changes where the address passes instr's) and
+ * 3.10's co_linetable (bytecode bytes, signed line delta, -128: no line;
+ * ranges [start, end)). instr counts code units (2 bytes). */
+int python_line_of_lnotab(const uint8_t *table, size_t n, int firstlineno, uint32_t instr);
+int python_line_of_310(const uint8_t *table, size_t n, int firstlineno, uint32_t instr);
+/* By format (python_abi.h's PYTHON_LINES_*). */
+int python_line(uint32_t format, const uint8_t *table, size_t n, int firstlineno, uint32_t instr);
 
 /* Where a str's characters are, from its first bytes (at least
  * o->unicode_compact_size of them, n): false for a str this does not

@@ -1,8 +1,10 @@
 /* A thread's Python frames read from the process now (the perf backend,
  * and tests; the BPF program does the same walk at the sample):
  * _PyRuntime -> interpreters -> the thread state whose native_thread_id
- * is the thread -> its current frame -> previous ... Every pointer is
- * the process's: a bad one ends the walk, never the reader. */
+ * (3.11+; before, the tid in the struct pthread its thread_id points
+ * to) is the thread -> its current frame -> previous (f_back before
+ * 3.11) ... Every pointer is the process's: a bad one ends the walk,
+ * never the reader. */
 #include "runtime/python.h"
 
 #include <string.h>
@@ -36,9 +38,19 @@ static int find_tstate(const struct python_proc *p, uint32_t tid, uint64_t *out)
 		if (!read_ptr(p->pid, interp + o->interp_threads_head, &t))
 			return -1;
 		for (int j = 0; j < PYTHON_MAX_THREADS && t; j++) {
-			uint64_t native;
-			if (!read_ptr(p->pid, t + o->tstate_native_thread_id, &native))
-				return -1;
+			uint64_t native = 0;
+			if (o->tstate_native_thread_id != PYTHON_NO_OFFSET) {
+				if (!read_ptr(p->pid, t + o->tstate_native_thread_id, &native))
+					return -1;
+			} else {
+				uint64_t pthread;
+				uint32_t tid32;
+				if (!read_ptr(p->pid, t + o->tstate_thread_id, &pthread))
+					return -1;
+				/* a thread state not bound to a thread yet has 0: skip it */
+				if (pthread && python_read(p->pid, pthread + o->pthread_tid, &tid32, sizeof(tid32)))
+					native = tid32;
+			}
 			if (native == tid) {
 				*out = t;
 				return 0;
@@ -58,9 +70,34 @@ struct frame_head {
 	uint8_t owner, is_entry;
 };
 
+/* A PyFrameObject (3.8-3.10): its own run of the evaluator, its
+ * instruction from f_lasti. */
+static bool read_frame_object(const struct python_proc *p, uint64_t frame, struct frame_head *h)
+{
+	const struct python_offsets *o = &p->off;
+	uint8_t buf[128];
+	uint32_t need = o->frame_instr + 4;
+	if (o->frame_previous + 8 > need)
+		need = o->frame_previous + 8;
+	if (o->frame_code + 8 > need)
+		need = o->frame_code + 8;
+	if (need > sizeof(buf) || !python_read(p->pid, frame, buf, need))
+		return false;
+	int32_t lasti;
+	memcpy(&h->previous, buf + o->frame_previous, 8);
+	memcpy(&h->code, buf + o->frame_code, 8);
+	memcpy(&lasti, buf + o->frame_instr, 4);
+	h->instr = lasti < 0 ? 0 : (uint64_t)lasti >> o->lasti_shift;
+	h->owner = 0;
+	h->is_entry = 1;
+	return true;
+}
+
 static bool read_frame(const struct python_proc *p, uint64_t frame, struct frame_head *h)
 {
 	const struct python_offsets *o = &p->off;
+	if (o->frame_kind == PYTHON_FRAMES_OBJECTS)
+		return read_frame_object(p, frame, h);
 	uint8_t buf[128];
 	uint32_t need = o->frame_owner + 1;
 	if (o->frame_is_entry != PYTHON_NO_OFFSET && o->frame_is_entry + 1 > need)
@@ -113,7 +150,10 @@ int python_thread_frames(const struct python_proc *p, uint32_t tid, uint64_t *ou
 			if (n)
 				out[n - 1] |= PYTHON_FRAME(0, 1, 0);
 		} else if (h.code && PYTHON_FRAME_CODE(h.code) == h.code) {
-			out[n++] = PYTHON_FRAME(h.code, h.is_entry, instr_index(o, h.code, h.instr));
+			uint32_t idx = o->frame_kind == PYTHON_FRAMES_OBJECTS
+					       ? (h.instr < PYTHON_INSTR_UNKNOWN ? (uint32_t)h.instr : PYTHON_INSTR_UNKNOWN)
+					       : instr_index(o, h.code, h.instr);
+			out[n++] = PYTHON_FRAME(h.code, h.is_entry, idx);
 		}
 		frame = h.previous;
 	}

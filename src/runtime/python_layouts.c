@@ -10,9 +10,14 @@
  * these layouts (CPython's ABI rule for a minor release's internals is
  * not a promise, but 3.11.2 and 3.11.7 agree).
  *
- * 3.8 to 3.10 walk PyFrameObjects from tstate->frame and do not record
- * the kernel tid of a thread (native_thread_id is new in 3.11): they are
- * not in the table, and such a process is named natively with a notice. */
+ * 3.8 to 3.10 (pyenv's 3.8.18, 3.9.18 and 3.10.13, the same script with
+ * PyFrameObject's fields: scripts/python-offsets.sh) walk PyFrameObjects
+ * from tstate->frame and do not record a thread's kernel tid
+ * (native_thread_id is new in 3.11): a thread state is matched by its
+ * thread_id, the pthread_t, whose struct pthread holds the tid at the
+ * offset the process's libc gives (python_detect reads it). 3.8 and
+ * 3.9 agree on every offset used here; 3.10 moved f_lasti (and counts it
+ * in code units) and replaced co_lnotab by co_linetable at the same place. */
 #include "runtime/python_layouts.h"
 
 #include <string.h>
@@ -104,9 +109,105 @@ static const struct python_offsets v3_13 = {
 	.instr_is_current = 1,
 };
 
+static const struct python_offsets v3_8 = {
+	.version = 0x03080000,
+	.runtime_interpreters_head = 32,
+	.interp_threads_head = 8, /* tstate_head */
+	.tstate_next = 8,
+	.tstate_native_thread_id = PYTHON_NO_OFFSET,
+	.tstate_frame = 24, /* frame: the PyFrameObject running */
+	.cframe_current_frame = PYTHON_NO_OFFSET,
+	.frame_previous = 24, /* f_back */
+	.frame_code = 32,
+	.frame_instr = 104, /* f_lasti, a byte offset */
+	.frame_is_entry = PYTHON_NO_OFFSET,
+	.frame_owner = PYTHON_NO_OFFSET,
+	.owner_cstack = 256,
+	.code_filename = 104,
+	.code_name = 112,
+	.code_qualname = PYTHON_NO_OFFSET,
+	.code_linetable = 120, /* co_lnotab */
+	.code_firstlineno = 40,
+	.code_adaptive = 176, /* sizeof(PyCodeObject): the head read */
+	.unicode_length = 16,
+	.unicode_state = 32,
+	.unicode_ascii_size = 48,
+	.unicode_compact_size = 72,
+	.bytes_size = 16,
+	.bytes_data = 32,
+	.frame_kind = PYTHON_FRAMES_OBJECTS,
+	.lasti_shift = 1,
+	.tstate_thread_id = 176,
+	.line_table = PYTHON_LINES_LNOTAB,
+};
+
+static const struct python_offsets v3_9 = {
+	.version = 0x03090000,
+	.runtime_interpreters_head = 32,
+	.interp_threads_head = 8,
+	.tstate_next = 8,
+	.tstate_native_thread_id = PYTHON_NO_OFFSET,
+	.tstate_frame = 24,
+	.cframe_current_frame = PYTHON_NO_OFFSET,
+	.frame_previous = 24,
+	.frame_code = 32,
+	.frame_instr = 104,
+	.frame_is_entry = PYTHON_NO_OFFSET,
+	.frame_owner = PYTHON_NO_OFFSET,
+	.owner_cstack = 256,
+	.code_filename = 104,
+	.code_name = 112,
+	.code_qualname = PYTHON_NO_OFFSET,
+	.code_linetable = 120,
+	.code_firstlineno = 40,
+	.code_adaptive = 176,
+	.unicode_length = 16,
+	.unicode_state = 32,
+	.unicode_ascii_size = 48,
+	.unicode_compact_size = 72,
+	.bytes_size = 16,
+	.bytes_data = 32,
+	.frame_kind = PYTHON_FRAMES_OBJECTS,
+	.lasti_shift = 1,
+	.tstate_thread_id = 176,
+	.line_table = PYTHON_LINES_LNOTAB,
+};
+
+static const struct python_offsets v3_10 = {
+	.version = 0x030a0000,
+	.runtime_interpreters_head = 32,
+	.interp_threads_head = 8,
+	.tstate_next = 8,
+	.tstate_native_thread_id = PYTHON_NO_OFFSET,
+	.tstate_frame = 24,
+	.cframe_current_frame = PYTHON_NO_OFFSET,
+	.frame_previous = 24,
+	.frame_code = 32,
+	.frame_instr = 96, /* f_lasti, in code units */
+	.frame_is_entry = PYTHON_NO_OFFSET,
+	.frame_owner = PYTHON_NO_OFFSET,
+	.owner_cstack = 256,
+	.code_filename = 104,
+	.code_name = 112,
+	.code_qualname = PYTHON_NO_OFFSET,
+	.code_linetable = 120, /* co_linetable, 3.10's format */
+	.code_firstlineno = 40,
+	.code_adaptive = 176,
+	.unicode_length = 16,
+	.unicode_state = 32,
+	.unicode_ascii_size = 48,
+	.unicode_compact_size = 72,
+	.bytes_size = 16,
+	.bytes_data = 32,
+	.frame_kind = PYTHON_FRAMES_OBJECTS,
+	.lasti_shift = 0,
+	.tstate_thread_id = 176,
+	.line_table = PYTHON_LINES_310,
+};
+
 bool python_layout_of(uint32_t version, struct python_offsets *out)
 {
-	static const struct python_offsets *const known[] = { &v3_11, &v3_12, &v3_13 };
+	static const struct python_offsets *const known[] = { &v3_8, &v3_9, &v3_10, &v3_11, &v3_12, &v3_13 };
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		if ((version & 0xffff0000u) == known[i]->version) {
 			*out = *known[i];

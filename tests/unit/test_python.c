@@ -2,7 +2,9 @@
  * pyenv's builds where present) runs a script whose threads spin in known
  * functions; the test finds the interpreter, reads each thread's frames
  * from outside (process_vm_readv) and checks names, files, lines and the
- * entry marks between the evaluator's runs. */
+ * entry marks between the evaluator's runs. 3.8-3.10 have no qualified
+ * names (co_name: "meth", not "K.meth") and run every frame in an
+ * evaluator activation of its own (every frame is an entry). */
 #include "harness.h"
 
 #include "runtime/python.h"
@@ -117,6 +119,7 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 	uint64_t *fr = calloc(PYTHON_MAX_FRAMES, sizeof(*fr));
 	char want[512];
 	int line;
+	bool old = want_minor < 11; /* frame objects: no qualname, one run per frame */
 	/* The main thread: keyfn (called by sorted, a C function: its own
 	 * run), then outer and the module (one run). */
 	int n = python_thread_frames(&p, (uint32_t)c.pid, fr, PYTHON_MAX_FRAMES);
@@ -129,7 +132,7 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 		snprintf(want, sizeof(want), "outer (%s)", base);
 		CHECK_STR(name_of(&p, fr[1], &line), want);
 		CHECK_EQ_U64(line, 7);
-		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[1]), 0);
+		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[1]), old);
 		snprintf(want, sizeof(want), "<module> (%s)", base);
 		CHECK_STR(name_of(&p, fr[2], &line), want);
 		CHECK_EQ_U64(line, 23);
@@ -143,7 +146,7 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 		snprintf(want, sizeof(want), "leaf (%s)", base);
 		CHECK_STR(name_of(&p, fr[0], &line), want);
 		CHECK(line == 9 || line == 10);
-		snprintf(want, sizeof(want), "K.meth (%s)", base);
+		snprintf(want, sizeof(want), "%s (%s)", old ? "meth" : "K.meth", base);
 		CHECK_STR(name_of(&p, fr[1], &line), want);
 		CHECK_EQ_U64(line, 13);
 		snprintf(want, sizeof(want), "down (%s)", base);
@@ -160,8 +163,12 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 		CHECK_EQ_U64(line, 19);
 		if (want_minor == 11) /* Thread.run's call with *args goes through C there */
 			CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[1003]), 1);
-		CHECK_STR(name_of(&p, fr[1004], NULL), "Thread.run (threading.py)");
-		CHECK_STR(name_of(&p, fr[n - 1], NULL), "Thread._bootstrap (threading.py)");
+		CHECK_STR(name_of(&p, fr[1004], NULL), old ? "run (threading.py)" : "Thread.run (threading.py)");
+		CHECK_STR(name_of(&p, fr[n - 1], NULL),
+			  old ? "_bootstrap (threading.py)" : "Thread._bootstrap (threading.py)");
+		if (old)
+			for (int i = 0; i < n; i++)
+				CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[i]), 1);
 		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[n - 1]), 1);
 	}
 	/* A thread that is not the interpreter's: no frames. */
@@ -189,13 +196,54 @@ static void check_pyenv(struct unit_test *t_, const char *version, uint32_t mino
 	check_interpreter(t_, path, minor);
 }
 
+TEST(python_pyenv_38_frames) { check_pyenv(t_, "3.8.18", 8); }
+TEST(python_pyenv_39_frames) { check_pyenv(t_, "3.9.18", 9); }
+TEST(python_pyenv_310_frames) { check_pyenv(t_, "3.10.13", 10); }
+TEST(python_pyenv_311_frames) { check_pyenv(t_, "3.11.7", 11); }
 TEST(python_pyenv_312_frames) { check_pyenv(t_, "3.12.1", 12); }
 TEST(python_pyenv_313_frames) { check_pyenv(t_, "3.13.0", 13); }
+
+/* 2.7, 3.6 and 3.7 (no layout in the table; 2.7 and 3.6 have no
+ * _PyRuntime): found, not read, and the version says which. */
+static void check_unread(struct unit_test *t_, const char *version, const char *exe, uint32_t want)
+{
+	const char *root = getenv("PYENV_ROOT");
+	char py[512], path[] = "/tmp/scorch-unit-py-XXXXXX.py";
+	snprintf(py, sizeof(py), "%s/versions/%s/bin/%s", root ? root : "/root/.pyenv", version, exe);
+	if (access(py, X_OK))
+		SKIP("no pyenv build of this version here");
+	static const char spin[] = "import sys\nsys.stdout.write('1\\n')\nsys.stdout.flush()\nwhile True: pass\n";
+	int fd = mkstemps(path, 3);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, spin, sizeof(spin) - 1) == (ssize_t)(sizeof(spin) - 1));
+	close(fd);
+	struct child c = { 0, -1, 0 };
+	bool started = start_python(py, path, &c);
+	if (started) {
+		struct python_proc p;
+		CHECK(python_detect(&p, (uint32_t)c.pid, NULL) == PYTHON_UNSUPPORTED);
+		CHECK_EQ_U64(p.version & 0xffff0000u, want);
+		CHECK(p.why != NULL);
+		uint64_t fr[4];
+		CHECK_EQ_U64(python_thread_frames(&p, (uint32_t)c.pid, fr, 4), (uint64_t)-1);
+		python_proc_release(&p);
+	}
+	if (c.pid > 0)
+		stop_python(&c);
+	unlink(path);
+	CHECK(started);
+}
+
+TEST(python_pyenv_27_unread) { check_unread(t_, "2.7.18", "python2.7", 0x02070000); }
+TEST(python_pyenv_36_unread) { check_unread(t_, "3.6.15", "python3.6", 0x03060000); }
+TEST(python_pyenv_37_unread) { check_unread(t_, "3.7.16", "python3.7", 0x03070000); }
 
 TEST(python_unknown_version_is_unsupported)
 {
 	struct python_offsets o;
-	CHECK(!python_layout_of(0x030a0d00, &o)); /* 3.10: no native_thread_id */
+	CHECK(!python_layout_of(0x03070000, &o)); /* 3.7: not read */
+	CHECK(python_layout_of(0x030a0d00, &o) && o.tstate_native_thread_id == PYTHON_NO_OFFSET &&
+	      o.frame_kind == PYTHON_FRAMES_OBJECTS);
 	CHECK(!python_layout_of(0x030e0000, &o)); /* 3.14: its debug offsets are laid out differently */
 	CHECK(python_layout_of(0x030b02f0, &o) && o.version == 0x030b02f0 && o.frame_is_entry == 68);
 	uint8_t block[PYTHON_DEBUG_OFFSETS_SIZE] = "xdebugpy";
@@ -221,6 +269,31 @@ TEST(python_line_table)
 	CHECK_EQ_U64(python_line_of(t, 3, 10, 2), (uint64_t)-1);           /* cut inside an entry */
 	const uint8_t bad[] = { 0x05 };
 	CHECK_EQ_U64(python_line_of(bad, 1, 10, 0), (uint64_t)-1);
+}
+
+/* 3.8-3.9's co_lnotab and 3.10's co_linetable, built by hand from
+ * Objects/lnotab_notes.txt: bytecode bytes, then a signed line delta. */
+TEST(python_old_line_tables)
+{
+	/* lnotab: bytes 0-5 line 10, 6-9 line 12, 10- line 11 (a -1 delta) */
+	const uint8_t lnotab[] = { 6, 2, 4, 0xff };
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, sizeof(lnotab), 10, 0), 10);
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, sizeof(lnotab), 10, 2), 10);
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, sizeof(lnotab), 10, 3), 12);
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, sizeof(lnotab), 10, 4), 12);
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, sizeof(lnotab), 10, 5), 11);
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, sizeof(lnotab), 10, 500), 11);
+	CHECK_EQ_U64(python_line_of_lnotab(lnotab, 1, 10, 5), 10); /* a cut pair is not read */
+	/* 3.10: [0,4) line 10+1, [4,8) no line, [8,10) 11+2, then the end */
+	const uint8_t t310[] = { 4, 1, 4, 0x80, 2, 2 };
+	CHECK_EQ_U64(python_line_of_310(t310, sizeof(t310), 10, 0), 11);
+	CHECK_EQ_U64(python_line_of_310(t310, sizeof(t310), 10, 1), 11);
+	CHECK_EQ_U64(python_line_of_310(t310, sizeof(t310), 10, 2), (uint64_t)-1);
+	CHECK_EQ_U64(python_line_of_310(t310, sizeof(t310), 10, 4), 13);
+	CHECK_EQ_U64(python_line_of_310(t310, sizeof(t310), 10, 5), (uint64_t)-1); /* past the table */
+	CHECK_EQ_U64(python_line(PYTHON_LINES_310, t310, sizeof(t310), 10, 4), 13);
+	CHECK_EQ_U64(python_line(PYTHON_LINES_LNOTAB, lnotab, sizeof(lnotab), 10, 3), 12);
+	CHECK_EQ_U64(python_line(99, lnotab, sizeof(lnotab), 10, 3), (uint64_t)-1);
 }
 
 TEST(python_short_file_names)
