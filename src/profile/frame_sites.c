@@ -13,6 +13,8 @@ static struct frame_sites *sites_of(struct profile *p)
 		strpool_init(&s->keys);
 		strpool_init(&s->files);
 		strpool_intern(&s->keys, "", 0); /* module ids start at 1 */
+		strpool_init(&s->sources_text);
+		strpool_intern(&s->sources_text, "", 0); /* 0: no text */
 		VEC_GROW(s->modules, 1, s->modules_alloc);
 		s->nr_modules = 1;
 		p->sites = s;
@@ -76,6 +78,22 @@ void frame_sites_note(struct profile *p, sym_t name, uint32_t module, uint64_t a
 		m->hi = address + 1;
 }
 
+void frame_sites_note_source(struct profile *p, sym_t name, const char *function, size_t function_len,
+			     const char *file, size_t file_len, int32_t line)
+{
+	struct frame_sites *s = sites_of(p);
+	if (!function_len)
+		return;
+	VEC_GROW_ZEROED(s->source_of_sym, (size_t)name + 1, s->source_of_sym_alloc);
+	if (s->source_of_sym[name].function)
+		return;
+	s->source_of_sym[name] = (struct frame_source){
+		.function = strpool_intern(&s->sources_text, function, function_len),
+		.file = file_len ? strpool_intern(&s->sources_text, file, file_len) : 0,
+		.line = line > 0 ? line : 0,
+	};
+}
+
 bool frame_sites_runtime_module(const char *dso)
 {
 	return (dso[0] == '[' && strcmp(dso, "[vdso]")) || !strncmp(dso, "/tmp/perf-", 10) ||
@@ -124,6 +142,19 @@ void frame_sites_copy(struct profile *dst, const struct profile *src)
 		frame_sites_note(dst, to, *m, site->address);
 	}
 	free(module_map);
+	n = s->source_of_sym_alloc < src->names.nr ? s->source_of_sym_alloc : src->names.nr;
+	for (sym_t i = 0; i < n; i++) {
+		const struct frame_source *fs = &s->source_of_sym[i];
+		if (!fs->function)
+			continue;
+		uint32_t to = strpool_find(&dst->names, strpool_str(&src->names, i), strpool_len(&src->names, i));
+		if (to == UINT32_MAX)
+			continue;
+		size_t flen, filelen;
+		const char *function = frame_sites_text(src, fs->function, &flen);
+		const char *file = frame_sites_text(src, fs->file, &filelen);
+		frame_sites_note_source(dst, to, function, flen, file, filelen, fs->line);
+	}
 }
 
 void frame_sites_free(struct frame_sites *s)
@@ -132,6 +163,8 @@ void frame_sites_free(struct frame_sites *s)
 		return;
 	strpool_release(&s->keys);
 	strpool_release(&s->files);
+	strpool_release(&s->sources_text);
+	free(s->source_of_sym);
 	free(s->by_file);
 	free(s->modules);
 	free(s->of_sym);

@@ -39,6 +39,16 @@ struct frame_site {
 	uint64_t address;
 };
 
+/* Where an interpreted (runtime) frame's function is in its source: no
+ * module or address (its code is the interpreter's), but a function name,
+ * a file and its first line, which pprof's Function and Line carry
+ * (record's Python frames: "qualname (file.py)" is function "qualname" in
+ * file "/path/to/file.py"). */
+struct frame_source {
+	uint32_t function, file; /* ids in frame_sites.sources_text, 0: none */
+	int32_t line;            /* the function's first line, or 0 when unknown */
+};
+
 struct frame_sites {
 	struct strpool keys;           /* "file\0build-id" -> module id (0 is "") */
 	struct strpool files;          /* file -> first module with that file (by_file) */
@@ -48,6 +58,9 @@ struct frame_sites {
 	uint32_t nr_modules, modules_alloc;
 	struct frame_site *of_sym;     /* by sym_t */
 	uint32_t of_sym_alloc;
+	struct strpool sources_text;   /* functions' and files' names (0 is "") */
+	struct frame_source *source_of_sym; /* by sym_t */
+	uint32_t source_of_sym_alloc;
 };
 
 /* The module (file, build-id), made if new (the table too); an id >= 1.
@@ -75,6 +88,25 @@ static inline const struct frame_site *frame_sites_get(const struct profile *p, 
 static inline const struct frame_module *frame_sites_module_of(const struct profile *p, uint32_t module)
 {
 	return &p->sites->modules[module];
+}
+
+/* Name `name` is the frame of function in file, which starts at line
+ * (0: unknown), unless it has a source already (the first note wins). */
+void frame_sites_note_source(struct profile *p, sym_t name, const char *function, size_t function_len,
+			     const char *file, size_t file_len, int32_t line);
+
+/* The source of name, or NULL. */
+static inline const struct frame_source *frame_sites_source(const struct profile *p, sym_t name)
+{
+	if (!p->sites || name >= p->sites->source_of_sym_alloc || !p->sites->source_of_sym[name].function)
+		return NULL;
+	return &p->sites->source_of_sym[name];
+}
+
+static inline const char *frame_sites_text(const struct profile *p, uint32_t id, size_t *len)
+{
+	*len = strpool_len(&p->sites->sources_text, id);
+	return strpool_str(&p->sites->sources_text, id);
 }
 
 /* For report and record: names[0..n) (the folded names of one frame) live

@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "base/strpool.h"
 #include "profile/frame_rules.h"
+#include "profile/frame_sites.h"
 #include "record/recorder_impl.h"
 #include "record/runtime.h"
 
@@ -111,16 +112,25 @@ static node_t push_waker(struct builder *b, node_t node, const struct rstack *s,
 	return profile_push_str(p, node, waker, strlen(waker));
 }
 
-/* emit() of a runtime's merge hook: the next user frame. */
+/* emit() of a runtime's merge hook: the next user frame (for pprof, with
+ * its place in the source when it is the runtime's own). */
 struct merged {
 	struct builder *b;
 	node_t node;
+	uint32_t owner;
 };
 
 static void emit_frame(void *arg, const char *name, size_t len)
 {
 	struct merged *m = arg;
-	m->node = profile_push_str(m->b->p, m->node, name, len);
+	struct profile *p = m->b->p;
+	m->node = profile_push_str(p, m->node, name, len);
+	struct runtime_source src;
+	sym_t sym = p->nodes[m->node].name;
+	if (m->b->r->opts->sites && !frame_sites_source(p, sym) &&
+	    runtime_set_source(m->b->r->runtimes, m->owner, name, len, &src))
+		frame_sites_note_source(p, sym, src.function, strlen(src.function), src.file, strlen(src.file),
+					src.line);
 }
 
 /* The user frames, root first (the nu leaf-most of them): as named, or as
@@ -149,7 +159,7 @@ static node_t push_user(struct builder *b, node_t node, const struct rstack *s, 
 	for (size_t i = 0, at = 0; i < n; i++, at += strlen(b->native + at) + 1)
 		names[i] = b->native + at;
 	struct runtime_stack rs = { names, (uint32_t)n, f + rstack_frames(s) - s->nr_tokens, s->nr_tokens, s->reached };
-	struct merged m = { b, node };
+	struct merged m = { b, node, s->runtime };
 	runtime_set_merge(b->r->runtimes, s->runtime, &rs, emit_frame, &m);
 	free(names);
 	return m.node;

@@ -69,6 +69,10 @@
  *   user part, root first: its own frames where they replace native ones
  *   (an interpreter's eval loop), native ones elsewhere. (sample() is
  *   asked only when there is a merge() to name its tokens.)
+ * - source(run, name, len, out): naming, for pprof output (opts->sites):
+ *   a frame name merge() emitted, and where it is in the program's source
+ *   (the function's name, its file, its first line), into out; false when
+ *   the name is not one of the runtime's frames.
  * - summary(run, buf, cap): after naming: a line for the summary on
  *   stderr ("python: 3 processes, 92% of their samples named"), or "".
  * - close(run): the end; free what open allocated.
@@ -118,6 +122,12 @@ struct runtime_stack {
 	bool whole;                  /* the native frames reach a thread's start (no root end lost) */
 };
 
+/* Where a runtime frame is in its source (source()). */
+struct runtime_source {
+	const char *function, *file; /* NUL-terminated; file may be "" */
+	int line;                    /* the function's first line, 0 when unknown */
+};
+
 struct record_runtime {
 	const char *name;            /* "python", "java": messages, the summary */
 	void *(*open)(const struct record_opts *opts);
@@ -132,6 +142,7 @@ struct record_runtime {
 	size_t (*payload_now)(void *run, void *proc, uint32_t tid, void *buf, size_t cap);
 	void (*merge)(void *run, const struct runtime_stack *stack,
 		     void (*emit)(void *arg, const char *name, size_t len), void *arg);
+	bool (*source)(void *run, const char *name, size_t len, struct runtime_source *out);
 	void (*summary)(void *run, char *buf, size_t cap);
 	void (*close)(void *run);
 };
@@ -177,6 +188,9 @@ void runtime_set_perfmaps(struct runtime_set *set, void (*add)(void *arg, uint32
 /* merge() of runtime owner (runtime_set_owner's value) for one stack. */
 void runtime_set_merge(struct runtime_set *set, uint32_t owner, const struct runtime_stack *stack,
 		      void (*emit)(void *arg, const char *name, size_t len), void *arg);
+/* source() of runtime owner for one frame name merge() emitted. */
+bool runtime_set_source(struct runtime_set *set, uint32_t owner, const char *name, size_t len,
+			struct runtime_source *out);
 /* Every runtime's summary line, each ending in a newline, into buf. */
 void runtime_set_summary(struct runtime_set *set, char *buf, size_t cap);
 void runtime_set_close(struct runtime_set *set);

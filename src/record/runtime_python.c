@@ -31,6 +31,11 @@ struct py_run {
 	size_t nr_versions;
 	uint64_t samples, named;  /* of owned processes, and those with Python frames */
 	uint64_t *frames;         /* one sample's frames read now */
+	struct py_source {        /* by name id: where the first code object of that name is */
+		uint32_t function, file; /* ids in names */
+		int32_t line;
+	} *sources;
+	size_t sources_alloc;
 };
 
 struct py_proc {
@@ -43,6 +48,7 @@ static void *py_open(const struct record_opts *opts)
 	struct py_run *run = xcalloc(1, sizeof(*run));
 	run->quiet = opts->quiet;
 	strpool_init(&run->names);
+	strpool_intern(&run->names, "", 0); /* id 0: no source text */
 	hashmap_init(&run->met);
 	run->frames = xcalloc(PYTHON_MAX_FRAMES, sizeof(uint64_t));
 	return run;
@@ -129,6 +135,15 @@ static uint64_t token_of(struct py_run *run, struct py_proc *one, uint64_t frame
 		if (!name)
 			name = "[python]"; /* its code object could not be read */
 		id = strpool_intern(&run->names, name, strlen(name));
+		VEC_GROW_ZEROED(run->sources, (size_t)id + 1, run->sources_alloc);
+		const char *function, *file;
+		int first;
+		python_frame_source(&one->p, frame, &function, &file, &first);
+		if (!run->sources[id].function && function[0]) /* the first code object of the name wins */
+			run->sources[id] = (struct py_source){
+				strpool_intern(&run->names, function, strlen(function)),
+				strpool_intern(&run->names, file, strlen(file)), first,
+			};
 		bool inserted;
 		*hashmap_upsert(&one->token_of, code, id, &inserted) = id;
 	}
@@ -240,6 +255,18 @@ static void py_merge(void *arg, const struct runtime_stack *st, void (*emit)(voi
 	free(runs);
 }
 
+static bool py_source(void *arg, const char *name, size_t len, struct runtime_source *out)
+{
+	const struct py_run *run = arg;
+	uint32_t id = strpool_find(&run->names, name, len);
+	if (id == UINT32_MAX || id >= run->sources_alloc || !run->sources[id].function)
+		return false;
+	const struct py_source *s = &run->sources[id];
+	*out = (struct runtime_source){ strpool_str(&run->names, s->function), strpool_str(&run->names, s->file),
+					s->line > 0 ? s->line : 0 };
+	return true;
+}
+
 static void py_summary(void *arg, char *buf, size_t cap)
 {
 	const struct py_run *run = arg;
@@ -279,6 +306,7 @@ static void py_close(void *arg)
 	strpool_release(&run->names);
 	hashmap_release(&run->met);
 	free(run->frames);
+	free(run->sources);
 	free(run);
 }
 
@@ -291,6 +319,7 @@ const struct record_runtime record_runtime_python = {
 	.payload_now = py_payload_now,
 	.exit = py_exit,
 	.merge = py_merge,
+	.source = py_source,
 	.summary = py_summary,
 	.close = py_close,
 };

@@ -191,6 +191,14 @@ void runtime_set_merge(struct runtime_set *set, uint32_t owner, const struct run
 	set->table[owner - 1]->merge(set->run[owner - 1], stack, emit, arg);
 }
 
+bool runtime_set_source(struct runtime_set *set, uint32_t owner, const char *name, size_t len,
+			struct runtime_source *out)
+{
+	if (!set || !owner || owner > set->nr || !set->table[owner - 1]->source)
+		return false;
+	return set->table[owner - 1]->source(set->run[owner - 1], name, len, out);
+}
+
 void runtime_set_summary(struct runtime_set *set, char *buf, size_t cap)
 {
 	size_t len = 0;

@@ -28,8 +28,9 @@ enum {
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILE_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
-	FUNCTION_ID = 1, FUNCTION_NAME = 2,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 /* The string table starts with "" and these, then the function names. */
@@ -206,9 +207,9 @@ static void put_hex_string(struct pb_buf *b, const uint8_t *id, size_t n)
 }
 
 /* Mappings and their strings (after the function names, from index
- * first_str). */
-static void put_mappings(struct pb_buf *b, struct pb_buf *strings, const struct profile *p,
-			 const uint32_t *module_of_mapping, uint32_t nmappings, uint64_t first_str)
+ * first_str). Returns the next string index. */
+static uint64_t put_mappings(struct pb_buf *b, struct pb_buf *strings, const struct profile *p,
+			     const uint32_t *module_of_mapping, uint32_t nmappings, uint64_t first_str)
 {
 	struct pb_buf tmp = { 0 };
 	uint64_t next = first_str;
@@ -221,6 +222,43 @@ static void put_mappings(struct pb_buf *b, struct pb_buf *strings, const struct 
 			put_hex_string(strings, m->build_id, m->build_id_len);
 	}
 	pb_buf_release(&tmp);
+	return next;
+}
+
+/* The names and files of interpreted frames' sources (frame_sites.h), all
+ * of them, after the mappings' strings: text id i is string
+ * first_source_str + i - 1. */
+static void put_source_strings(struct pb_buf *strings, const struct profile *p)
+{
+	if (!p->sites)
+		return;
+	for (uint32_t i = 1; i < p->sites->sources_text.nr; i++) {
+		size_t len;
+		const char *text = frame_sites_text(p, i, &len);
+		pb_put_string(strings, PROFILE_STRING_TABLE, text, len);
+	}
+}
+
+/* Function f: named by its frame name; a frame with a source (an
+ * interpreted function) by its function, with the frame name as its
+ * system name, its file and first line. */
+static void put_function(struct pb_buf *b, struct pb_buf *tmp, const struct profile *p, uint32_t f, sym_t sym,
+			 uint64_t first_source_str)
+{
+	const struct frame_source *src = frame_sites_source(p, sym);
+	pb_buf_clear(tmp);
+	pb_put_uint(tmp, FUNCTION_ID, f);
+	if (src) {
+		pb_put_uint(tmp, FUNCTION_NAME, first_source_str + src->function - 1);
+		pb_put_uint(tmp, FUNCTION_SYSTEM_NAME, STR_FIXED - 1 + f);
+		if (src->file)
+			pb_put_uint(tmp, FUNCTION_FILENAME, first_source_str + src->file - 1);
+		if (src->line > 0)
+			pb_put_uint(tmp, FUNCTION_START_LINE, (uint64_t)src->line);
+	} else {
+		pb_put_uint(tmp, FUNCTION_NAME, STR_FIXED - 1 + f);
+	}
+	pb_put_message(b, PROFILE_FUNCTION, tmp);
 }
 
 static void encode(struct pb_buf *b, const struct profile *p, const struct pprof_opts *o)
@@ -249,11 +287,16 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 	for (uint32_t f = 1; f <= nfuncs; f++)
 		pb_put_string(&strings, PROFILE_STRING_TABLE, strpool_str(&p->names, sym_of_func[f]),
 			      strpool_len(&p->names, sym_of_func[f]));
-	put_mappings(b, &strings, p, module_of_mapping, nmappings, (uint64_t)STR_FIXED + nfuncs);
+	uint64_t first_source_str =
+		put_mappings(b, &strings, p, module_of_mapping, nmappings, (uint64_t)STR_FIXED + nfuncs);
+	put_source_strings(&strings, p);
 	for (uint32_t f = 1; f <= nfuncs; f++) {
 		const struct frame_site *site = frame_sites_get(p, sym_of_func[f]);
+		const struct frame_source *src = frame_sites_source(p, sym_of_func[f]);
 		pb_buf_clear(&line);
 		pb_put_uint(&line, LINE_FUNCTION_ID, f);
+		if (src && src->line > 0) /* a frame is a function, whatever line ran: its first */
+			pb_put_uint(&line, LINE_LINE, (uint64_t)src->line);
 		pb_buf_clear(&tmp);
 		pb_put_uint(&tmp, LOCATION_ID, f);
 		if (site) {
@@ -263,12 +306,8 @@ static void encode(struct pb_buf *b, const struct profile *p, const struct pprof
 		pb_put_message(&tmp, LOCATION_LINE, &line);
 		pb_put_message(b, PROFILE_LOCATION, &tmp);
 	}
-	for (uint32_t f = 1; f <= nfuncs; f++) {
-		pb_buf_clear(&tmp);
-		pb_put_uint(&tmp, FUNCTION_ID, f);
-		pb_put_uint(&tmp, FUNCTION_NAME, STR_FIXED - 1 + f);
-		pb_put_message(b, PROFILE_FUNCTION, &tmp);
-	}
+	for (uint32_t f = 1; f <= nfuncs; f++)
+		put_function(b, &tmp, p, f, sym_of_func[f], first_source_str);
 	pb_put_bytes(b, strings.data, strings.len);
 	if (o->time_ns > 0)
 		pb_put_uint(b, PROFILE_TIME_NANOS, (uint64_t)o->time_ns);

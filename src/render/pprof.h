@@ -9,7 +9,10 @@
  * frames live (profile/frame_sites.h: report and record fill it), their
  * Locations carry a mapping id and an address, and each module is a
  * Mapping with its file name and build-id (has_functions set: the names
- * are ours, a server may still symbolise the address again). */
+ * are ours, a server may still symbolise the address again). A frame
+ * with a source (frame_sites.h: a Python function) is a Function named
+ * by its function, with its file and first line (Line.line too) and the
+ * frame name as its system_name. */
 #ifndef SCORCH_RENDER_PPROF_H
 #define SCORCH_RENDER_PPROF_H
 

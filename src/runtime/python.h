@@ -34,6 +34,7 @@ struct python_proc {
 	struct hashmap code_by_addr; /* address -> index in codes */
 	struct python_code {
 		uint32_t name;          /* "qualname (file)" in names, or UINT32_MAX: unreadable */
+		uint32_t qualname, file; /* in names: the function's name, and co_filename whole */
 		int32_t firstlineno;
 		uint32_t table, table_len; /* co_linetable bytes in tables */
 	} *codes;
@@ -66,6 +67,11 @@ void python_note_frame(struct python_proc *p, uint64_t frame);
 /* Its name, "qualname (file)", or NULL when its code object could not
  * be read; *line (if not NULL) its line, or -1. */
 const char *python_frame_name(const struct python_proc *p, uint64_t frame, int *line);
+
+/* The parts of its name (python_frame_name must have given one): the
+ * function's (qualified) name, its whole co_filename and co_firstlineno. */
+void python_frame_source(const struct python_proc *p, uint64_t frame, const char **function, const char **file,
+			 int *firstline);
 
 /* Where a frame's file ends up in its name: co_filename's last
  * component, or its last two for a package's __init__.py. */

@@ -59,7 +59,7 @@ bool python_is_eval_frame(const char *name)
 static struct python_code read_code(struct python_proc *p, uint64_t addr)
 {
 	const struct python_offsets *o = &p->off;
-	struct python_code c = { UINT32_MAX, -1, 0, 0 };
+	struct python_code c = { .name = UINT32_MAX, .firstlineno = -1 };
 	uint8_t head[MAX_CODE_HEAD];
 	if (o->code_adaptive > sizeof(head) || !python_read(p->pid, addr, head, o->code_adaptive))
 		return c;
@@ -77,6 +77,8 @@ static struct python_code read_code(struct python_proc *p, uint64_t addr)
 	char name[sizeof(qual) + sizeof(shortf) + 4];
 	int len = snprintf(name, sizeof(name), "%s (%s)", qual, shortf);
 	c.name = strpool_intern(&p->names, name, (size_t)len);
+	c.qualname = strpool_intern(&p->names, qual, strlen(qual));
+	c.file = strpool_intern(&p->names, file, strlen(file));
 	c.firstlineno = first;
 	int64_t size;
 	uint8_t bhead[64];
@@ -122,6 +124,20 @@ const char *python_frame_name(const struct python_proc *p, uint64_t frame, int *
 		*line = python_line(p->off.line_table, p->tables + c->table, c->table_len, c->firstlineno,
 				    PYTHON_FRAME_INSTR(frame));
 	return strpool_str(&p->names, c->name);
+}
+
+void python_frame_source(const struct python_proc *p, uint64_t frame, const char **function, const char **file,
+			 int *firstline)
+{
+	uint32_t idx;
+	*function = *file = "";
+	*firstline = -1;
+	if (!hashmap_get(&p->code_by_addr, PYTHON_FRAME_CODE(frame), &idx) || p->codes[idx].name == UINT32_MAX)
+		return;
+	const struct python_code *c = &p->codes[idx];
+	*function = strpool_str(&p->names, c->qualname);
+	*file = strpool_str(&p->names, c->file);
+	*firstline = c->firstlineno;
 }
 
 void python_proc_release(struct python_proc *p)

@@ -6,6 +6,7 @@
 # (scripts/setup installs python3): missing, the tests fail. pyenv's builds
 # of other versions are used where present.
 . "${0%/*}/lib.sh"
+. "${0%/*}/../pprof.sh" # pp_traces_folded
 PY_WL=$WL_SRC/python/phases.py
 PY311=/usr/bin/python3.11
 PYENV_VERSIONS=${PYENV_ROOT:-$HOME/.pyenv}/versions
@@ -200,7 +201,40 @@ for i in range(3000000): x += i' 2>"$d/cmd.err"
 	done
 }
 
+# pprof: a Python frame is a Function named by its function, in its file
+# (co_filename whole), starting at its def line (Line.line too), as `go
+# tool pprof -raw` reads them; the expectation is the workload's source.
+python_pprof() {
+	be=$1 okv=$2
+	[ "$okv" = 1 ] || return
+	label="record $be python3.11 pprof"
+	if ! command -v go >/dev/null 2>&1; then
+		not_ok "$label" "no go (Debian golang-go; scripts/setup installs it)"
+		return
+	fi
+	d=$pyout/$be-pprof
+	mkdir -p "$d"
+	"$SCORCH" record --backend $be -F 999 -o "$d/out.pb.gz" -- "$PY311" "$PY_WL" "$d/times" 3 2>"$d/err"
+	PPROF_TMPDIR=$TMPDIR go tool pprof -raw "$d/out.pb.gz" >"$d/raw" 2>"$d/pprof.err"
+	file=$(realpath "$PY_WL") bad=""
+	for fn in py_handler_a py_handler_b c_leaf until caller_x thread_spin; do
+		line=$(grep -n "^def $fn(" "$PY_WL" | cut -d: -f1)
+		# "  12: 0x0 NAME FILE:LINE s=START(SYSTEM NAME)"
+		grep -qF " $fn $file:$line s=$line($fn (phases.py))" "$d/raw" ||
+			bad="$bad $fn: no Function $fn of $file at line $line;"
+	done
+	grep -qF " Thread.run " "$d/raw" && grep -q ' Thread\.run [^ ]*/threading\.py:[1-9][0-9]* s=' "$d/raw" ||
+		bad="$bad Thread.run in threading.py;"
+	# the stacks by function name, in order, with the native frames
+	pp_traces_folded "$d/out.pb.gz" >"$d/traces"
+	grep -q ';Py_RunMain;.*;<module>;main;timed;caller_x;until;py_handler_a[; ]' "$d/traces" ||
+		bad="$bad traces: Py_RunMain;...;<module>;main;timed;caller_x;until;py_handler_a;"
+	if [ -z "$bad" ]; then ok "$label: Python functions with file and line"; else not_ok "$label" "$bad"; fi
+}
+
 python_tests perf "$perf_ok" "$perf_why"
 python_tests bpf "$bpf_ok" "$bpf_why"
 python_versions perf "$perf_ok"
 python_versions bpf "$bpf_ok"
+python_pprof perf "$perf_ok"
+python_pprof bpf "$bpf_ok"
