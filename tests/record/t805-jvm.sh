@@ -35,7 +35,8 @@ if [ -n "$jvm_missing" ]; then
 	for be in perf bpf; do
 		for t in "a JVM's methods named with no flag, the frame-pointer flag named once" "a JVM with no flag, shares" \
 			"with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note" \
-			"a JVM with -XX:+PreserveFramePointer, shares"; do
+			"a JVM with -XX:+PreserveFramePointer, shares" \
+			"after the warm-up the Java threads run compiled, named methods"; do
 			not_ok "record $be: $t" "missing:$jvm_missing (scripts/setup installs them)"
 		done
 	done
@@ -56,6 +57,7 @@ else
 			not_ok "record $be: with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note" \
 				"the $be backend cannot run here"
 			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "the $be backend cannot run here"
+			not_ok "record $be: after the warm-up the Java threads run compiled, named methods" "the $be backend cannot run here"
 			continue
 		fi
 		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Phases "$J/plain.$be.times" 3 \
@@ -93,6 +95,16 @@ else
 		bad=$(phase_shares "$J/pfp.$be.folded" "$J/pfp.$be.times" "$@")
 		if [ -z "$bad" ]; then ok "record $be: a JVM with -XX:+PreserveFramePointer, shares"; else
 			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "$bad" "$(cat "$J/pfp.$be.times")"; fi
+		# interpreted frames are only Interpreter: the methods that run
+		# most get compiled (and named) early, so in a run of 3 s 90% or
+		# more of the samples in Java code (under JavaCalls::call_helper)
+		# of the two threads have a phase's compiled frame
+		name="record $be: after the warm-up the Java threads run compiled, named methods"
+		compiled=$(awk '/^(java|spinner);.*;JavaCalls::call_helper;/ { t += $NF; if ($0 ~ /Phases\$(Alpha|Beta|Spin)\.run/) n += $NF }
+			END { print t ? int(100 * n / t) : -1 }' "$J/pfp.$be.folded")
+		if [ "$compiled" -ge 90 ]; then ok "$name"; else
+			not_ok "$name" "$compiled% of their samples in Java code have a compiled phase frame" \
+				"$(grep '^java;.*JavaCalls::call_helper;' "$J/pfp.$be.folded" | grep -v 'Phases\$' | sort -t' ' -k2 -nr | head -3 | cut -c1-200)"; fi
 	done
 
 	# (its phases timed over its whole run, the samples over 2 s of it, after

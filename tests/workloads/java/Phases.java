@@ -3,7 +3,8 @@
 // second thread spins in Spin.run; each phase's CPU time, taken with the
 // thread's own clock (ThreadMXBean.getCurrentThreadCpuTime), is written to
 // OUT as "name seconds" lines when the run ends or the JVM is stopped: the
-// independent expectation a profile's shares are held to. Each phase is
+// independent expectation a profile's shares are held to; "Calls N" says
+// how many phases the main thread ran (its throughput, for bench/jvm.sh). Each phase is
 // a run() method of its own class called through an interface at one call
 // site that sees three classes (Phases.call), a megamorphic call that the
 // JIT compilers do not inline: each phase keeps a compiled frame of its
@@ -65,6 +66,7 @@ public class Phases {
 
     // the CPU seconds so far (written by the thread that runs the phase)
     static volatile double alpha, beta, spin;
+    static volatile long calls; // the main thread's phases run: its throughput
 
     public static void main(String[] args) throws Exception {
         String out = args[0];
@@ -73,7 +75,7 @@ public class Phases {
         // at the end of the run, or when the JVM is stopped (SIGTERM)
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try (FileWriter w = new FileWriter(out)) {
-                w.write(String.format("Alpha %.6f%nBeta %.6f%nSpin %.6f%n", alpha, beta, spin));
+                w.write(String.format("Alpha %.6f%nBeta %.6f%nSpin %.6f%nCalls %d%n", alpha, beta, spin, calls));
             } catch (IOException e) {
                 System.err.println(out + ": " + e.getMessage());
             }
@@ -97,6 +99,7 @@ public class Phases {
                 call(p);
                 double s = (mx.getCurrentThreadCpuTime() - t0) / 1e9;
                 if (p instanceof Alpha) alpha += s; else beta += s;
+                calls++;
             }
         }
         stop = true;
