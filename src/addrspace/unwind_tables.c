@@ -1,6 +1,7 @@
 /* Per-file unwind tables (see unwind_tables.h). */
 #include "addrspace/unwind_tables.h"
 
+#include "addrspace/unwind_cfi_check.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/hashmap.h"
@@ -150,7 +151,8 @@ static struct unwind_file *file_open(const struct unwind_source *src)
 		f->segs = xreallocarray(f->segs, f->nr_segs + 1, sizeof(*f->segs));
 		f->segs[f->nr_segs++] = (struct segment){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 	}
-	f->eh = dwarf_getcfi_elf(f->elf);
+	/* CFI that names huge registers costs libdw gigabytes per frame */
+	f->eh = cfi_registers_bounded(f->elf, true) ? dwarf_getcfi_elf(f->elf) : NULL;
 	if (!f->nr_segs)
 		goto none;
 	return f;
@@ -201,7 +203,7 @@ static Dwarf_Frame *lookup(struct unwind_file *f, uint64_t off)
 	 * (separate debug files are not searched). */
 	if (!f->debug_tried) {
 		f->debug_tried = true;
-		f->dwarf = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+		f->dwarf = cfi_registers_bounded(f->elf, false) ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
 		if (f->dwarf)
 			f->debug = dwarf_getcfi(f->dwarf);
 	}

@@ -749,12 +749,14 @@ static void merge_late(struct symtab *t)
 			else
 				hi = mid;
 		}
-		memcpy(m + k, t->sorted + i, (lo - i) * sizeof(*m));
+		if (lo > i) /* sorted is NULL when the fix-up left no survivor */
+			memcpy(m + k, t->sorted + i, (lo - i) * sizeof(*m));
 		k += lo - i;
 		i = lo;
 		m[k++] = late[j];
 	}
-	memcpy(m + k, t->sorted + i, (t->nr_sorted - i) * sizeof(*m));
+	if (t->nr_sorted > i)
+		memcpy(m + k, t->sorted + i, (t->nr_sorted - i) * sizeof(*m));
 	k += t->nr_sorted - i;
 	free(late);
 	free(t->sorted);
