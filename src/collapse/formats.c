@@ -51,6 +51,12 @@ const struct collapse_format *collapse_find(const char *name)
 const struct collapse_format *collapse_detect(const char *data, size_t len)
 {
 	size_t head = len < 65536 ? len : 65536;
+	/* A first line longer than that (a stack of 100,000 frames) is read
+	 * whole: cut, it looks like no format at all. */
+	if (head < len && !memchr(data, '\n', head)) {
+		const char *nl = memchr(data + head, '\n', len - head);
+		head = nl ? (size_t)(nl - data) + 1 : len;
+	}
 	const struct collapse_format *best = NULL;
 	int best_score = 0;
 	for (size_t i = 0; collapse_formats[i]; i++) {
