@@ -210,6 +210,9 @@ static int collapse_inputs(struct profile *p, const struct collapse_format *fmt,
 						     in[i].map != NULL && in[i].data == in[i].map };
 		int ret = perf_collapse(p, pi, n, o);
 		free(pi);
+		if (!ret && p->overflow) /* a period, or a stack's periods, past 2^64 - 1 */
+			ret = n == 1 ? error("%s: the counts of one stack pass 2^64 - 1", in[0].name)
+				     : error("the counts of one stack pass 2^64 - 1");
 		return ret;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -72,6 +72,8 @@ static int load_data(struct profile *p, const struct input *in, const char *samp
 		int ret = perf_collapse(p, &pi, 1, &co);
 		if (ret)
 			time_arg_check(cmd, ranges);
+		else if (p->overflow) /* a period, or a stack's periods, past 2^64 - 1 */
+			ret = error("%s: the counts of one stack pass 2^64 - 1", in->name);
 		return ret;
 	}
 	struct collapse_source src = { in->name, in->data, in->len };
@@ -194,7 +196,7 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 			profile_release(&tmp);
 			tmp = rev;
 		}
-		if (!ret && !profile_merge(p, &tmp))
+		if (!ret && (tmp.overflow || !profile_merge(p, &tmp)))
 			ret = error("%s: the counts of one stack pass 2^64 - 1", name);
 		profile_release(&tmp);
 	}

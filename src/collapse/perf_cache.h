@@ -62,7 +62,7 @@ struct perf_fp perf_fp_end(struct perf_fp_state *st, const char *tail, size_t n)
  * block is never cached). */
 struct perf_block {
 	uint64_t key, check; /* the block's fingerprint */
-	double acc;          /* periods not yet counted */
+	uint64_t acc;        /* periods not yet counted */
 	node_t pnode;        /* their process node (foreign block: their process
 			      * name's index in pnames_out); PERF_NONE: none */
 	uint32_t seq;        /* frame sequence; PERF_NONE while only seen filtered

@@ -88,7 +88,7 @@ struct perf_foreign_block {
 struct perf_foreign_count {
 	uint32_t block; /* in the outbox's blocks */
 	uint32_t pname; /* in the sender's pnames_out */
-	double acc;
+	uint64_t acc;
 };
 
 struct perf_outbox {
@@ -145,7 +145,7 @@ struct perf_chunk {
 	bool in_dropped;  /* after an event line the filter skipped */
 	bool orphan_seen; /* a frame line outside any sample was reported */
 	struct frame_parts pname; /* one part */
-	double period;
+	uint64_t period;
 	bool have_time;           /* the sample's timestamp, when the profile keeps
 				     time (profile/time_cells.h) */
 	uint64_t time;

@@ -69,6 +69,16 @@ static node_t leaf_for(struct perf_chunk *c, node_t pnode, uint32_t seq)
 	return node;
 }
 
+/* Periods summed before they are counted: saturated past 2^64 - 1, and
+ * the profile marked as overflowed (its reader reports it). */
+static void acc_add(struct perf_chunk *c, uint64_t *acc, uint64_t period)
+{
+	if (__builtin_add_overflow(*acc, period, acc)) {
+		*acc = UINT64_MAX;
+		c->p->overflow = true;
+	}
+}
+
 /* Count the sample (period c->period, process c->pname) on block b: the
  * periods of consecutive samples of one process add up in the block, and
  * go to their leaf when another process comes (or at the end). */
@@ -77,15 +87,15 @@ static void count_on_block(struct perf_chunk *c, struct perf_block *b)
 	node_t pnode = current_pnode(c);
 	if (c->p->keep_events) {
 		/* A flame chart: every sample is an event, in input order. */
-		profile_count(c->p, leaf_for(c, pnode, b->seq), c->period);
+		profile_count_whole(c->p, leaf_for(c, pnode, b->seq), c->period);
 		return;
 	}
 	if (b->pnode == pnode) {
-		b->acc += c->period;
+		acc_add(c, &b->acc, c->period);
 		return;
 	}
 	if (b->pnode != PERF_NONE)
-		profile_count(c->p, leaf_for(c, b->pnode, b->seq), b->acc);
+		profile_count_whole(c->p, leaf_for(c, b->pnode, b->seq), b->acc);
 	b->pnode = pnode;
 	b->acc = c->period;
 }
@@ -157,7 +167,7 @@ static void count_foreign(struct perf_chunk *c, struct perf_block *b, struct per
 {
 	uint32_t pname = pname_sent(c);
 	if (b->pnode == pname) {
-		b->acc += c->period;
+		acc_add(c, &b->acc, c->period);
 		return;
 	}
 	if (b->pnode != PERF_NONE)
@@ -177,7 +187,7 @@ static void flush_pending(struct perf_chunk *c)
 		if (perf_block_foreign(b)) {
 			send_pending(c, b, (struct perf_fp){ b->key, b->check });
 		} else {
-			profile_count(c->p, leaf_for(c, b->pnode, b->seq), b->acc);
+			profile_count_whole(c->p, leaf_for(c, b->pnode, b->seq), b->acc);
 			b->pnode = PERF_NONE;
 			b->acc = 0;
 		}
@@ -431,7 +441,7 @@ static const char *try_fast(struct perf_chunk *c, const char *p)
 					b = perf_blocks_add(&c->blocks, fp);
 				if (!b) {
 					/* Table full: count without caching the block. */
-					profile_count(c->p, leaf_for(c, current_pnode(c), seq), c->period);
+					profile_count_whole(c->p, leaf_for(c, current_pnode(c), seq), c->period);
 					return next;
 				}
 				b->seq = seq;
@@ -543,7 +553,7 @@ int perf_take_foreign(struct perf_chunk *owner, const struct perf_chunk *from)
 			const struct perf_text *t = &from->pnames_out[k->pname];
 			pnodes[k->pname] = perf_pname_node(owner, t->s, t->n);
 		}
-		profile_count(owner->p, leaf_for(owner, pnodes[k->pname], seqs[k->block]), k->acc);
+		profile_count_whole(owner->p, leaf_for(owner, pnodes[k->pname], seqs[k->block]), k->acc);
 	}
 	free(pnodes);
 	free(seqs);

@@ -127,14 +127,19 @@ bool perf_event_time(const char *line, const struct perf_event_line *ev, uint64_
 	return time_parse_seconds(p, (size_t)(end - p), ns);
 }
 
-double perf_period(const struct perf_event_line *ev)
+bool perf_period(const struct perf_event_line *ev, uint64_t *v)
 {
 	struct frame_slice d = ev->period;
+	*v = 1;
 	if (d.n == 0 || (d.n == 1 && d.s[0] == '0'))
-		return 1;
-	double v = 0;
+		return true;
+	uint64_t u = 0;
 	for (size_t i = 0; i < d.n; i++)
-		v = v * 10 + (d.s[i] - '0');
-	return v;
+		if (__builtin_mul_overflow(u, 10, &u) || __builtin_add_overflow(u, (uint64_t)(d.s[i] - '0'), &u)) {
+			*v = UINT64_MAX;
+			return false;
+		}
+	*v = u;
+	return true;
 }
 

@@ -40,7 +40,8 @@ bool perf_match_event_name(const char *s, size_t n, struct perf_event_line *ev);
  * has none. line: where the event line starts. */
 bool perf_event_time(const char *line, const struct perf_event_line *ev, uint64_t *ns);
 
-/* The sample weight: the period, or 1 when it is absent or "0". */
-double perf_period(const struct perf_event_line *ev);
+/* The sample weight: the period, or 1 when it is absent or "0". False
+ * (and *v saturated) when it passes 2^64 - 1. */
+bool perf_period(const struct perf_event_line *ev, uint64_t *v);
 
 #endif

@@ -80,7 +80,7 @@ static void emit(struct perf_chunk *c)
 	if (c->have_time)
 		profile_count_at(c->p, node, c->period, c->time);
 	else
-		profile_count(c->p, node, c->period);
+		profile_count_whole(c->p, node, c->period);
 }
 
 static void report_bad(struct perf_chunk *c, const char *line, size_t n, bool orphan)
@@ -137,7 +137,8 @@ static bool time_kept(struct perf_chunk *c, const char *line, const struct perf_
 
 void perf_start_sample(struct perf_chunk *c, const struct perf_event_line *ev)
 {
-	c->period = perf_period(ev);
+	if (!perf_period(ev, &c->period))
+		c->p->overflow = true; /* reported by whoever reads the profile */
 	c->pname.len = 0;
 	c->pname.nr = 0;
 	frame_pname(ev->comm, ev->first, ev->second, c->cfg->pid, c->cfg->tid, &c->pname);

@@ -149,6 +149,20 @@ static bool exact_totals(const struct profile *p, double *total, double *maxdelt
 	return true;
 }
 
+/* The events' exact sum (after column), false when the profile is
+ * fractional or the sum passes 2^64 - 1. */
+static bool events_total_whole(const struct profile *p, uint64_t *sum)
+{
+	uint64_t t = 0;
+	if (p->fractional)
+		return false;
+	for (size_t i = 0; i < p->events_nr; i++)
+		if (__builtin_add_overflow(t, p->events[i].count[1].u, &t))
+			return false;
+	*sum = t;
+	return true;
+}
+
 /* Order the frames by depth, then start time. They were closed in flow
  * order, in which the frames of one depth close one after the other, in
  * start time order (one frame per depth is open at a time): a stable
@@ -183,8 +197,9 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 	} else if (o->flamechart) {
 		for (size_t i = 0; i < p->events_nr; i++) {
 			const struct profile_event *e = &p->events[i];
-			total += e->count[1];
-			double d = fabs(e->count[1] - e->count[0]);
+			double c0 = profile_event_count(p, e, 0), c1 = profile_event_count(p, e, 1);
+			total += c1;
+			double d = fabs(c1 - c0);
 			if (d > maxdelta)
 				maxdelta = d;
 		}
@@ -198,8 +213,9 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 				maxdelta = d;
 		}
 	}
-	/* Whole counts (their sum checked by graph_render): exact widths. */
-	l->whole = !o->flamechart && profile_total_whole(p, 1, &l->total_whole);
+	/* Whole counts (their sum checked by graph_render): exact widths. A
+	 * flame chart's events are the same counts, one by one. */
+	l->whole = o->flamechart ? events_total_whole(p, &l->total_whole) : profile_total_whole(p, 1, &l->total_whole);
 	if (l->whole)
 		total = (double)l->total_whole;
 	l->total = total;
@@ -224,8 +240,11 @@ int layout_build(struct layout *l, const struct profile *p, const struct layout_
 		leaves = profile_sorted_leaves(p, ORDER_LINE_SPACE, &nleaves);
 	}
 	if (o->flamechart) {
-		for (size_t i = 0; i < p->events_nr; i++)
-			flow_line(&f, p->events[i].leaf, p->events[i].count[0], p->events[i].count[1], 0);
+		for (size_t i = 0; i < p->events_nr; i++) {
+			const struct profile_event *e = &p->events[i];
+			flow_line(&f, e->leaf, profile_event_count(p, e, 0), profile_event_count(p, e, 1),
+				  p->fractional ? 0 : e->count[1].u);
+		}
 	} else if (narrow_items) {
 		size_t nsteps;
 		struct flow_step *steps = profile_flow_steps(p, ORDER_LINE_SPACE, f.min_time, &nsteps);

@@ -122,8 +122,7 @@ static void rebuild(struct rebuild *r)
 			node_t to = map_leaf(r, e->leaf);
 			if (to == DROPPED)
 				continue;
-			VEC_GROW(dst->events, dst->events_nr + 1, dst->events_alloc);
-			dst->events[dst->events_nr++] = (struct profile_event){ to, { e->count[0], e->count[1] } };
+			profile_copy_event(dst, to, src, e);
 		}
 	}
 	frame_sites_copy(dst, src);

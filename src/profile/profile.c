@@ -118,13 +118,49 @@ void profile_make_fractional(struct profile *p)
 	for (node_t i = 0; i < p->nr; i++)
 		for (int k = 0; k < 2; k++)
 			p->nodes[i].self[k].d = (double)p->nodes[i].self[k].u;
+	for (size_t i = 0; i < p->events_nr; i++)
+		for (int k = 0; k < 2; k++)
+			p->events[i].count[k].d = (double)p->events[i].count[k].u;
 	p->fractional = true;
 }
 
+/* An event of counts already added (so the profile's kind is theirs). */
 static void keep_event(struct profile *p, node_t leaf, double c0, double c1)
 {
 	VEC_GROW(p->events, p->events_nr + 1, p->events_alloc);
-	p->events[p->events_nr++] = (struct profile_event){ leaf, { c0, c1 } };
+	struct profile_event *e = &p->events[p->events_nr++];
+	e->leaf = leaf;
+	if (p->fractional) {
+		e->count[0].d = c0;
+		e->count[1].d = c1;
+	} else {
+		e->count[0].u = (uint64_t)c0;
+		e->count[1].u = (uint64_t)c1;
+	}
+}
+
+static void keep_event_whole(struct profile *p, node_t leaf, uint64_t c0, uint64_t c1)
+{
+	if (p->fractional) {
+		keep_event(p, leaf, (double)c0, (double)c1);
+		return;
+	}
+	VEC_GROW(p->events, p->events_nr + 1, p->events_alloc);
+	p->events[p->events_nr++] = (struct profile_event){ leaf, { { c0 }, { c1 } } };
+}
+
+static bool is_whole(double c);
+
+void profile_copy_event(struct profile *dst, node_t leaf, const struct profile *src, const struct profile_event *e)
+{
+	if (!src->fractional) {
+		keep_event_whole(dst, leaf, e->count[0].u, e->count[1].u);
+		return;
+	}
+	double c0 = e->count[0].d, c1 = e->count[1].d;
+	if (!dst->fractional && !(is_whole(c0) && is_whole(c1)))
+		profile_make_fractional(dst); /* halves that made whole nodes */
+	keep_event(dst, leaf, c0, c1);
 }
 
 /* Add whole counts to a node, or false (nothing added) on overflow. */
@@ -166,7 +202,7 @@ bool profile_add_whole(struct profile *p, node_t leaf, uint64_t c0, uint64_t c1)
 		return false;
 	}
 	if (p->keep_events)
-		keep_event(p, leaf, (double)c0, (double)c1);
+		keep_event_whole(p, leaf, c0, c1);
 	return true;
 }
 
@@ -224,14 +260,11 @@ bool profile_merge_under(struct profile *dst, const struct profile *src, node_t 
 		}
 	}
 	if (dst->keep_events) {
-		for (size_t i = 0; i < src->events_nr; i++) {
-			VEC_GROW(dst->events, dst->events_nr + 1, dst->events_alloc);
-			dst->events[dst->events_nr] = src->events[i];
-			dst->events[dst->events_nr].leaf = map[src->events[i].leaf];
-			dst->events_nr++;
-		}
+		for (size_t i = 0; i < src->events_nr; i++)
+			profile_copy_event(dst, map[src->events[i].leaf], src, &src->events[i]);
 	}
 	dst->differential |= src->differential;
+	dst->overflow |= src->overflow;
 	frame_sites_copy(dst, src);
 	time_cells_copy(dst, src, map);
 	free(map);

@@ -57,7 +57,7 @@ struct kid_slot {
  * (flame charts need time order; everything else aggregates). */
 struct profile_event {
 	node_t leaf;
-	double count[2];
+	union count count[2]; /* as the nodes' self counts: whole unless the profile is fractional */
 };
 
 struct frame_sites; /* profile/frame_sites.h */
@@ -169,6 +169,15 @@ static inline double profile_self(const struct profile *p, node_t n, int column)
 	const union count *c = &p->nodes[n].self[column];
 	return p->fractional ? c->d : (double)c->u;
 }
+
+/* An event's count in a column, as a double (exact below 2^53). */
+static inline double profile_event_count(const struct profile *p, const struct profile_event *e, int column)
+{
+	return p->fractional ? e->count[column].d : (double)e->count[column].u;
+}
+
+/* Keep src's event e in dst, at dst's leaf (exact while both are whole). */
+void profile_copy_event(struct profile *dst, node_t leaf, const struct profile *src, const struct profile_event *e);
 
 /* Whether any count ends at n. */
 static inline bool profile_has_self(const struct profile *p, node_t n)

@@ -47,7 +47,7 @@ struct time_cells {
 	bool started;          /* a sample has been added: origin, first, last set */
 	bool epoch_known;      /* origin + epoch_offset is ns since the epoch */
 	bool overflow;         /* samples were left out: over TIME_CELLS_MAX apart,
-				  or counts of 2^63 and more */
+				  or past UINT32_MAX entries */
 	uint64_t origin;       /* cell 0's start, source clock ns, a whole second */
 	int64_t epoch_offset;  /* epoch ns - source ns */
 	uint64_t first, last;  /* earliest and latest sample, source clock ns */
@@ -77,17 +77,14 @@ void time_cells_span(struct profile *p, uint64_t when);
 /* count more at leaf for a sample taken at t (source clock ns). */
 void time_cells_add(struct profile *p, node_t leaf, uint64_t t, uint64_t count);
 
-/* Count a sample: the profile's count, and its time when p keeps time.
- * What every producer that knows a sample's time calls. */
-static inline void profile_count_at(struct profile *p, node_t leaf, double c, uint64_t t)
+/* Count a sample of whole count c (exactly, as profile_count_whole), and
+ * its time when p keeps time. What every producer that knows a sample's
+ * time calls. */
+static inline void profile_count_at(struct profile *p, node_t leaf, uint64_t c, uint64_t t)
 {
-	profile_count(p, leaf, c);
-	if (p->time) {
-		if (c >= 0 && c < 0x1p63)
-			time_cells_add(p, leaf, t, (uint64_t)c);
-		else
-			p->time->overflow = true; /* a count no table could sum */
-	}
+	profile_count_whole(p, leaf, c);
+	if (p->time)
+		time_cells_add(p, leaf, t, c);
 }
 
 /* Add src's cells to dst, src node i becoming map[i] (map NULL: the same

@@ -13,7 +13,7 @@
 bool html_time_wanted(const struct profile *p, const struct layout *l)
 {
 	if (p->time && p->time->overflow && !l->differential) {
-		warn("sample times span more than a day (or counts are too large): no heat map");
+		warn("sample times span more than a day: no heat map");
 		return false;
 	}
 	return p->time && p->time->started && p->time->nr && !l->differential;
@@ -62,7 +62,8 @@ uint32_t html_time_encode(struct bytes *v, const struct profile *p, double scale
 		put_varint(v, end - i);
 		for (uint32_t k = i; k < end; k++) {
 			put_varint(v, k > i ? e[k].line - e[k - 1].line : e[k].line);
-			put_varint(v, (uint64_t)llround((double)e[k].count * scale));
+			/* exact when the frames' counts are (scale 1) */
+			put_varint(v, scale == 1 ? e[k].count : (uint64_t)llround((double)e[k].count * scale));
 		}
 		i = end;
 	}

@@ -59,3 +59,35 @@ if command -v go >/dev/null 2>&1; then
 else
 	not_ok "counts: go tool pprof is needed"
 fi
+
+# Flame charts keep the same exact counts, sample by sample.
+printf 'a;b 9007199254740993\na;c 1\na;b 18014398509481985\n' >"$ct/chart.folded"
+perl -Mbigint -ne '/ (\d+)$/ and $t += $1; END { $t =~ s/(\d)(?=(\d{3})+$)/$1,/g; print "<title>all ($t samples, 100%)</title>\n" }' \
+	"$ct/chart.folded" >"$ct/chart.want"
+expect_exit "counts: a flame chart of counts past 2^53 exits 0" 0 "$SCORCH" flamegraph --flamechart --minwidth 0 "$ct/chart.folded"
+grep -o '<title>all ([^<]*</title>' "$TMPDIR/out" >"$ct/chart.got"
+test_cmp "counts: the flame chart's total is exact" "$ct/chart.want" "$ct/chart.got"
+expect_grep "counts: the flame chart's first b is exact" '<title>b (9,007,199,254,740,993 samples' "$TMPDIR/out"
+expect_grep "counts: ... its c" '<title>c (1 samples' "$TMPDIR/out"
+expect_grep "counts: ... its second b" '<title>b (18,014,398,509,481,985 samples' "$TMPDIR/out"
+
+# perf script periods are 64-bit integers too (stackcollapse-perf.pl adds
+# them as Perl integers).
+{
+	printf 'prog 1 [000] 1.000001: 9007199254740993 cpu-clock:\n\t401000 main (/bin/prog)\n\n'
+	printf 'prog 1 [000] 1.000002: 2 cpu-clock:\n\t401000 main (/bin/prog)\n\n'
+	printf 'prog 1 [000] 1.000003: 18446744073709551615 cpu-clock:\n\t401000 other (/bin/prog)\n\n'
+} >"$ct/periods.perf"
+printf 'prog;main %s\nprog;other 18446744073709551615\n' "$(perl -Mbigint -e 'print 9007199254740993 + 2')" >"$ct/periods.want"
+expect_exit "counts: collapse of perf periods past 2^53 exits 0" 0 "$SCORCH" collapse perf "$ct/periods.perf"
+test_cmp "counts: perf periods add exactly (as Perl)" "$ct/periods.want" "$TMPDIR/out"
+head -6 "$ct/periods.perf" >"$ct/chart.perf"
+expect_exit "counts: a perf flame chart of them exits 0" 0 "$SCORCH" flamegraph --flamechart --minwidth 0 "$ct/chart.perf"
+expect_grep "counts: ... its main (both samples, adjacent) is exact" '<title>main (9,007,199,254,740,995 samples' "$TMPDIR/out"
+{
+	printf 'prog 1 [000] 1.000001: 18446744073709551616 cpu-clock:\n\t401000 main (/bin/prog)\n\n'
+} >"$ct/period-over.perf"
+expect_exit "counts: a perf period past 2^64 - 1 exits 1" 1 "$SCORCH" collapse perf "$ct/period-over.perf"
+expect_grep "counts: ... naming the input" "period-over.perf: the counts of one stack pass 2^64 - 1" "$TMPDIR/err"
+printf 'prog 1 [000] 1.000004: 1 cpu-clock:\n\t401000 other (/bin/prog)\n\n' >>"$ct/periods.perf"
+expect_exit "counts: perf periods of one stack summing past 2^64 - 1 exit 1" 1 "$SCORCH" collapse perf "$ct/periods.perf"

@@ -65,7 +65,7 @@ TEST(filter_keeps_events_and_differential)
 	profile_filter(&q, &p, &f);
 	CHECK(q.differential);
 	REQUIRE(q.events_nr == 2);
-	CHECK(q.events[0].count[0] == 1 && q.events[1].count[1] == 6);
+	CHECK(profile_event_count(&q, &q.events[0], 0) == 1 && profile_event_count(&q, &q.events[1], 1) == 6);
 	CHECK(q.events[0].leaf == q.events[1].leaf);
 	regfree(&inc);
 	profile_release(&q);

@@ -71,6 +71,12 @@ TEST(perf_event_line_comm_and_ids)
 	CHECK(slice_is(ev.first, "12") && ev.second.n == 0);
 }
 
+static uint64_t period_of(const struct perf_event_line *ev)
+{
+	uint64_t v;
+	return perf_period(ev, &v) ? v : UINT64_MAX - 1;
+}
+
 TEST(perf_event_name_and_period)
 {
 	struct perf_event_line ev;
@@ -78,15 +84,23 @@ TEST(perf_event_name_and_period)
 	CHECK(!ev.has_event); /* no ':' before the period part */
 	REQUIRE(event("java 25607 4794564.109216: cycles:", &ev));
 	CHECK(ev.has_event && slice_is(ev.event, "cycles") && ev.period.n == 0);
-	CHECK(perf_period(&ev) == 1);
+	CHECK(period_of(&ev) == 1);
 	REQUIRE(event("bash 17490   702.148586:          1 page-faults: ", &ev));
-	CHECK(slice_is(ev.event, "page-faults") && perf_period(&ev) == 1);
+	CHECK(slice_is(ev.event, "page-faults") && period_of(&ev) == 1);
 	REQUIRE(event("dd 1 1.0: 0 cpu-clock:", &ev));
-	CHECK(perf_period(&ev) == 1); /* "0" is false in Perl */
+	CHECK(period_of(&ev) == 1); /* "0" is false in Perl */
 	REQUIRE(event("dd 1 1.0: 00 cpu-clock:", &ev));
-	CHECK(perf_period(&ev) == 0); /* "00" is true, and numerically 0 */
+	CHECK(period_of(&ev) == 0); /* "00" is true, and numerically 0 */
 	REQUIRE(event("dd 1 1.0: 10101010 cpu-clock:", &ev));
-	CHECK(perf_period(&ev) == 10101010);
+	CHECK(period_of(&ev) == 10101010);
+	/* exact past 2^53, as Perl's integers; past 2^64 - 1 refused */
+	uint64_t v;
+	REQUIRE(event("dd 1 1.0: 18446744073709551615 cpu-clock:", &ev));
+	CHECK(perf_period(&ev, &v) && v == UINT64_MAX);
+	REQUIRE(event("dd 1 1.0: 9007199254740993 cpu-clock:", &ev));
+	CHECK(period_of(&ev) == 9007199254740993ull);
+	REQUIRE(event("dd 1 1.0: 18446744073709551616 cpu-clock:", &ev));
+	CHECK(!perf_period(&ev, &v));
 	/* Tracepoint with arguments: the event must end the line. */
 	REQUIRE(event("sh 5 [000] 1.0: sched:sched_switch: prev_comm=sh prev_pid=5", &ev));
 	CHECK(!ev.has_event);

@@ -7,6 +7,7 @@
 #include "profile/ops.h"
 #include "profile/profile.h"
 #include "profile/time_cells.h"
+#include "render/html_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,5 +162,62 @@ TEST(time_cells_span_at_most_a_day)
 	CHECK_EQ_U64(p.time->origin, 100000 * S);
 	CHECK_EQ_U64(p.time->last, 100000 * S + 86399 * S);
 	CHECK(profile_self(&p, a, 0) == 5); /* the profile still counts them */
+	profile_release(&p);
+}
+
+/* A varint of the heat map's data (render/varint.h's layout). */
+static uint64_t get_varint(const unsigned char **p)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		unsigned char b = *(*p)++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return x;
+	}
+}
+
+TEST(time_cells_counts_past_2_53_exact)
+{
+	/* 2^53 + 1 and 2^63 + 7 cannot pass through a double: the table, its
+	 * merge and the HTML heat map's data keep them exact. */
+	const uint64_t big = (1ull << 53) + 1, bigger = (1ull << 63) + 7;
+	struct profile p;
+	profile_init(&p);
+	profile_keep_time(&p);
+	node_t a = leaf(&p, "x", "a"), b = leaf(&p, "x", "b");
+	profile_count_at(&p, a, big, 7 * S);
+	profile_count_at(&p, a, 2, 7 * S + 5 * MS);
+	profile_count_at(&p, b, bigger, 8 * S);
+	CHECK(!p.time->overflow);
+	CHECK(!p.overflow && !p.fractional);
+	CHECK_EQ_U64(at(&p, 0, a), big + 2);
+	CHECK_EQ_U64(at(&p, 50, b), bigger);
+	CHECK_EQ_U64(p.nodes[a].self[1].u, big + 2);
+
+	struct profile m;
+	profile_init(&m);
+	REQUIRE(profile_merge(&m, &p));
+	CHECK_EQ_U64(at(&m, 0, leaf(&m, "x", "a")), big + 2);
+	CHECK_EQ_U64(at(&m, 50, leaf(&m, "x", "b")), bigger);
+
+	struct bytes v = { 0 };
+	uint32_t entries;
+	uint32_t lines = html_time_encode(&v, &p, 1, &entries);
+	CHECK_EQ_U64(lines, 2);
+	REQUIRE(entries == 2);
+	/* cell 0: one line (a is line 0), then cell 50: one line (b, line 1) */
+	const unsigned char *q = v.b;
+	CHECK_EQ_U64(get_varint(&q), 0);
+	CHECK_EQ_U64(get_varint(&q), 1);
+	CHECK_EQ_U64(get_varint(&q), 0);
+	CHECK_EQ_U64(get_varint(&q), big + 2);
+	CHECK_EQ_U64(get_varint(&q), 50);
+	CHECK_EQ_U64(get_varint(&q), 1);
+	CHECK_EQ_U64(get_varint(&q), 1);
+	CHECK_EQ_U64(get_varint(&q), bigger);
+	CHECK(q == v.b + v.n);
+	free(v.b);
+	profile_release(&m);
 	profile_release(&p);
 }
