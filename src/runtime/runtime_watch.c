@@ -32,6 +32,7 @@ struct watched {
 	bool attach_failed;
 	int not_yet;           /* attempts that found no SIGQUIT handler yet */
 	int failures;          /* other failed attempts */
+	char why[256];         /* the last one's reason */
 	bool made_map;         /* its perf map did not exist before the first dump */
 	char map_path[96];
 	unsigned dumps;
@@ -119,6 +120,7 @@ static int dump_jvm(struct runtime_watch *w, struct watched *p)
 		p->made_map = true;
 	int status = hotspot_jcmd((pid_t)p->pid, "Compiler.perfmap", w->o.attach_ms, NULL, 0, why, sizeof(why));
 	if (status != 0) {
+		snprintf(p->why, sizeof(p->why), "%s", status > 0 ? "Compiler.perfmap failed" : why);
 		if (!proc_alive(p->pid))
 			return w->o.interval_ms; /* exited: its last dump stands */
 		if (status == HOTSPOT_NOT_YET && ++p->not_yet < MAX_NOT_YET)
@@ -139,6 +141,27 @@ static int dump_jvm(struct runtime_watch *w, struct watched *p)
 		free(buf);
 	}
 	return w->o.interval_ms;
+}
+
+/* A JVM that gave no dump by the end (it exited first, or its listener
+ * was still starting: a JVM that runs a second or two on a loaded
+ * machine): said, unless it wrote a map of its own (DumpPerfMapAtExit). */
+static void never_dumped(struct runtime_watch *w, struct watched *p)
+{
+	char path[96];
+	pid_t ns = hotspot_nspid((pid_t)p->pid);
+	bool alive = proc_alive(p->pid);
+	if (!alive || ns == (pid_t)p->pid)
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", (unsigned)p->pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%d.map", (unsigned)p->pid, (int)ns);
+	struct stat st;
+	if (!lstat(path, &st))
+		return;
+	p->attach_failed = true;
+	note(w, "java %u: its JIT code is not named: it %s before it answered the attach request%s%s%s",
+	     (unsigned)p->pid, alive ? "was still starting up" : "exited", p->why[0] ? " (the last try: " : "", p->why,
+	     p->why[0] ? ")" : "");
 }
 
 /* ---- detection ---------------------------------------------------------- */
@@ -210,6 +233,8 @@ static void tick(struct runtime_watch *w, bool last)
 			int next_ms = dump_jvm(w, p);
 			p->next_ns = now_ns() + (int64_t)next_ms * 1000000;
 		}
+		if (last && p->kind == PROC_JVM && !p->attach_failed && !p->dumps)
+			never_dumped(w, p);
 	}
 }
 

@@ -60,7 +60,7 @@ else
 			not_ok "record $be: after the warm-up the Java threads run compiled, named methods" "the $be backend cannot run here"
 			continue
 		fi
-		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Phases "$J/plain.$be.times" 3 \
+		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Phases "$J/plain.$be.times" 4 \
 			>/dev/null 2>"$J/plain.$be.err"
 		notes=$(grep -c 'start the JVM with -XX:+PreserveFramePointer' "$J/plain.$be.err")
 		if ! grep -q 'Phases\$Alpha\.run' "$J/plain.$be.folded" || ! grep -q 'Phases\$Beta\.run' "$J/plain.$be.folded"; then
@@ -77,14 +77,16 @@ else
 
 		name="record $be: with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note"
 		"$SCORCH" record --backend "$be" -F 499 -o "$J/pfp.$be.folded" -- java -XX:+PreserveFramePointer -cp "$J" \
-			Phases "$J/pfp.$be.times" 3 >/dev/null 2>"$J/pfp.$be.err"
+			Phases "$J/pfp.$be.times" 4 >/dev/null 2>"$J/pfp.$be.err"
+		# (Phases.call, called once a phase, may not be compiled yet on a
+		# loaded machine: then it is Interpreter)
 		whole=$(jvm_share "$J/pfp.$be.folded" '^(java;start_thread;ThreadJavaMain;JavaMain;|spinner;start_thread;thread_native_entry;)')
 		if [ "$whole" -lt 95 ]; then
 			not_ok "$name" "$whole% of the phase samples reach the thread's start" \
 				"$(grep 'Phases\$' "$J/pfp.$be.folded" | grep -Ev '^(java|spinner);start_thread' | head -3 | cut -c1-200)" \
 				"$(grep -v '^scorch: no hardware' "$J/pfp.$be.err" | head -4)"
-		elif ! grep -q '^java;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;.*;Interpreter;void Phases\.call;void Phases\$Alpha\.run ' "$J/pfp.$be.folded" ||
-			! grep -q '^spinner;start_thread;thread_native_entry;.*;thread_entry;.*;Interpreter;.*void Phases\.call;void Phases\$Spin\.run ' "$J/pfp.$be.folded"; then
+		elif ! grep -Eq '^java;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;.*;Interpreter;(void Phases\.call;|Interpreter;)void Phases\$Alpha\.run ' "$J/pfp.$be.folded" ||
+			! grep -Eq '^spinner;start_thread;thread_native_entry;.*;thread_entry;.*;Interpreter;(.*void Phases\.call;|Interpreter;)void Phases\$Spin\.run ' "$J/pfp.$be.folded"; then
 			not_ok "$name" "no main;...;Interpreter;Phases.call;Phases\$Alpha.run or spinner;...;Phases\$Spin.run stack" \
 				"$(grep 'Phases\$' "$J/pfp.$be.folded" | head -3 | cut -c1-300)"
 		elif grep -q 'PreserveFramePointer' "$J/pfp.$be.err"; then
@@ -96,7 +98,7 @@ else
 		if [ -z "$bad" ]; then ok "record $be: a JVM with -XX:+PreserveFramePointer, shares"; else
 			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "$bad" "$(cat "$J/pfp.$be.times")"; fi
 		# interpreted frames are only Interpreter: the methods that run
-		# most get compiled (and named) early, so in a run of 3 s 90% or
+		# most get compiled (and named) early, so in a run of 4 s 90% or
 		# more of the samples in Java code (under JavaCalls::call_helper)
 		# of the two threads have a phase's compiled frame
 		name="record $be: after the warm-up the Java threads run compiled, named methods"
