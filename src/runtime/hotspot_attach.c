@@ -76,20 +76,27 @@ static bool socket_ready(const char *path, uid_t uid)
 	return !lstat(path, &st) && S_ISSOCK(st.st_mode) && (st.st_uid == uid || st.st_uid == 0);
 }
 
-/* Make the trigger file in the JVM's working directory, else in tmp;
- * returns its path in trigger (empty when none could be made). */
-static void make_trigger(pid_t pid, pid_t nspid, const char *tmp, char *trigger, size_t cap)
+/* Make the trigger file name in the JVM's working directory, else in tmp;
+ * returns the directory's descriptor (-1 when none could be made). The
+ * file is removed through that descriptor: the path /proc/PID/cwd no
+ * longer leads there once the JVM has exited, which it may do while it is
+ * waited for. */
+static int make_trigger(pid_t pid, const char *tmp, const char *name)
 {
-	snprintf(trigger, cap, "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)nspid);
-	int fd = open(trigger, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(trigger, cap, "%s/.attach_pid%d", tmp, (int)nspid);
-		fd = open(trigger, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	char dir[96];
+	snprintf(dir, sizeof(dir), "/proc/%d/cwd", (int)pid);
+	for (int i = 0; i < 2; i++) {
+		int dfd = open(i ? tmp : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			return dfd;
+		}
+		close(dfd);
 	}
-	if (fd < 0)
-		trigger[0] = 0;
-	else
-		close(fd);
+	return -1;
 }
 
 /* Wait for the JVM's socket, starting its listener when needed. */
@@ -102,9 +109,10 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 		snprintf(why, why_cap, "it does not handle SIGQUIT (-Xrs?), so it cannot be asked to attach");
 		return HOTSPOT_NOT_YET;
 	}
-	char trigger[128];
-	make_trigger(pid, nspid, tmp, trigger, sizeof(trigger));
-	if (!trigger[0]) {
+	char trigger[32];
+	snprintf(trigger, sizeof(trigger), ".attach_pid%d", (int)nspid);
+	int dfd = make_trigger(pid, tmp, trigger);
+	if (dfd < 0) {
 		snprintf(why, why_cap, "cannot create its attach trigger file: %s", strerror(errno));
 		return -1;
 	}
@@ -126,7 +134,8 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 			}
 		}
 	}
-	unlink(trigger);
+	unlinkat(dfd, trigger, 0);
+	close(dfd);
 	if (ret)
 		snprintf(why, why_cap, "its attach listener did not start within %d ms (-XX:+DisableAttachMechanism?)",
 			 timeout_ms);

@@ -130,6 +130,27 @@ else
 	rm -f "/tmp/perf-$jpid.map"
 fi
 
+# A JVM that cannot be attached (-XX:+DisableAttachMechanism) and exits
+# while record waits for its listener: one notice says why its JIT frames
+# are unnamed, and the trigger file made in its working directory is gone
+# (removed through the directory, which /proc/PID/cwd no longer leads to).
+name="record: a JVM that exits before it answers the attach gets a notice, and no trigger file is left"
+if [ -n "$jvm_missing" ]; then
+	not_ok "$name" "missing:$jvm_missing (scripts/setup installs them)"
+else
+	mkdir -p "$J/cwd"
+	(cd "$J/cwd" && "$SCORCH" record -F 99 -o "$J/noattach.folded" -- java -XX:+DisableAttachMechanism -cp "$J" \
+		Phases "$J/noattach.times" 1.5 >/dev/null 2>"$J/noattach.err")
+	left=$(ls -A "$J/cwd")
+	if [ "$(grep -c "java [0-9]*: its JIT code is not named: it exited before it answered the attach request" "$J/noattach.err")" != 1 ]; then
+		not_ok "$name" "no notice:" "$(cat "$J/noattach.err")"
+	elif [ -n "$left" ]; then
+		not_ok "$name" "left in its working directory: $left"
+	else
+		ok "$name"
+	fi
+fi
+
 # record's perf-map checks: report_jit writes its map as root; it is given
 # to another user while it runs: record then refuses it, --force reads it.
 W=$BUILD/workloads/report_jit
