@@ -19,13 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static node_t push_seq(struct builder *b, node_t node, struct frame_seq fs)
-{
-	for (uint32_t i = 0; i < fs.count; i++)
-		node = profile_push(b->p, node, b->seq[fs.first + i]);
-	return node;
-}
-
 /* A kernel frame where an interrupt entered (x86-64, arm64): a waker's
  * frames below it belong to whatever the interrupt stopped. */
 static bool irq_entry(const char *name)
@@ -112,35 +105,45 @@ static node_t push_waker(struct builder *b, node_t node, const struct rstack *s,
 	return profile_push_str(p, node, waker, strlen(waker));
 }
 
+/* Append fs's names to the stack's names (builder.names). */
+static void add_names(struct builder *b, struct frame_seq fs)
+{
+	VEC_GROW(b->names, b->nr_names + fs.count, b->names_alloc);
+	for (uint32_t i = 0; i < fs.count; i++)
+		b->names[b->nr_names++] = b->seq[fs.first + i];
+}
+
 /* emit() of a runtime's merge hook: the next user frame (for pprof, with
  * its place in the source when it is the runtime's own). */
 struct merged {
 	struct builder *b;
-	node_t node;
 	uint32_t owner;
 };
 
 static void emit_frame(void *arg, const char *name, size_t len)
 {
 	struct merged *m = arg;
-	struct profile *p = m->b->p;
-	m->node = profile_push_str(p, m->node, name, len);
+	struct builder *b = m->b;
+	struct profile *p = b->p;
+	sym_t sym = profile_sym(p, name, len);
+	VEC_GROW(b->names, b->nr_names + 1, b->names_alloc);
+	b->names[b->nr_names++] = sym;
 	struct runtime_source src;
-	sym_t sym = p->nodes[m->node].name;
-	if (m->b->r->opts->sites && !frame_sites_source(p, sym) &&
-	    runtime_set_source(m->b->r->runtimes, m->owner, name, len, &src))
+	if (b->r->opts->sites && !frame_sites_source(p, sym) &&
+	    runtime_set_source(b->r->runtimes, m->owner, name, len, &src))
 		frame_sites_note_source(p, sym, src.function, strlen(src.function), src.file, strlen(src.file),
 					src.line);
 }
 
-/* The user frames, root first (the nu leaf-most of them): as named, or as
- * the stack's runtime merges them with its own (runtime.h). */
-static node_t push_user(struct builder *b, node_t node, const struct rstack *s, const uint64_t *f, uint32_t nu)
+/* The user frames' names, root first, into builder.names: as named, or
+ * as the stack's runtime merges them with its own (runtime.h). */
+static void user_names(struct builder *b, const struct rstack *s, const uint64_t *f)
 {
+	uint32_t nu = s->nr_user;
 	if (!s->nr_tokens) {
 		for (uint32_t i = nu; i-- > 0;)
-			node = push_seq(b, node, naming_user_frame(b, s->pid, f[i], i < s->nr_dwarf));
-		return node;
+			add_names(b, naming_user_frame(b, s->pid, f[i], i < s->nr_dwarf));
+		return;
 	}
 	/* The native names, copied (the profile's names move as it grows). */
 	size_t len = 0, n = 0;
@@ -159,10 +162,34 @@ static node_t push_user(struct builder *b, node_t node, const struct rstack *s, 
 	for (size_t i = 0, at = 0; i < n; i++, at += strlen(b->native + at) + 1)
 		names[i] = b->native + at;
 	struct runtime_stack rs = { names, (uint32_t)n, f + rstack_frames(s) - s->nr_tokens, s->nr_tokens, s->reached };
-	struct merged m = { b, node, s->runtime };
+	struct merged m = { b, s->runtime };
 	runtime_set_merge(b->r->runtimes, s->runtime, &rs, emit_frame, &m);
 	free(names);
-	return m.node;
+}
+
+/* Whether s's user part reaches a thread's start (s->reached), from its
+ * outermost native frame; true when a chain that ends anywhere else
+ * should get an [unknown] caller (it broke there). */
+static bool user_broken(struct builder *b, struct rstack *s, const uint64_t *f)
+{
+	uint32_t nu = s->nr_user;
+	if (!nu)
+		return false;
+	struct frame_seq outer = naming_user_frame(b, s->pid, f[nu - 1], nu <= s->nr_dwarf);
+	const char *name = outer.count ? strpool_str(&b->p->names, b->seq[outer.first]) : "";
+	s->has_user = true;
+	if ((s->flags & STACK_USER_COMPLETE) || thread_start(name)) {
+		s->reached = true;
+		return false;
+	}
+	return strcmp(name, "[unknown]") != 0;
+}
+
+static node_t push_names(struct builder *b, node_t node, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		node = profile_push(b->p, node, b->names[i]);
+	return node;
 }
 
 static node_t build_stack(struct builder *b, struct rstack *s)
@@ -175,15 +202,29 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 	 * walks from the leaf): the marker stands where the cut is, under
 	 * the process name, so that such stacks never pass for complete. */
 	const uint64_t *f = rstack_frames(s) ? b->r->frames + s->frames : NULL;
-	/* --max-stack N caps the whole stack, kernel and user, at its N
-	 * leaf-most frames, with one marker for both cuts. */
-	uint32_t nu = s->nr_user, nk = s->nr_kernel;
+	bool broken = user_broken(b, s, f);
+	/* The names below the process name, root first: the user part's
+	 * (inlined functions expanded, a runtime's frames merged), then the
+	 * kernel part's. */
+	b->nr_names = 0;
+	user_names(b, s, f);
+	size_t nr_user = b->nr_names;
+	for (uint32_t i = s->nr_kernel; i-- > 0;)
+		add_names(b, naming_kernel_frame(b, f[s->nr_user + i]));
+	size_t nr_kernel = b->nr_names - nr_user;
+	/* --max-stack N caps the whole stack, kernel and user, at the N
+	 * leaf-most of these names (frames as drawn, not addresses: one
+	 * address can stand for several inlined functions), with one marker
+	 * for both cuts. */
+	size_t user_from = 0, kernel_from = nr_user;
 	bool user_cut = s->flags & STACK_USER_TRUNCATED, kernel_cut = s->flags & STACK_KERNEL_TRUNCATED;
-	if (o->max_stack && (user_cut || kernel_cut || nu + nk > o->max_stack)) {
-		if (nk > o->max_stack)
-			nk = o->max_stack;
-		if (nu > o->max_stack - nk)
-			nu = o->max_stack - nk;
+	if (o->max_stack && (user_cut || kernel_cut || b->nr_names > o->max_stack)) {
+		size_t keep_kernel = nr_kernel < o->max_stack ? nr_kernel : o->max_stack;
+		size_t keep_user = nr_user < o->max_stack - keep_kernel ? nr_user : o->max_stack - keep_kernel;
+		user_from = nr_user - keep_user;
+		kernel_from = b->nr_names - keep_kernel;
+		if (!keep_user)
+			s->has_user = s->reached = false;
 		user_cut = true;
 		kernel_cut = false;
 	}
@@ -191,24 +232,14 @@ static node_t build_stack(struct builder *b, struct rstack *s)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_USER_MISSING)
 		node = profile_push_str(p, node, "[Missed User Stack]", 19);
-	if (nu) {
-		/* A chain that ends anywhere but at a thread's start broke
-		 * there: say so with an [unknown] caller. */
-		struct frame_seq outer = naming_user_frame(b, s->pid, f[nu - 1], nu <= s->nr_dwarf);
-		const char *name = outer.count ? strpool_str(&p->names, b->seq[outer.first]) : "";
-		s->has_user = true;
-		if ((s->flags & STACK_USER_COMPLETE) || thread_start(name))
-			s->reached = true;
-		else if (strcmp(name, "[unknown]") && !user_cut)
-			node = profile_push_str(p, node, "[unknown]", 9);
-	}
-	node = push_user(b, node, s, f, nu);
+	if (broken && !user_cut)
+		node = profile_push_str(p, node, "[unknown]", 9);
+	node = push_names(b, node, user_from, nr_user);
 	if (kernel_cut)
 		node = profile_push_str(p, node, "[truncated]", 11);
 	if (s->flags & STACK_KERNEL_MISSING)
 		node = profile_push_str(p, node, "[Missed Kernel Stack]", 21);
-	for (uint32_t i = nk; i-- > 0;)
-		node = push_seq(b, node, naming_kernel_frame(b, f[s->nr_user + i]));
+	node = push_names(b, node, kernel_from, b->nr_names);
 	if (o->wall) { /* where the time went (see record.h) */
 		if (s->flags & STACK_RUNNABLE)
 			node = profile_push_str(p, node, "[runnable]", 10);
@@ -242,6 +273,7 @@ void naming_builder_free(struct builder *b)
 	frame_parts_release(&b->parts);
 	free(b->line);
 	free(b->native);
+	free(b->names);
 	free(b);
 }
 

@@ -38,8 +38,10 @@ struct builder {
 	char *line;                  /* scratch for frame_names_of */
 	size_t line_alloc;
 	bool java;                   /* the stack's process name starts with "java" */
-	char *native;                /* push_user: a stack's native user frame names */
+	char *native;                /* user_names: a stack's native user frame names */
 	size_t native_alloc;
+	sym_t *names;                /* build_stack: a stack's names, root first */
+	size_t nr_names, names_alloc;
 };
 
 /* The names perf script prints for user frame ref of process pid

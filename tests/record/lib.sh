@@ -2,7 +2,7 @@
 # tests/lib.sh). Sourcing it builds the frame-pointer workloads into $WL and
 # probes what this machine can sample, setting:
 #   WL_SRC   tests/workloads/        WL   the built workloads (burn spawn
-#                                         syscalls deep)
+#                                         syscalls deep inlined)
 #   perf_ok, perf_why   1 when the perf backend samples with kernel stacks,
 #                       else 0 and why
 #   bpf_ok, bpf_why     the same for the bpf backend
@@ -18,7 +18,7 @@ mkdir -p "$WL"
 # sample at all, and load BPF.
 record_probe() {
 	wl_ok=1
-	for w in burn spawn syscalls deep; do
+	for w in burn spawn syscalls deep inlined; do
 		[ -x "$WL/$w" ] && continue
 		cc -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -g -pthread \
 			-o "$WL/$w" "$WL_SRC/$w.c" 2>"$TMPDIR/cc.err" || wl_ok=0

@@ -16,7 +16,8 @@ for be in perf bpf; do
 		for n in "stacks deeper than the limit are marked at the root end" \
 			"stacks within the limit are whole and unmarked" "--max-stack N cuts at N" \
 			"--max-stack 2 caps kernel and user frames together (fp)" \
-			"--max-stack 2 caps kernel and user frames together (dwarf)"; do
+			"--max-stack 2 caps kernel and user frames together (dwarf)" \
+			"--max-stack counts inlined functions as frames (dwarf)"; do
 			skip "record $be: $n" "$why"
 		done
 		continue
@@ -70,6 +71,30 @@ for be in perf bpf; do
 				"$(head -3 "$TMPDIR/m2.folded")" "$(cat "$TMPDIR/m2.err")"
 		fi
 	done
+	# One address, three functions (tests/workloads/inlined.c: mix inlined
+	# into churn inlined into work, as perf script names the address):
+	# --max-stack N keeps the N leaf-most names, even within one address.
+	bad=
+	for n in 1 2 3; do
+		"$SCORCH" record -q --backend $be --call-graph dwarf --max-stack $n -F 499 \
+			-o "$TMPDIR/in$n.folded" -- "$WL/inlined" 0.3 2>"$TMPDIR/in.err"
+		want=$(echo "work;churn;mix" | cut -d';' -f$((4 - n))-)
+		# the stacks spinning in mix, and every stack's frames below the marker
+		got=$(awk -v want="inlined;[truncated];$want" '{ sub(/ [0-9]+$/, "") }
+			$0 ~ /;mix$/ { if ($0 == want) good++; else other++ }
+			{ frames = 0; for (i = split($0, f, ";"); i > 1; i--) frames += f[i] != "[truncated]"
+			  if (frames > n) over++ }
+			END { print good + 0, other + 0, over + 0 }' n=$n "$TMPDIR/in$n.folded")
+		set -- $got
+		[ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" = 0 ] ||
+			bad="$bad --max-stack $n: $1 stacks 'inlined;[truncated];$want', $2 other stacks in mix, $3 over $n frames;"
+	done
+	if [ -z "$bad" ]; then
+		ok "record $be: --max-stack counts inlined functions as frames (dwarf)"
+	else
+		not_ok "record $be: --max-stack counts inlined functions as frames (dwarf)" "$bad" \
+			"$(head -3 "$TMPDIR/in2.folded")" "$(cat "$TMPDIR/in.err")"
+	fi
 done
 
 # Above the kernel's limit with the kernel's walk: an error that names the

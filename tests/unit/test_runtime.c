@@ -166,6 +166,63 @@ TEST(runtime_tokens_and_merge_name_a_stack)
 	free(s);
 }
 
+/* A runtime that adds frames: the native ones, then three of its own. */
+static void tall_merge(void *run, const struct runtime_stack *st, void (*emit)(void *, const char *, size_t),
+		       void *arg)
+{
+	(void)run;
+	for (uint32_t i = 0; i < st->nr_native; i++)
+		emit(arg, st->native[i], strlen(st->native[i]));
+	emit(arg, "py:a", 4);
+	emit(arg, "py:b", 4);
+	emit(arg, "py:c", 4);
+}
+
+static const struct record_runtime tall = {
+	.name = "tall", .open = fake_open, .detect = fake_detect, .sample = fake_sample, .exit = fake_exit,
+	.merge = tall_merge, .close = fake_close,
+};
+static const struct record_runtime *const tall_table[] = { &tall };
+
+/* --max-stack counts the frames as drawn, after the runtime's merge: two
+ * native addresses become five frames, cut to the N leaf-most with one
+ * marker; a stack of N frames (process 43's two) is whole. */
+static char *tall_folded(unsigned max_stack)
+{
+	memset(&seen, 0, sizeof(seen));
+	struct buf b = { .n = 0 };
+	rec_comm(&b, 42, "fakepy");
+	rec_mmap2(&b, 42, "/nonexistent/bin/fakepy");
+	rec_comm(&b, 43, "other");
+	rec_mmap2(&b, 43, "/nonexistent/bin/other");
+	rec_sample(&b, 42, 1000);
+	rec_sample(&b, 42, 1001);
+	rec_sample(&b, 43, 1003);
+	struct record_opts opts = { .freq = 99, .max_stack = max_stack };
+	struct recorder *r = recorder_new(&opts, "/nonexistent-proc");
+	recorder_use_runtimes(r, tall_table, 1);
+	struct perf_parser ps = { .r = r };
+	perf_parse_records(&ps, b.b, b.n);
+	perf_parser_release(&ps);
+	return recorder_folded_text(r); /* frees r (opts is only read while it lives) */
+}
+
+TEST(runtime_merged_frames_count_toward_max_stack)
+{
+	char *s = tall_folded(2);
+	CHECK_STR(s, "fakepy;[truncated];py:b;py:c 2\n"
+		     "other;[unknown];[other];[other] 1\n");
+	free(s);
+	s = tall_folded(4);
+	CHECK_STR(s, "fakepy;[truncated];[fakepy];py:a;py:b;py:c 2\n"
+		     "other;[unknown];[other];[other] 1\n");
+	free(s);
+	s = tall_folded(0);
+	CHECK_STR(s, "fakepy;[unknown];[fakepy];[fakepy];py:a;py:b;py:c 2\n"
+		     "other;[unknown];[other];[other] 1\n");
+	free(s);
+}
+
 TEST(runtime_set_exec_end_and_summary)
 {
 	memset(&seen, 0, sizeof(seen));
