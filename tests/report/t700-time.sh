@@ -5,7 +5,9 @@
 # (absolute, open ends, percent slices and ranges, several ranges) and for
 # times relative to the first sample (perf takes only absolute times: the
 # reference is given the same range in absolute form); diff --time A
-# --time B equals diff of the two perf script --time collapses; report
+# --time B equals diff of the two perf script --time collapses (on
+# perf.data and on perf script text); flamegraph --time on the text draws
+# the SVG flamegraph draws of perf script --time's stacks; report
 # --flamechart draws what flamegraph --flamechart draws from perf script's
 # text (both in sample order). Recorded with -P (periods in the samples,
 # which report then counts as perf script prints them). Bad ranges are
@@ -16,7 +18,7 @@
 W=$BUILD/workloads/phases
 T=$TMPDIR/time
 mkdir -p "$T"
-time_names="absolute open-start open-end percent-slice percent-ranges several relative collapse-absolute collapse-percent collapse-relative diff flamechart bad-order bad-outside bad-form bad-folded"
+time_names="absolute open-start open-end percent-slice percent-ranges several relative collapse-absolute collapse-percent collapse-relative diff diff-text flamegraph flamechart bad-order bad-outside bad-form bad-folded"
 time_why=""
 if ! command -v perf >/dev/null 2>&1; then
 	time_why="perf is not installed"
@@ -68,6 +70,19 @@ else
 	"$SCORCH" diff "$T/da" "$T/db" >"$T/dwant" 2>/dev/null
 	"$SCORCH" diff --time "$a0,$a1" --time "$a1,$b1" "$T/ph.data" >"$T/dgot" 2>"$T/derr"
 	test_cmp "report time: diff (diff --time A --time B perf.data = diff of the two ranges)" "$T/dwant" "$T/dgot"
+	"$SCORCH" diff --time "$a0,$a1" --time "$a1,$b1" "$T/ph.txt" >"$T/dgot.txt" 2>"$T/derr.txt"
+	test_cmp "report time: diff-text (diff --time A --time B on perf script text)" "$T/dwant" "$T/dgot.txt"
+	# flamegraph --time on perf script text draws what flamegraph draws of
+	# perf script --time's stacks (the same SVG, byte for byte)
+	fg="--title T --subtitle S --countname n"
+	"$SCORCH" flamegraph $fg -o "$T/fgwant.svg" "$T/want.absolute" 2>/dev/null
+	"$SCORCH" flamegraph --time "$a0,$a1" $fg -o "$T/fggot.svg" "$T/ph.txt" 2>"$T/fgerr"
+	if [ "$(grep -c '<title>' "$T/fgwant.svg")" -lt 3 ]; then
+		not_ok "report time: flamegraph" "flamegraph of perf script --time drew $(grep -c '<title>' "$T/fgwant.svg") frames"
+	else
+		test_cmp "report time: flamegraph (flamegraph --time on perf script text = flamegraph of perf script --time)" \
+			"$T/fgwant.svg" "$T/fggot.svg"
+	fi
 	# the flame chart: samples in time order, as from perf script's text
 	same="--title T --subtitle S --countname n"
 	"$SCORCH" flamegraph --flamechart $same -o "$T/fcwant.svg" "$T/ph.txt" 2>/dev/null
