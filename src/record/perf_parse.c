@@ -119,6 +119,14 @@ static void split_chain(struct perf_parser *st, const struct sample_fields *f, s
 	s->nr_user = (uint32_t)nu;
 }
 
+bool perf_parse_sample_regs(const struct perf_parser *ps, const struct perf_event_header *h, struct record_sample *s)
+{
+	struct sample_fields f = { 0 };
+	const char *p = (const char *)(h + 1), *end = (const char *)h + h->size;
+	*s = (struct record_sample){ 0 };
+	return h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) && take_fields(ps, p, end, s, &f);
+}
+
 uint64_t perf_sample_type(const struct perf_parser *ps)
 {
 	return ps->sample_type ? ps->sample_type : DEFAULT_SAMPLE_TYPE;

@@ -32,6 +32,10 @@ void perf_parse_records(struct perf_parser *ps, const void *data, size_t len);
 uint64_t perf_sample_type(const struct perf_parser *ps);
 /* One whole record, 8-byte aligned. */
 void perf_parse_record(struct perf_parser *ps, const struct perf_event_header *h);
+/* The fields of one whole sample record h that a runtime's reader needs
+ * now (pid, tid, time, user registers and stack copy; pointers into h):
+ * false when it is malformed. */
+bool perf_parse_sample_regs(const struct perf_parser *ps, const struct perf_event_header *h, struct record_sample *s);
 /* The time of a record: a sample's own field, or the sample_id trailer
  * (sample_id_all) of the others; 0 when it has none. */
 uint64_t perf_record_time(const struct perf_parser *ps, const struct perf_event_header *h);

@@ -10,20 +10,14 @@ struct payload_head {
 	uint32_t len, pad;
 };
 
-size_t perf_python_record(struct recorder *r, uint64_t sample_type, const void *rec, size_t len, void *buf)
+size_t perf_python_record(struct recorder *r, const struct record_sample *s, void *buf)
 {
-	size_t at = sizeof(struct perf_event_header) + (sample_type & PERF_SAMPLE_IDENTIFIER ? 8 : 0) +
-		    (sample_type & PERF_SAMPLE_IP ? 8 : 0);
-	uint32_t u[2];
-	if (!(sample_type & PERF_SAMPLE_TID) || len < at + sizeof(u))
-		return 0;
-	memcpy(u, (const char *)rec + at, sizeof(u));
-	recorder_runtime_recheck(r, u[0]);
-	if (!recorder_runtime_owns(r, u[0]))
+	recorder_runtime_recheck(r, s->pid);
+	if (!recorder_runtime_owns(r, s->pid))
 		return 0;
 	struct payload_head *ph = buf;
-	size_t n = recorder_runtime_payload_now(r, u[0], u[1], ph + 1, PERF_PYTHON_RECORD_MAX - sizeof(*ph));
-	*ph = (struct payload_head){ { PERF_PYTHON_FRAMES, 0, 0 }, u[0], u[1], (uint32_t)n, 0 };
+	size_t n = recorder_runtime_payload_now(r, s, ph + 1, PERF_PYTHON_RECORD_MAX - sizeof(*ph));
+	*ph = (struct payload_head){ { PERF_PYTHON_FRAMES, 0, 0 }, s->pid, s->tid, (uint32_t)n, 0 };
 	size_t size = (sizeof(*ph) + n + 7) & ~(size_t)7;
 	ph->h.size = (uint16_t)size;
 	return size;

@@ -20,11 +20,11 @@
 #define PERF_PYTHON_FRAMES 0x7e01
 #define PERF_PYTHON_RECORD_MAX (16 + 8 * PYTHON_MAX_FRAMES)
 
-/* For the sample record rec (len bytes, laid out as sample_type says) of
- * a process a runtime owns: its payload now, as a PERF_PYTHON_FRAMES
+/* For sample s (its pid, tid, user registers and stack copy) of a
+ * process a runtime owns: its payload now, as a PERF_PYTHON_FRAMES
  * record in buf (PERF_PYTHON_RECORD_MAX bytes of 8-byte aligned room);
  * its size, or 0 when no runtime owns the process. */
-size_t perf_python_record(struct recorder *r, uint64_t sample_type, const void *rec, size_t len, void *buf);
+size_t perf_python_record(struct recorder *r, const struct record_sample *s, void *buf);
 
 /* The payload of the last PERF_PYTHON_FRAMES record, for its thread's
  * sample, which comes next. */

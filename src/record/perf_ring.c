@@ -50,6 +50,7 @@ void perf_rings_release(struct perf_rings *rs)
 	free(rs->queue);
 	free(rs->pending);
 	free(rs->python_buf);
+	free(rs->python_join);
 }
 
 static void enqueue_bytes(struct perf_rings *st, uint64_t t, bool foreign, const char *a, size_t a_len,
@@ -70,19 +71,21 @@ static void enqueue_bytes(struct perf_rings *st, uint64_t t, bool foreign, const
  * owns: the runtime's payload now, queued just before it (perf_python.h). */
 static void enqueue_python(struct perf_rings *st, const char *a, size_t a_len, const char *b, size_t b_len)
 {
-	uint64_t head[8] = { 0 }; /* up to the time */
-	size_t n = a_len < sizeof(head) ? a_len : sizeof(head);
-	memcpy(head, a, n);
-	if (n < sizeof(head) && b_len) {
-		size_t more = b_len < sizeof(head) - n ? b_len : sizeof(head) - n;
-		memcpy((char *)head + n, b, more);
-		n += more;
+	const char *rec = a;
+	if (b_len) { /* wrapped: joined (the registers and stack copy are read whole) */
+		VEC_GROW(st->python_join, a_len + b_len, st->python_join_alloc);
+		memcpy(st->python_join, a, a_len);
+		memcpy(st->python_join + a_len, b, b_len);
+		rec = st->python_join;
 	}
+	struct record_sample s;
+	if (!perf_parse_sample_regs(st->parser, (const struct perf_event_header *)(const void *)rec, &s))
+		return;
 	if (!st->python_buf)
 		st->python_buf = xmalloc(PERF_PYTHON_RECORD_MAX);
-	size_t len = perf_python_record(st->parser->r, perf_sample_type(st->parser), head, n, st->python_buf);
+	size_t len = perf_python_record(st->parser->r, &s, st->python_buf);
 	if (len)
-		enqueue_bytes(st, perf_record_time(st->parser, (const void *)head), false, (const char *)st->python_buf,
+		enqueue_bytes(st, perf_record_time(st->parser, (const void *)rec), false, (const char *)st->python_buf,
 			      len, NULL, 0);
 }
 

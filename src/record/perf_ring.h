@@ -44,6 +44,8 @@ struct perf_rings {
 	void (*foreign)(void *arg, const void *data, size_t len);
 	void *foreign_arg;
 	uint64_t *python_buf;      /* one PERF_PYTHON_FRAMES record (perf_python.h), when parser->python */
+	char *python_join;         /* a wrapped sample, joined for it */
+	size_t python_join_alloc;
 };
 
 /* Room for a ring per CPU; records go to parser. */

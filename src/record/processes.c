@@ -101,9 +101,13 @@ size_t recorder_runtime_params(struct recorder *r, uint32_t pid, void *buf, size
 	return runtime_set_bpf_params(r->runtimes, pid, buf, cap);
 }
 
-size_t recorder_runtime_payload_now(struct recorder *r, uint32_t pid, uint32_t tid, void *buf, size_t cap)
+size_t recorder_runtime_payload_now(struct recorder *r, const struct record_sample *s, void *buf, size_t cap)
 {
-	return runtime_set_payload_now(r->runtimes, pid, tid, buf, cap);
+	struct runtime_sample smp = {
+		.pid = s->pid, .tid = s->tid, .time = s->time, .regs_abi = s->regs_abi, .regs_mask = s->regs_mask,
+		.regs = s->regs, .stack = s->stack, .stack_len = s->stack_len,
+	};
+	return runtime_set_payload_now(r->runtimes, &smp, buf, cap);
 }
 
 /* A hash of the file pid runs (/proc/PID/exe), 0 when unreadable. */

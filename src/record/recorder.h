@@ -86,8 +86,9 @@ bool recorder_runtime_owns(const struct recorder *r, uint32_t pid);
 size_t recorder_runtimes_owned(struct recorder *r, uint32_t *pids, size_t max);
 /* What the BPF program needs for pid's runtime (bpf_params), 0 for none. */
 size_t recorder_runtime_params(struct recorder *r, uint32_t pid, void *buf, size_t cap);
-/* perf: the payload of a sample of pid/tid read now (payload_now). */
-size_t recorder_runtime_payload_now(struct recorder *r, uint32_t pid, uint32_t tid, void *buf, size_t cap);
+/* perf: the payload of sample s (pid, tid, user registers and stack
+ * copy: the rest is not read) read now (payload_now). */
+size_t recorder_runtime_payload_now(struct recorder *r, const struct record_sample *s, void *buf, size_t cap);
 /* A process just sampled: if no runtime owns it, offer it to them again
  * when its executable changed (an exec whose record is still on its way)
  * or a second went by (a runtime library loaded late). */

@@ -45,11 +45,14 @@
  *   an index into run's names, with the line if wanted).
  *   Tokens are part of the stack's identity: samples with the same
  *   native frames and the same tokens are counted as one stack.
- * - payload_now(run, proc, tid, buf, cap): perf backend (no program at
- *   the sample): what the BPF program would have sent for a sample of
- *   thread tid, read from user space now, as soon as the sample is read
- *   from its ring (at most cap bytes; returns how many). The sample then
- *   carries it as its payload, as a BPF sample would.
+ * - payload_now(run, proc, smp, buf, cap): perf backend (no program at
+ *   the sample): what the BPF program would have sent for sample smp
+ *   (its pid, tid, and user registers and stack copy when it has them;
+ *   no stacks, no payload), read from user space now, as soon as the
+ *   sample is read from its ring (at most cap bytes; returns how many).
+ *   The sample then carries it as its payload, as a BPF sample would.
+ *   What is read now may be newer than the sample: the registers and
+ *   stack say what ran then.
  * - exit(run, proc, pid): the process exited (a backend saw its exit) or
  *   the recording ended with it alive: the last call for proc, which the
  *   runtime frees here. Read what a runtime writes at exit now (a perf
@@ -139,7 +142,7 @@ struct record_runtime {
 	void (*sampling_end)(void *run);
 	void (*perfmaps)(void *run, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
 			 void *arg);
-	size_t (*payload_now)(void *run, void *proc, uint32_t tid, void *buf, size_t cap);
+	size_t (*payload_now)(void *run, void *proc, const struct runtime_sample *smp, void *buf, size_t cap);
 	void (*merge)(void *run, const struct runtime_stack *stack,
 		     void (*emit)(void *arg, const char *name, size_t len), void *arg);
 	bool (*source)(void *run, const char *name, size_t len, struct runtime_source *out);
@@ -170,7 +173,7 @@ uint32_t runtime_set_sample(struct runtime_set *set, const struct runtime_sample
 /* bpf_params() of pid's owner (0 without one). */
 size_t runtime_set_bpf_params(struct runtime_set *set, uint32_t pid, void *buf, size_t cap);
 /* payload_now() of pid's owner (0 without one). */
-size_t runtime_set_payload_now(struct runtime_set *set, uint32_t pid, uint32_t tid, void *buf, size_t cap);
+size_t runtime_set_payload_now(struct runtime_set *set, const struct runtime_sample *smp, void *buf, size_t cap);
 /* Processes owned since the last call (for the BPF program's table):
  * at most max pids into pids; how many. */
 size_t runtime_set_take_owned(struct runtime_set *set, uint32_t *pids, size_t max);

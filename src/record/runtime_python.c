@@ -31,6 +31,9 @@ struct py_run {
 	size_t nr_versions;
 	uint64_t samples, named;  /* of owned processes, and those with Python frames */
 	uint64_t *frames;         /* one sample's frames read now */
+	uint64_t *addrs;          /* their addresses (perf) */
+	uint64_t read_late;       /* perf: samples whose frames were read after the sample */
+	uint64_t dropped, trimmed; /* of those: none of them ran at the sample; newer ones left out */
 	struct py_source {        /* by name id: where the first code object of that name is */
 		uint32_t function, file; /* ids in names */
 		int32_t line;
@@ -51,6 +54,7 @@ static void *py_open(const struct record_opts *opts)
 	strpool_intern(&run->names, "", 0); /* id 0: no source text */
 	hashmap_init(&run->met);
 	run->frames = xcalloc(PYTHON_MAX_FRAMES, sizeof(uint64_t));
+	run->addrs = xcalloc(PYTHON_MAX_FRAMES, sizeof(uint64_t));
 	return run;
 }
 
@@ -157,7 +161,7 @@ static uint32_t py_sample(void *arg, void *state, const struct runtime_sample *s
 	const uint64_t *frames = smp->payload;
 	size_t n = smp->payload_len / sizeof(uint64_t);
 	if (!frames) { /* nobody read them at the sample: now, then */
-		int got = python_thread_frames(&one->p, smp->tid, run->frames, PYTHON_MAX_FRAMES);
+		int got = python_thread_frames(&one->p, smp->tid, run->frames, NULL, PYTHON_MAX_FRAMES);
 		frames = run->frames;
 		n = got > 0 ? (size_t)got : 0;
 	}
@@ -173,12 +177,36 @@ static uint32_t py_sample(void *arg, void *state, const struct runtime_sample *s
 	return (uint32_t)n;
 }
 
-static size_t py_payload_now(void *arg, void *state, uint32_t tid, void *buf, size_t cap)
+/* perf: the frames now, less those the sample's registers and stack do
+ * not show running then (python_first_at_sample): frames newer than the
+ * sample are dropped from the leaf end, and when none of them ran then
+ * (the thread moved on to other code), the sample keeps its native
+ * frames only, rather than another moment's Python frames. */
+static size_t py_payload_now(void *arg, void *state, const struct runtime_sample *smp, void *buf, size_t cap)
 {
+	struct py_run *run = arg;
 	struct py_proc *one = state;
-	(void)arg;
-	int n = python_thread_frames(&one->p, tid, buf, (int)(cap / sizeof(uint64_t)));
-	return n > 0 ? (size_t)n * sizeof(uint64_t) : 0;
+	int max = (int)(cap / sizeof(uint64_t));
+	if (max > PYTHON_MAX_FRAMES)
+		max = PYTHON_MAX_FRAMES;
+	int n = python_thread_frames(&one->p, smp->tid, buf, run->addrs, max);
+	if (n <= 0)
+		return 0;
+	run->read_late++;
+	if (smp->regs_abi && smp->regs && smp->stack_len) {
+		size_t nregs = (size_t)__builtin_popcountll(smp->regs_mask);
+		int k = python_first_at_sample(&one->p, buf, run->addrs, n, smp->regs, nregs, smp->stack, smp->stack_len);
+		if (k == n) {
+			run->dropped++;
+			return 0;
+		}
+		if (k > 0) {
+			memmove(buf, (uint64_t *)buf + k, (size_t)(n - k) * sizeof(uint64_t));
+			n -= k;
+			run->trimmed++;
+		}
+	}
+	return (size_t)n * sizeof(uint64_t);
 }
 
 static void py_exit(void *arg, void *state, uint32_t pid)
@@ -293,6 +321,12 @@ static void py_summary(void *arg, char *buf, size_t cap)
 		if (len < cap && supported)
 			len += (size_t)snprintf(buf + len, cap - len, "), %.1f%% of their samples with Python frames",
 						run->samples ? 100.0 * (double)run->named / (double)run->samples : 0.0);
+		if (len < cap && supported && run->read_late)
+			len += (size_t)snprintf(buf + len, cap - len,
+						" (read after the sample: %.1f%% dropped, none of them running then; "
+						"%.1f%% with newer calls left out)",
+						100.0 * (double)run->dropped / (double)run->read_late,
+						100.0 * (double)run->trimmed / (double)run->read_late);
 		else if (len < cap)
 			len += (size_t)snprintf(buf + len, cap - len, ") not read: native frames only");
 		if (len >= cap)
@@ -306,6 +340,7 @@ static void py_close(void *arg)
 	strpool_release(&run->names);
 	hashmap_release(&run->met);
 	free(run->frames);
+	free(run->addrs);
 	free(run->sources);
 	free(run);
 }

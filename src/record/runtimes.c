@@ -131,13 +131,13 @@ size_t runtime_set_bpf_params(struct runtime_set *set, uint32_t pid, void *buf, 
 	return n < cap ? n : cap;
 }
 
-size_t runtime_set_payload_now(struct runtime_set *set, uint32_t pid, uint32_t tid, void *buf, size_t cap)
+size_t runtime_set_payload_now(struct runtime_set *set, const struct runtime_sample *smp, void *buf, size_t cap)
 {
-	struct owned *o = owned_of(set, pid);
+	struct owned *o = owned_of(set, smp->pid);
 	const struct record_runtime *rt = o ? set->table[o->owner - 1] : NULL;
 	if (!rt || !rt->payload_now)
 		return 0;
-	size_t n = rt->payload_now(set->run[o->owner - 1], o->state, tid, buf, cap);
+	size_t n = rt->payload_now(set->run[o->owner - 1], o->state, smp, buf, cap);
 	return n < cap ? n : cap;
 }
 

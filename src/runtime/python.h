@@ -36,12 +36,14 @@ struct python_proc {
 		uint32_t name;          /* "qualname (file)" in names, or UINT32_MAX: unreadable */
 		uint32_t qualname, file; /* in names: the function's name, and co_filename whole */
 		int32_t firstlineno;
+		uint32_t units;          /* 3.11+: code units of its bytecode (ob_size), 0 unknown */
 		uint32_t table, table_len; /* co_linetable bytes in tables */
 	} *codes;
 	size_t nr_codes, alloc_codes;
 	uint8_t *tables;
 	size_t nr_tables, alloc_tables;
 	struct strpool names;
+	void *words;               /* python_first_at_sample's scratch (a set of a sample's words), or NULL */
 };
 
 enum python_found {
@@ -57,9 +59,18 @@ enum python_found python_detect(struct python_proc *p, uint32_t pid, const char 
 void python_proc_release(struct python_proc *p);
 
 /* The Python frames of thread tid now, leaf first, as packed frames
- * (python_abi.h), at most max; 0 when the thread runs no Python (or
- * has no thread state), -1 when the memory cannot be read. */
-int python_thread_frames(const struct python_proc *p, uint32_t tid, uint64_t *out, int max);
+ * (python_abi.h), at most max, and each frame's address in addrs (when
+ * not NULL); 0 when the thread runs no Python (or has no thread state),
+ * -1 when the memory cannot be read. */
+int python_thread_frames(const struct python_proc *p, uint32_t tid, uint64_t *out, uint64_t *addrs, int max);
+
+/* Of n frames read now (leaf first, at addrs), the first that a sample
+ * taken earlier shows running (its user registers, nregs of them, and
+ * its stack copy point at it: python_at_sample.c); the frames before it
+ * began after the sample. n when none is shown: they all came later, or
+ * replaced those of the sample. */
+int python_first_at_sample(struct python_proc *p, const uint64_t *frames, const uint64_t *addrs, int n,
+			   const uint64_t *regs, size_t nregs, const uint8_t *stack, size_t stack_len);
 
 /* Read the code object of frame (packed) now if it has not been: call
  * while the process lives, before python_frame_name. */
@@ -67,6 +78,10 @@ void python_note_frame(struct python_proc *p, uint64_t frame);
 /* Its name, "qualname (file)", or NULL when its code object could not
  * be read; *line (if not NULL) its line, or -1. */
 const char *python_frame_name(const struct python_proc *p, uint64_t frame, int *line);
+
+/* The code units of frame's bytecode (3.11+; python_note_frame first), 0
+ * when unknown. */
+uint32_t python_code_units(const struct python_proc *p, uint64_t frame);
 
 /* The parts of its name (python_frame_name must have given one): the
  * function's (qualified) name, its whole co_filename and co_firstlineno. */

@@ -80,6 +80,10 @@ static struct python_code read_code(struct python_proc *p, uint64_t addr)
 	c.qualname = strpool_intern(&p->names, qual, strlen(qual));
 	c.file = strpool_intern(&p->names, file, strlen(file));
 	c.firstlineno = first;
+	int64_t units;
+	memcpy(&units, head + o->bytes_size, 8); /* ob_size: a code object is a var object */
+	if (o->frame_kind == PYTHON_FRAMES_INTERP && units > 0 && units < (1 << 24))
+		c.units = (uint32_t)units;
 	int64_t size;
 	uint8_t bhead[64];
 	if (o->bytes_data <= sizeof(bhead) && python_read(p->pid, table_at, bhead, o->bytes_data)) {
@@ -126,6 +130,14 @@ const char *python_frame_name(const struct python_proc *p, uint64_t frame, int *
 	return strpool_str(&p->names, c->name);
 }
 
+uint32_t python_code_units(const struct python_proc *p, uint64_t frame)
+{
+	uint32_t idx;
+	if (!hashmap_get(&p->code_by_addr, PYTHON_FRAME_CODE(frame), &idx))
+		return 0;
+	return p->codes[idx].units;
+}
+
 void python_frame_source(const struct python_proc *p, uint64_t frame, const char **function, const char **file,
 			 int *firstline)
 {
@@ -146,5 +158,6 @@ void python_proc_release(struct python_proc *p)
 	strpool_release(&p->names);
 	free(p->codes);
 	free(p->tables);
+	free(p->words);
 	memset(p, 0, sizeof(*p));
 }

@@ -127,7 +127,7 @@ static uint32_t instr_index(const struct python_offsets *o, uint64_t code, uint6
 	return idx < PYTHON_INSTR_UNKNOWN ? (uint32_t)idx : PYTHON_INSTR_UNKNOWN;
 }
 
-int python_thread_frames(const struct python_proc *p, uint32_t tid, uint64_t *out, int max)
+int python_thread_frames(const struct python_proc *p, uint32_t tid, uint64_t *out, uint64_t *addrs, int max)
 {
 	const struct python_offsets *o = &p->off;
 	uint64_t t, frame;
@@ -153,6 +153,8 @@ int python_thread_frames(const struct python_proc *p, uint32_t tid, uint64_t *ou
 			uint32_t idx = o->frame_kind == PYTHON_FRAMES_OBJECTS
 					       ? (h.instr < PYTHON_INSTR_UNKNOWN ? (uint32_t)h.instr : PYTHON_INSTR_UNKNOWN)
 					       : instr_index(o, h.code, h.instr);
+			if (addrs)
+				addrs[n] = frame;
 			out[n++] = PYTHON_FRAME(h.code, h.is_entry, idx);
 		}
 		frame = h.previous;

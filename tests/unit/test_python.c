@@ -122,7 +122,7 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 	bool old = want_minor < 11; /* frame objects: no qualname, one run per frame */
 	/* The main thread: keyfn (called by sorted, a C function: its own
 	 * run), then outer and the module (one run). */
-	int n = python_thread_frames(&p, (uint32_t)c.pid, fr, PYTHON_MAX_FRAMES);
+	int n = python_thread_frames(&p, (uint32_t)c.pid, fr, NULL, PYTHON_MAX_FRAMES);
 	CHECK_EQ_U64(n, 3);
 	if (n == 3) {
 		snprintf(want, sizeof(want), "keyfn (%s)", base);
@@ -140,7 +140,7 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 	}
 	/* The worker: leaf, K.meth, 1001 down frames, deep, then threading's
 	 * own frames (Thread.run ... _bootstrap). */
-	n = python_thread_frames(&p, c.worker_tid, fr, PYTHON_MAX_FRAMES);
+	n = python_thread_frames(&p, c.worker_tid, fr, NULL, PYTHON_MAX_FRAMES);
 	CHECK(n >= 1004 + 3);
 	if (n >= 1004) {
 		snprintf(want, sizeof(want), "leaf (%s)", base);
@@ -171,8 +171,39 @@ static void check_interpreter(struct unit_test *t_, const char *python, uint32_t
 				CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[i]), 1);
 		CHECK_EQ_U64(PYTHON_FRAME_ENTRY(fr[n - 1]), 1);
 	}
+	/* Which frames a sample shows running (python_at_sample.c), from
+	 * words as a sample's registers and stack would hold them: the
+	 * frame's address (and, 3.11+, a pointer into its bytecode; before,
+	 * its callers' frame objects too). */
+	uint64_t *at = calloc(PYTHON_MAX_FRAMES, sizeof(*at));
+	n = python_thread_frames(&p, c.worker_tid, fr, at, PYTHON_MAX_FRAMES);
+	CHECK(n >= 1004);
+	if (n >= 1004) {
+		uint64_t regs[16] = { 0 };
+		uint8_t stack[16 * 8];
+		size_t nw = 0;
+		const uint8_t none[8] = { 0 };
+		for (int k = 0; k < 2; k++) {
+			nw = 0;
+			if (old) {
+				for (int j = k; j < k + 9; j++)
+					regs[nw++] = at[j];
+			} else {
+				regs[nw++] = at[k];
+				regs[nw++] = PYTHON_FRAME_CODE(fr[k]) + p.off.code_adaptive + 2; /* next_instr */
+			}
+			memset(stack, 0, sizeof(stack));
+			memcpy(stack, regs, nw * 8); /* the same words found in the stack copy */
+			CHECK_EQ_U64(python_first_at_sample(&p, fr, at, n, regs, nw, none, 0), k);
+			CHECK_EQ_U64(python_first_at_sample(&p, fr, at, n, NULL, 0, stack, nw * 8), k);
+		}
+		CHECK_EQ_U64(python_first_at_sample(&p, fr, at, n, NULL, 0, none, 0), n);
+		regs[0] = at[0]; /* the leaf's address alone: its bytecode or callers are missing */
+		CHECK_EQ_U64(python_first_at_sample(&p, fr, at, n, regs, 1, none, 0), n);
+	}
+	free(at);
 	/* A thread that is not the interpreter's: no frames. */
-	CHECK_EQ_U64(python_thread_frames(&p, 1, fr, PYTHON_MAX_FRAMES), 0);
+	CHECK_EQ_U64(python_thread_frames(&p, 1, fr, NULL, PYTHON_MAX_FRAMES), 0);
 	free(fr);
 	python_proc_release(&p);
 	stop_python(&c);
@@ -225,7 +256,7 @@ static void check_unread(struct unit_test *t_, const char *version, const char *
 		CHECK_EQ_U64(p.version & 0xffff0000u, want);
 		CHECK(p.why != NULL);
 		uint64_t fr[4];
-		CHECK_EQ_U64(python_thread_frames(&p, (uint32_t)c.pid, fr, 4), (uint64_t)-1);
+		CHECK_EQ_U64(python_thread_frames(&p, (uint32_t)c.pid, fr, NULL, 4), (uint64_t)-1);
 		python_proc_release(&p);
 	}
 	if (c.pid > 0)
