@@ -123,10 +123,27 @@ void time_cells_copy(struct profile *dst, const struct profile *src, const node_
 		time_cells_merge(dst, src->time, map);
 }
 
+/* t + shift in *out; false when that is below 0 or past 2^64. */
+static bool shifted(uint64_t t, int64_t shift, uint64_t *out)
+{
+	if (shift < 0 && t < (uint64_t)-(shift + 1) + 1)
+		return false;
+	if (shift > 0 && t > UINT64_MAX - (uint64_t)shift)
+		return false;
+	*out = shift < 0 ? t - ((uint64_t)-(shift + 1) + 1) : t + (uint64_t)shift;
+	return true;
+}
+
 void time_cells_merge(struct profile *dst, const struct time_cells *s, const node_t *map)
 {
 	profile_keep_time(dst);
 	struct time_cells *d = dst->time;
+	/* Both on the epoch, through clocks of their own (two perf.data of
+	 * other boots or machines): src's times are moved into dst's clock,
+	 * so that the same wall-clock time is the same cell. */
+	int64_t shift = 0;
+	if (s->epoch_known && d->epoch_known)
+		shift = s->epoch_offset - d->epoch_offset;
 	if (s->epoch_known && !d->epoch_known) {
 		d->epoch_known = true;
 		d->epoch_offset = s->epoch_offset;
@@ -136,14 +153,19 @@ void time_cells_merge(struct profile *dst, const struct time_cells *s, const nod
 	d->overflow |= s->overflow;
 	/* first and last themselves, so that the span survives the copy */
 	uint32_t cell;
-	cell_of(d, s->first, true, &cell);
-	cell_of(d, s->last, true, &cell);
+	uint64_t when;
+	if (shifted(s->first, shift, &when))
+		cell_of(d, when, true, &cell);
+	if (shifted(s->last, shift, &when))
+		cell_of(d, when, true, &cell);
 	for (uint32_t i = 0; i < s->nr; i++) {
 		const struct time_entry *e = &s->entries[i];
 		node_t to = map ? map[e->node] : e->node;
 		if (to == TIME_NODE_DROPPED)
 			continue;
-		if (cell_of(d, s->origin + (uint64_t)e->cell * TIME_CELL_NS, false, &cell))
+		if (!shifted(s->origin + (uint64_t)e->cell * TIME_CELL_NS, shift, &when))
+			d->overflow = true; /* before dst's clock began: no cell for it */
+		else if (cell_of(d, when, false, &cell))
 			add_cell(d, cell, to, e->count);
 	}
 }

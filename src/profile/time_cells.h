@@ -89,7 +89,10 @@ static inline void profile_count_at(struct profile *p, node_t leaf, uint64_t c, 
 
 /* Add src's cells to dst, src node i becoming map[i] (map NULL: the same
  * ids; a map value of TIME_NODE_DROPPED drops the node's cells). dst gets
- * a table if it has none. Merges, filters and reversal call this. */
+ * a table if it has none (and src's epoch if it has none); when both map
+ * to the epoch through different offsets, src's times are moved into
+ * dst's clock first (to the cell: a shift is not a whole number of cells).
+ * Merges, filters and reversal call this. */
 #define TIME_NODE_DROPPED (UINT32_MAX - 1)
 void time_cells_copy(struct profile *dst, const struct profile *src, const node_t *map);
 /* The same from a table (src's ids mapped by map). */

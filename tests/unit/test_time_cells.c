@@ -221,3 +221,29 @@ TEST(time_cells_counts_past_2_53_exact)
 	profile_release(&m);
 	profile_release(&p);
 }
+
+/* Two tables on the epoch through clocks of their own (perf.data of two
+ * boots): the same wall-clock time lands in the same cell. a: epoch =
+ * its clock + 100 s; b: + 90 s, so b's 61.5 s is a's 51.5 s. */
+TEST(time_cells_merge_moves_clocks)
+{
+	struct profile a, b;
+	profile_init(&a);
+	profile_init(&b);
+	profile_keep_time(&a);
+	profile_keep_time(&b);
+	time_cells_set_epoch(&a, 100 * (int64_t)S);
+	time_cells_set_epoch(&b, 90 * (int64_t)S);
+	profile_count_at(&a, leaf(&a, "p", "f"), 2, 50 * S + 30 * MS); /* epoch 150.03 */
+	profile_count_at(&b, leaf(&b, "p", "f"), 3, 61 * S + 530 * MS); /* epoch 151.53 */
+	profile_merge(&a, &b);
+	node_t f = leaf(&a, "p", "f");
+	CHECK(a.time->epoch_known && a.time->epoch_offset == 100 * (int64_t)S);
+	CHECK_EQ_U64(a.time->origin, 50 * S);
+	CHECK_EQ_U64(at(&a, 1, f), 2);
+	CHECK_EQ_U64(at(&a, 50 + 26, f), 3); /* 51.53 s: second 1, row 26 */
+	CHECK_EQ_U64(a.time->last, 51 * S + 530 * MS);
+	CHECK_EQ_U64(cells_total(&a), 5);
+	profile_release(&a);
+	profile_release(&b);
+}
