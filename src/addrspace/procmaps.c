@@ -25,6 +25,10 @@ void procmaps_release(struct procmaps *pm)
 		free(pm->bases[i].v);
 	free(pm->bases);
 	free(pm->maps);
+	free(pm->uses);
+	free(pm->free_maps);
+	free(pm->free_spaces);
+	free(pm->free_bases);
 	hashmap_release(&pm->by_pid);
 	strpool_release(&pm->paths);
 }
@@ -40,6 +44,11 @@ void procmaps_reserve(struct procmaps *pm, uint64_t n, uint64_t spaces)
 
 uint32_t procmaps_space_new(struct procmaps *pm)
 {
+	if (pm->nr_free_spaces) {
+		uint32_t id = pm->free_spaces[--pm->nr_free_spaces];
+		memset(&pm->spaces[id], 0, sizeof(pm->spaces[0]));
+		return id;
+	}
 	VEC_GROW(pm->spaces, pm->nr_spaces + 1, pm->alloc_spaces);
 	memset(&pm->spaces[pm->nr_spaces], 0, sizeof(pm->spaces[0]));
 	return pm->nr_spaces++;
@@ -89,18 +98,44 @@ static const struct map_piece *piece_at(const struct procmaps *pm, const struct 
 	return p;
 }
 
+/* recycle: one piece more or less holds mapping id; at none it is free. */
+static void map_use(struct procmaps *pm, uint32_t id)
+{
+	if (pm->recycle)
+		pm->uses[id]++;
+}
+
+static void map_unuse(struct procmaps *pm, uint32_t id)
+{
+	if (!pm->recycle || --pm->uses[id])
+		return;
+	VEC_GROW(pm->free_maps, pm->nr_free_maps + 1, pm->alloc_free_maps);
+	pm->free_maps[pm->nr_free_maps++] = id;
+}
+
+static void pieces_unuse(struct procmaps *pm, const struct map_piece *v, uint32_t n)
+{
+	for (uint32_t i = 0; pm->recycle && i < n; i++)
+		map_unuse(pm, v[i].id);
+}
+
 static void base_release(struct procmaps *pm, uint32_t base)
 {
 	if (base && !--pm->bases[base - 1].refs) {
+		pieces_unuse(pm, pm->bases[base - 1].v, pm->bases[base - 1].nr);
 		free(pm->bases[base - 1].v);
 		pm->bases[base - 1].v = NULL;
+		if (pm->recycle) {
+			VEC_GROW(pm->free_bases, pm->nr_free_bases + 1, pm->alloc_free_bases);
+			pm->free_bases[pm->nr_free_bases++] = base - 1;
+		}
 	}
 }
 
 /* Put piece p in, cutting what it overlaps: the pieces [i, j) it meets
  * become the part of the first left of p, p, and the part of the last
  * right of it. i is first_after(as, p.start). */
-static void insert_piece_at(struct addr_space *as, struct map_piece p, uint32_t i)
+static void insert_piece_at(struct procmaps *pm, struct addr_space *as, struct map_piece p, uint32_t i)
 {
 	uint32_t j = i;
 	while (j < as->nr && as->v[j].start < p.end)
@@ -112,6 +147,11 @@ static void insert_piece_at(struct addr_space *as, struct map_piece p, uint32_t 
 	put[n++] = p;
 	if (i < j && as->v[j - 1].end > p.end)
 		put[n++] = (struct map_piece){ p.end, as->v[j - 1].end, as->v[j - 1].id };
+	if (pm->recycle) {
+		for (uint32_t k = 0; k < n; k++)
+			map_use(pm, put[k].id);
+		pieces_unuse(pm, as->v + i, j - i);
+	}
 	uint32_t nr = as->nr - (j - i) + n;
 	if (nr > as->alloc) {
 		/* Most spaces keep a few pieces of their own (a process's
@@ -132,9 +172,9 @@ static void insert_piece_at(struct addr_space *as, struct map_piece p, uint32_t 
 	as->gen++;
 }
 
-static void insert_piece(struct addr_space *as, struct map_piece p)
+static void insert_piece(struct procmaps *pm, struct addr_space *as, struct map_piece p)
 {
-	insert_piece_at(as, p, first_after(as, p.start));
+	insert_piece_at(pm, as, p, first_after(as, p.start));
 }
 
 uint32_t procmaps_path(struct procmaps *pm, const char *path, size_t len)
@@ -169,9 +209,17 @@ void procmaps_space_add_path(struct procmaps *pm, uint32_t space, uint32_t pid, 
 		if (m->start == start && m->end == end && m->pgoff == pgoff && m->path == sym && m->tag == tag)
 			return;
 	}
-	VEC_GROW(pm->maps, pm->nr + 1, pm->alloc);
-	pm->maps[pm->nr] = (struct mapping){ pid, sym, tag, start, end, pgoff };
-	insert_piece_at(as, (struct map_piece){ start, end, pm->nr++ }, at);
+	uint32_t id;
+	if (pm->nr_free_maps) {
+		id = pm->free_maps[--pm->nr_free_maps];
+	} else {
+		VEC_GROW(pm->maps, pm->nr + 1, pm->alloc);
+		if (pm->recycle)
+			VEC_GROW_ZEROED(pm->uses, pm->nr + 1, pm->alloc_uses);
+		id = pm->nr++;
+	}
+	pm->maps[id] = (struct mapping){ pid, sym, tag, 0, start, end, pgoff };
+	insert_piece_at(pm, as, (struct map_piece){ start, end, id }, at);
 }
 
 uint32_t procmaps_space_pieces_max(const struct procmaps *pm, uint32_t space)
@@ -235,18 +283,27 @@ void procmaps_space_copy(struct procmaps *pm, uint32_t dst, uint32_t src)
 		uint32_t n;
 		struct map_piece *all = pieces_copy(pm, src, &n);
 		for (uint32_t i = 0; i < n; i++)
-			insert_piece(&pm->spaces[dst], all[i]);
+			insert_piece(pm, &pm->spaces[dst], all[i]);
 		free(all);
 		return;
 	}
 	if (s->nr) {
 		uint32_t n;
 		struct map_piece *all = pieces_copy(pm, src, &n);
-		VEC_GROW(pm->bases, pm->nr_bases + 1, pm->alloc_bases);
-		pm->bases[pm->nr_bases++] = (struct map_base){ all, n, 1 };
+		for (uint32_t i = 0; pm->recycle && i < n; i++)
+			map_use(pm, all[i].id);
+		uint32_t base;
+		if (pm->nr_free_bases) {
+			base = pm->free_bases[--pm->nr_free_bases];
+		} else {
+			VEC_GROW(pm->bases, pm->nr_bases + 1, pm->alloc_bases);
+			base = pm->nr_bases++;
+		}
+		pm->bases[base] = (struct map_base){ all, n, 1 };
 		s = &pm->spaces[src];
+		pieces_unuse(pm, s->v, s->nr);
 		base_release(pm, s->base);
-		s->base = pm->nr_bases;
+		s->base = base + 1;
 		s->nr = 0;
 	}
 	d = &pm->spaces[dst];
@@ -280,7 +337,7 @@ static uint32_t space_get(struct procmaps *pm, uint32_t pid)
 	bool inserted;
 	uint32_t *slot = hashmap_upsert(&pm->by_pid, pid, pm->nr_spaces, &inserted);
 	if (inserted)
-		return procmaps_space_new(pm);
+		*slot = procmaps_space_new(pm); /* (a freed one, when there is) */
 	return *slot;
 }
 
@@ -353,6 +410,7 @@ void procmaps_exec(struct procmaps *pm, uint32_t pid)
 {
 	uint32_t space = space_get(pm, pid); /* may move pm->spaces */
 	struct addr_space *as = &pm->spaces[space];
+	pieces_unuse(pm, as->v, as->nr);
 	as->nr = 0;
 	base_release(pm, as->base);
 	as->base = 0;
@@ -376,4 +434,24 @@ uint64_t procmaps_ref(const struct procmaps *pm, uint32_t pid, uint64_t addr)
 {
 	uint32_t space = procmaps_space_of(pm, pid);
 	return space == UINT32_MAX ? 0 : procmaps_space_ref(pm, space, addr);
+}
+
+void procmaps_forget(struct procmaps *pm, uint32_t pid)
+{
+	uint32_t space = procmaps_space_of(pm, pid);
+	if (!pm->recycle || space == UINT32_MAX)
+		return;
+	struct addr_space *as = &pm->spaces[space];
+	pieces_unuse(pm, as->v, as->nr);
+	free(as->v);
+	base_release(pm, as->base);
+	memset(as, 0, sizeof(*as));
+	hashmap_remove(&pm->by_pid, pid);
+	VEC_GROW(pm->free_spaces, pm->nr_free_spaces + 1, pm->alloc_free_spaces);
+	pm->free_spaces[pm->nr_free_spaces++] = space;
+}
+
+uint32_t procmaps_live(const struct procmaps *pm)
+{
+	return pm->nr - pm->nr_free_maps;
 }

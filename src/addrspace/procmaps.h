@@ -19,9 +19,14 @@
  * copies the parent's maps into each child, and keeps them after exec).
  *
  * A `ref` names an address for good: the mapping it fell in plus the
- * offset into that mapping. record turns user addresses into refs at
- * sampling time, so they stay valid whatever the process does afterwards
- * (exec, munmap, exit); names are looked up from refs once, at the end. */
+ * offset into that mapping. report keeps refs to the end.
+ *
+ * record, which follows processes that come and go for hours, sets
+ * `recycle` before adding anything: a process's space is then dropped
+ * when it exits (procmaps_forget), and a mapping no space holds any more
+ * is freed and its id reused, so the table follows the live processes.
+ * Its refs are then valid only while the process lives: record keeps
+ * its own by file instead (record/images.h). */
 #ifndef SCORCH_ADDRSPACE_PROCMAPS_H
 #define SCORCH_ADDRSPACE_PROCMAPS_H
 
@@ -35,6 +40,7 @@ struct mapping {
 	uint32_t pid;    /* the process that mapped it (0: unknown) */
 	uint32_t path;   /* strpool id: a file, "[vdso]", "//anon", "" ... */
 	uint32_t tag;    /* the feeder's own value (report: its DSO), else 0 */
+	uint32_t note;   /* the user's, 0 when added (record: its image + 1) */
 	uint64_t start, end, pgoff;
 };
 
@@ -67,6 +73,14 @@ struct procmaps {
 	uint32_t nr_bases, alloc_bases;
 	struct hashmap by_pid; /* pid -> space (record's binding) */
 	const char *proc_root; /* "/proc" */
+	/* recycle: ids free for reuse, and how many pieces (of spaces and
+	 * bases) hold each mapping. */
+	bool recycle;
+	uint32_t *uses;
+	size_t alloc_uses;
+	uint32_t *free_maps, nr_free_maps, alloc_free_maps;
+	uint32_t *free_spaces, nr_free_spaces, alloc_free_spaces;
+	uint32_t *free_bases, nr_free_bases, alloc_free_bases;
 };
 
 void procmaps_init(struct procmaps *pm);
@@ -117,6 +131,11 @@ void procmaps_exec(struct procmaps *pm, uint32_t pid);
 void procmaps_fork(struct procmaps *pm, uint32_t ppid, uint32_t pid);
 /* The space of pid (UINT32_MAX: none known). */
 uint32_t procmaps_space_of(const struct procmaps *pm, uint32_t pid);
+/* recycle: pid exited; its space goes, and the mappings only it held
+ * (their ids, and refs to them, are reused from now on). */
+void procmaps_forget(struct procmaps *pm, uint32_t pid);
+/* Mappings held now (recycle: those of the live processes). */
+uint32_t procmaps_live(const struct procmaps *pm);
 
 /* The ref for a user address of pid: (mapping id + 1) << 40 | offset into
  * the mapping; 0 when no known mapping holds it. */

@@ -75,3 +75,25 @@ uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *
 	*inserted = true;
 	return &m->slots[i].value;
 }
+
+bool hashmap_remove(struct hashmap *m, uint64_t key)
+{
+	size_t i = hash_u64(key) & m->mask;
+	while (m->slots[i].value != HASHMAP_EMPTY && m->slots[i].key != key)
+		i = (i + 1) & m->mask;
+	if (m->slots[i].value == HASHMAP_EMPTY)
+		return false;
+	/* Linear probing without tombstones: the slots after the hole move
+	 * back into it unless their home lies cyclically in (hole, slot]. */
+	for (size_t j = (i + 1) & m->mask; m->slots[j].value != HASHMAP_EMPTY; j = (j + 1) & m->mask) {
+		size_t home = hash_u64(m->slots[j].key) & m->mask;
+		bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+		if (stays)
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->slots[i].value = HASHMAP_EMPTY;
+	m->nr--;
+	return true;
+}

@@ -29,6 +29,9 @@ uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *
 /* Room for n keys without growing (for a count known ahead: each growth
  * rehashes everything into new memory). */
 void hashmap_reserve(struct hashmap *m, size_t n);
+/* Remove key (false: it was not there). Pointers from hashmap_upsert are
+ * invalid afterwards. */
+bool hashmap_remove(struct hashmap *m, uint64_t key);
 
 /* Inline: report looks up an id, a thread or a frame for every sample. */
 static inline bool hashmap_get(const struct hashmap *m, uint64_t key, uint32_t *value)

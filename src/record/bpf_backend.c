@@ -70,6 +70,11 @@ struct ustack_ctx {
 
 enum { USTACK_BUDGET = 1 << 14 };
 
+/* How often the in-kernel counts are read while sampling (seconds): what
+ * they gained, handed to the recorder, so that the processes that exited
+ * meanwhile can be forgotten. */
+#define COUNTS_READ_S 1.0
+
 static int on_ustack_in(void *ctx, void *data, size_t size)
 {
 	struct ustack_ctx *uc = ctx;
@@ -284,7 +289,7 @@ static int open_inputs(struct bpf_run *s)
 static double sample(struct bpf_run *s)
 {
 	const struct record_opts *o = s->o;
-	double start = record_now(), last_scan = start, last_progress = 0;
+	double start = record_now(), last_scan = start, last_progress = 0, last_counts = start;
 	struct pollfd *pfd = xcalloc(s->t->nr_watch + 2, sizeof(*pfd));
 	while (!record_should_stop(o, s->t, start, s->stats)) {
 		/* Sleep, or wake at once when a target exits or the program
@@ -307,6 +312,18 @@ static double sample(struct bpf_run *s)
 			if (bpf_profile_timed(s->prof)) /* the cells that are over */
 				bpf_profile_drain_over(s->prof, s->r, s->stats, s->spills.limit, &s->python);
 			last_scan = now;
+		}
+		/* Exited processes are forgotten once nothing of theirs is
+		 * left to read: their copies and side-band records went
+		 * through above (unless the budget cut the ring's reading
+		 * short), their counts are read now. --off-cpu's sums are
+		 * read at the end only: its processes stay to the end. */
+		if (!s->offcpu && now - last_counts >= COUNTS_READ_S) {
+			if (!bpf_profile_timed(s->prof)) /* (timed: the cells over are read above) */
+				bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
+			if (s->ustacks.budget)
+				recorder_reap(s->r);
+			last_counts = now;
 		}
 		if (o->progress && now - last_progress >= 0.25) {
 			uint64_t lost = bpf_profile_stat(s->prof, PROFILE_STAT_LOST);

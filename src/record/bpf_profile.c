@@ -45,6 +45,7 @@ struct bpf_profile {
 	uint64_t time_base, time_cell_ns;
 	struct bpf_stack_cache drained_stacks;
 	struct hashmap drained_pids;
+	struct bpf_counts_seen seen; /* the counts as last read (bpf_profile_drain_new) */
 };
 
 static uint64_t monotonic_ns(void)
@@ -140,6 +141,7 @@ int bpf_profile_open(const struct record_opts *o, const struct record_target *t,
 		     struct bpf_profile **out)
 {
 	struct bpf_profile *b = xcalloc(1, sizeof(*b));
+	bpf_counts_seen_init(&b->seen);
 	b->ncpu = libbpf_num_possible_cpus();
 	if (b->ncpu <= 0)
 		b->ncpu = record_nr_cpus();
@@ -212,6 +214,7 @@ void bpf_profile_close(struct bpf_profile *b)
 	bpf_profile_detach(b);
 	free(b->fds);
 	free(b->links);
+	bpf_counts_seen_release(&b->seen);
 	profile_bpf__destroy(b->skel);
 	bpf_stack_cache_release(&b->drained_stacks);
 	hashmap_release(&b->drained_pids);
@@ -298,7 +301,7 @@ void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_
 	for (int i = 0; i < PROFILE_CLASSES; i++)
 		if (bpf_stack_cache_load(&cache, from.fds[i], frames[i]))
 			break; /* (then read one by one) */
-	bpf_stacks_drain(&from, bpf_map__fd(b->skel->maps.counts), r, stats, limit);
+	bpf_stacks_drain(&from, bpf_map__fd(b->skel->maps.counts), r, stats, limit, &b->seen);
 	bpf_stack_cache_release(&cache);
 }
 
@@ -332,3 +335,14 @@ void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r)
 		if (m->slots[i].value != HASHMAP_EMPTY && m->slots[i].key)
 			recorder_refresh(r, (uint32_t)m->slots[i].key);
 }
+
+void bpf_profile_drain_new(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
+			   struct bpf_python *python)
+{
+	/* (stacks one by one: the few keys that gained samples since the
+	 * last read, not the whole stack maps) */
+	struct bpf_stacks from = { .python = python };
+	bpf_profile_class_fds(b, from.fds);
+	bpf_stacks_drain(&from, bpf_map__fd(b->skel->maps.counts), r, stats, limit, &b->seen);
+}
+

@@ -40,7 +40,9 @@ void bpf_profile_class_fds(const struct bpf_profile *b, int fds[PROFILE_CLASSES]
 int bpf_profile_ring_fd(const struct bpf_profile *b);
 int bpf_profile_spill_fd(const struct bpf_profile *b);
 int bpf_profile_counts_fd(const struct bpf_profile *b);
-/* The counts to the recorder, once sampling is over. */
+/* The counts to the recorder, once sampling is over: what they gained
+ * since bpf_profile_drain_new last read them (everything, if it never
+ * did). */
 struct bpf_python;
 void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
 		       struct bpf_python *python);
@@ -55,6 +57,11 @@ bool bpf_profile_timed(const struct bpf_profile *b);
 void bpf_profile_drain_over(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
 			    struct bpf_python *python);
 void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r);
+/* While sampling: what the counts gained since the last read, to the
+ * recorder; the keys of exited processes (recorder_exiting) are deleted
+ * once read. */
+void bpf_profile_drain_new(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
+			   struct bpf_python *python);
 /* The maps of the CPython walk (python.bpf.h): py_procs, py_stacks, py_seen. */
 void bpf_profile_python_fds(const struct bpf_profile *b, int *procs, int *stacks, int *seen);
 void bpf_profile_close(struct bpf_profile *b);

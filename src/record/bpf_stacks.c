@@ -8,6 +8,7 @@
 #include "record/bpf_python.h"
 
 #include "base/alloc.h"
+#include "base/hash.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -101,6 +102,45 @@ void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_k
 		bpf_python_sample(from->python, key->python_stack, s);
 }
 
+void bpf_counts_seen_init(struct bpf_counts_seen *seen)
+{
+	memset(seen, 0, sizeof(*seen));
+	hashmap_init(&seen->by_hash);
+}
+
+void bpf_counts_seen_release(struct bpf_counts_seen *seen)
+{
+	hashmap_release(&seen->by_hash);
+	free(seen->v);
+}
+
+static uint64_t key_hash(const struct profile_key *key)
+{
+	return hash_bytes(key, sizeof(*key));
+}
+
+/* The count key had at the last read (0: new). */
+static uint64_t seen_count(const struct bpf_counts_seen *seen, const struct profile_key *key)
+{
+	uint32_t at;
+	for (uint64_t probe = key_hash(key); hashmap_get(&seen->by_hash, probe, &at); probe = hash_u64(probe))
+		if (!memcmp(&seen->v[at].key, key, sizeof(*key)))
+			return seen->v[at].count;
+	return 0;
+}
+
+static void seen_put(struct bpf_counts_seen *seen, const struct profile_key *key, uint64_t count)
+{
+	for (uint64_t probe = key_hash(key);; probe = hash_u64(probe)) {
+		bool inserted;
+		hashmap_upsert(&seen->by_hash, probe, (uint32_t)seen->nr, &inserted);
+		if (inserted)
+			break;
+	}
+	VEC_GROW(seen->v, seen->nr + 1, seen->alloc);
+	seen->v[seen->nr++] = (struct bpf_seen_count){ *key, count };
+}
+
 struct drain {
 	const struct bpf_stacks *from;
 	struct recorder *r;
@@ -108,6 +148,10 @@ struct drain {
 	uint32_t limit;
 	uint64_t user[PROFILE_MAX_DEPTH], kernel[PROFILE_MAX_DEPTH];
 	char comm[PROFILE_COMM_LEN + 1];
+	const struct bpf_counts_seen *seen; /* the last read's, or NULL */
+	struct bpf_counts_seen next;        /* this read's */
+	struct profile_key *gone;           /* keys to delete after the read */
+	size_t nr_gone, alloc_gone;
 };
 
 static void drain_one(void *arg, const void *key_bytes, const void *value)
@@ -117,6 +161,16 @@ static void drain_one(void *arg, const void *key_bytes, const void *value)
 	uint64_t count;
 	memcpy(&key, key_bytes, sizeof(key));
 	memcpy(&count, value, sizeof(count));
+	if (d->seen) {
+		uint64_t was = seen_count(d->seen, &key);
+		if (key.pid && recorder_exiting(d->r, key.pid)) {
+			VEC_GROW(d->gone, d->nr_gone + 1, d->alloc_gone);
+			d->gone[d->nr_gone++] = key;
+		} else {
+			seen_put(&d->next, &key, count);
+		}
+		count = count >= was ? count - was : count; /* (less: deleted and counted anew) */
+	}
 	if (!count)
 		return;
 	struct record_sample s;
@@ -126,14 +180,31 @@ static void drain_one(void *arg, const void *key_bytes, const void *value)
 }
 
 int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct recorder *r, struct record_stats *stats,
-		     uint32_t limit)
+		     uint32_t limit, struct bpf_counts_seen *seen)
 {
 	struct drain *d = xcalloc(1, sizeof(*d));
 	d->from = from;
 	d->r = r;
 	d->stats = stats;
 	d->limit = limit;
+	d->seen = seen;
+	if (seen)
+		bpf_counts_seen_init(&d->next);
 	int ret = bpf_map_each(counts_fd, false, drain_one, d);
+	/* An exited process counts no more (a new one with its pid would
+	 * lose what it counted between the read and this). */
+	for (size_t i = 0; i < d->nr_gone; i++)
+		bpf_map_delete_elem(counts_fd, &d->gone[i]);
+	free(d->gone);
+	if (seen) {
+		if (ret) { /* a read cut short: keep what the rest had */
+			for (size_t i = 0; i < seen->nr; i++)
+				if (!seen_count(&d->next, &seen->v[i].key))
+					seen_put(&d->next, &seen->v[i].key, seen->v[i].count);
+		}
+		bpf_counts_seen_release(seen);
+		*seen = d->next;
+	}
 	free(d);
 	return ret;
 }

@@ -45,11 +45,26 @@ struct bpf_stacks {
 void bpf_stacks_key_sample(const struct bpf_stacks *from, const struct profile_key *key, uint64_t count,
 			   struct record_sample *s, char comm[PROFILE_COMM_LEN + 1], uint64_t *user, uint64_t *kernel,
 			   struct record_stats *stats, uint32_t limit);
+/* A counts hash read while the programs count on: what each key held
+ * when last read, so that each read hands over what came since. */
+struct bpf_counts_seen {
+	struct hashmap by_hash; /* hash of the key -> index in v (probing on clash) */
+	struct bpf_seen_count {
+		struct profile_key key;
+		uint64_t count;
+	} *v;
+	size_t nr, alloc;
+};
+void bpf_counts_seen_init(struct bpf_counts_seen *seen);
+void bpf_counts_seen_release(struct bpf_counts_seen *seen);
 /* Every key of a counts hash (struct profile_key -> u64 samples), read in
  * batches, to the recorder (stats->in_kernel adds them up); 0, or -1
- * when the kernel refused a batch read. */
+ * when the kernel refused a batch read. With seen, only what each key
+ * gained since the last read; the keys of processes that exited
+ * (recorder_exiting) are deleted once read, so that the map and seen
+ * follow the live processes. */
 int bpf_stacks_drain(const struct bpf_stacks *from, int counts_fd, struct recorder *r, struct record_stats *stats,
-		     uint32_t limit);
+		     uint32_t limit, struct bpf_counts_seen *seen);
 /* While the program counts: the keys of cells below `cell` (cells over,
  * that no sample adds to any more) taken out of the counts hash and to
  * the recorder, their pids noted in `pids` (keys: pid). 0, or -1 when

@@ -18,7 +18,8 @@
 
 #include <stdint.h>
 
-/* The symbolizer's view of the mapping a user ref fell in. */
+/* The symbolizer's view of the image a user ref fell in (one address
+ * space per image). */
 static const struct symbols_map *user_map(const struct recorder *r, const struct mapping *m, uint32_t pid,
 					  uint64_t ref, struct symbols_map *sm)
 {
@@ -55,7 +56,7 @@ static void note_inlines(struct recorder *r, const struct symbols_map *sm, struc
 
 bool naming_preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dwarf)
 {
-	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
+	const struct mapping *m = images_mapping(&r->images, ref);
 	bool inserted;
 	if (!m)
 		return true;
@@ -154,7 +155,7 @@ static struct frame_seq inlined_seq_of(struct builder *b, uint64_t key, const st
 struct frame_seq naming_user_frame(struct builder *b, uint32_t pid, uint64_t ref, bool dwarf)
 {
 	struct recorder *r = b->r;
-	const struct mapping *m = procmaps_ref_mapping(&r->maps, ref);
+	const struct mapping *m = images_mapping(&r->images, ref);
 	uint64_t key = dwarf ? ref | DWARF_FRAME_KEY : ref;
 	struct user_name un = { NULL, "[unknown]", 0, 0 };
 	uint32_t at;

@@ -1,7 +1,9 @@
 /* The collector's process table (recorder_impl.h): threads' names and
  * processes' maps as the backends' comm, fork, exit and mmap events (or
  * the first sample of a process) tell them, and the runtimes that look at
- * every process met (runtime.h). recorder.c's stacks read it. */
+ * every process met (runtime.h); what exited is forgotten (recorder_reap),
+ * so that the table follows the live processes. recorder.c's stacks read
+ * it. */
 #include "record/recorder.h"
 
 #include "addrspace/procmaps.h"
@@ -69,10 +71,67 @@ void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pi
 	recorder_meet(r, pid, true); /* a new process, whatever had its pid before */
 }
 
+/* ---- what exited: its state dropped once no sample of it can still
+ * come (recorder_reap). Its stacks stay: they hold image refs
+ * (images.h), which outlive the processes. ---- */
+
 void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid)
 {
-	if (pid == tid)
+	if (pid == tid) {
 		runtime_set_exit(r->runtimes, pid);
+		bool inserted;
+		hashmap_upsert(&r->exiting, pid, 1, &inserted);
+	}
+	VEC_GROW(r->gone, r->nr_gone + 2, r->alloc_gone);
+	r->gone[r->nr_gone++] = pid;
+	r->gone[r->nr_gone++] = tid;
+}
+
+bool recorder_exiting(const struct recorder *r, uint32_t pid)
+{
+	uint32_t one;
+	return hashmap_get(&r->exiting, pid, &one);
+}
+
+static void forget_process(struct recorder *r, uint32_t pid)
+{
+	uint32_t at;
+	procmaps_forget(&r->maps, pid);
+	runtime_set_forget(r->runtimes, pid);
+	symbols_forget_process(r->user_syms, pid);
+	if (hashmap_get(&r->looked, pid, &at)) {
+		hashmap_remove(&r->looked, pid);
+		VEC_GROW(r->free_look, r->nr_free_look + 1, r->alloc_free_look);
+		r->free_look[r->nr_free_look++] = at;
+	}
+	hashmap_remove(&r->exiting, pid);
+	r->reaped++;
+}
+
+void recorder_reap(struct recorder *r)
+{
+	/* What exited before the last call goes now: one call's delay for
+	 * whatever of theirs is read late (the BPF backend's time cells,
+	 * read a quarter of a second after they end). */
+	for (size_t i = 0; i + 1 < r->reap_from; i += 2) {
+		uint32_t pid = r->gone[i], tid = r->gone[i + 1];
+		hashmap_remove(&r->comm_by_tid, tid);
+		if (pid == tid && pid)
+			forget_process(r, pid);
+	}
+	memmove(r->gone, r->gone + r->reap_from, (r->nr_gone - r->reap_from) * sizeof(*r->gone));
+	r->nr_gone -= r->reap_from;
+	r->reap_from = r->nr_gone;
+}
+
+void recorder_held(const struct recorder *r, struct recorder_held *h)
+{
+	h->spaces = (uint32_t)r->maps.by_pid.nr;
+	h->mappings = procmaps_live(&r->maps);
+	h->images = r->images.nr;
+	h->stacks = r->nr_stacks;
+	h->threads = (uint32_t)r->comm_by_tid.nr;
+	h->reaped = r->reaped;
 }
 
 void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
@@ -128,7 +187,10 @@ void recorder_runtime_recheck(struct recorder *r, uint32_t pid)
 	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	bool inserted;
 	uint32_t *at = hashmap_upsert(&r->looked, pid, (uint32_t)r->nr_look, &inserted);
-	if (inserted) {
+	if (inserted && r->nr_free_look) {
+		*at = r->free_look[--r->nr_free_look];
+		r->look[*at] = (struct looked){ 0, 0 };
+	} else if (inserted) {
 		VEC_GROW(r->look, r->nr_look + 1, r->alloc_look);
 		r->look[r->nr_look++] = (struct looked){ 0, 0 };
 	}

@@ -29,6 +29,9 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 	memset(r, 0, sizeof(*r));
 	r->opts = opts;
 	procmaps_init(&r->maps);
+	r->maps.recycle = true; /* frames are kept as image refs (recorder_reap) */
+	images_init(&r->images);
+	hashmap_init(&r->exiting);
 	strpool_init(&r->comms);
 	hashmap_init(&r->comm_by_tid);
 	hashmap_init(&r->by_hash);
@@ -77,6 +80,10 @@ void recorder_free(struct recorder *r)
 static void recorder_release(struct recorder *r)
 {
 	procmaps_release(&r->maps);
+	images_release(&r->images);
+	free(r->gone);
+	hashmap_release(&r->exiting);
+	free(r->free_look);
 	strpool_release(&r->comms);
 	hashmap_release(&r->comm_by_tid);
 	hashmap_release(&r->by_hash);
@@ -260,7 +267,7 @@ static void scratch_frames(struct recorder *r, const struct record_sample *smp, 
 	VEC_GROW(r->scratch, n ? n : 1, r->alloc_scratch);
 	for (uint32_t i = 0; i < nr_user; i++) {
 		uint64_t a = u->frames[i];
-		r->scratch[i] = procmaps_ref(&r->maps, smp->pid, i && a ? a - 1 : a);
+		r->scratch[i] = images_ref(&r->images, &r->maps, smp->pid, i && a ? a - 1 : a);
 	}
 	for (uint32_t i = 0; i < nr_kernel; i++) {
 		uint64_t a = smp->kernel[i];
@@ -271,7 +278,7 @@ static void scratch_frames(struct recorder *r, const struct record_sample *smp, 
 	uint64_t *wf = r->scratch + nr_user + nr_kernel;
 	for (uint32_t i = 0; i < k->nr_waker_user; i++) {
 		uint64_t a = w->user[i];
-		wf[i] = procmaps_ref(&r->maps, w->pid, i && a ? a - 1 : a);
+		wf[i] = images_ref(&r->images, &r->maps, w->pid, i && a ? a - 1 : a);
 	}
 	for (uint32_t i = 0; i < k->nr_waker_kernel; i++) {
 		uint64_t a = w->kernel[i];

@@ -70,8 +70,24 @@ void recorder_comm(struct recorder *r, uint32_t pid, uint32_t tid, const char *c
 void recorder_fork(struct recorder *r, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid);
 void recorder_mmap(struct recorder *r, uint32_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *path);
-/* A process (pid == tid) or thread exited. */
+/* A process (pid == tid) or thread exited. Its state is dropped at the
+ * second recorder_reap from now: the backend calls that once no sample
+ * of what exited can still come, bar what is read a call late (the perf
+ * backend: after a round of its rings, which hands records over in time
+ * order; the BPF backend: after its in-kernel counts were read too).
+ * Its stacks stay, kept by file. */
 void recorder_exit(struct recorder *r, uint32_t pid, uint32_t tid);
+void recorder_reap(struct recorder *r);
+/* Has pid exited since the last recorder_reap? */
+bool recorder_exiting(const struct recorder *r, uint32_t pid);
+/* What the collector holds now (tests, and bench/record-churn.sh's
+ * reasoning): live address spaces and mappings, images, distinct stacks,
+ * threads named, processes forgotten so far. */
+struct recorder_held {
+	uint32_t spaces, mappings, images, stacks, threads;
+	uint64_t reaped;
+};
+void recorder_held(const struct recorder *r, struct recorder_held *h);
 /* A pid seen for the first time: capture /proc/PID/maps while it lives. */
 void recorder_seen(struct recorder *r, uint32_t pid);
 /* Read /proc/PID/maps again if it lives (libraries loaded late). */

@@ -11,6 +11,7 @@
 #include "base/strpool.h"
 #include "profile/profile.h"
 #include "profile/time_cells.h"
+#include "record/images.h"
 #include "record/recorder.h"
 
 #include <stdatomic.h>
@@ -34,7 +35,7 @@ enum {
 };
 
 /* One distinct raw stack. Frames live in recorder.frames: the user part
- * (procmaps refs, leaf first) then the kernel part (addresses, leaf
+ * (image refs, images.h: the same in every process, leaf first) then the kernel part (addresses, leaf
  * first); callers' return addresses are already moved back by one byte so
  * they land inside the calling function. */
 struct rstack {
@@ -70,7 +71,15 @@ struct order_event {
 
 struct recorder {
 	const struct record_opts *opts;
-	struct procmaps maps;
+	struct procmaps maps;       /* the live processes' (recycle) */
+	struct images images;       /* what user frames are kept against */
+	/* Threads and processes that exited since recorder_reap last ran,
+	 * as (pid, tid) pairs; exiting: their pids. */
+	uint32_t *gone;
+	size_t nr_gone, alloc_gone;
+	size_t reap_from;           /* the next recorder_reap forgets gone[0, reap_from) */
+	struct hashmap exiting;
+	uint64_t reaped;            /* processes forgotten so far */
 	struct strpool comms;
 	struct hashmap comm_by_tid; /* tid -> comms id */
 	struct rstack *stacks;
@@ -117,6 +126,8 @@ struct recorder {
 	struct hashmap looked;      /* pid -> index in look */
 	struct looked { uint64_t exe, ns; } *look;
 	size_t nr_look, alloc_look;
+	uint32_t *free_look;        /* entries of forgotten processes */
+	size_t nr_free_look, alloc_free_look;
 };
 
 /* The process table (processes.c), below recorder.c's stacks. */

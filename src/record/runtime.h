@@ -181,6 +181,9 @@ size_t runtime_set_take_owned(struct runtime_set *set, uint32_t *pids, size_t ma
 bool runtime_set_any(const struct runtime_set *set);
 /* pid exited: exit() of its owner. */
 void runtime_set_exit(struct runtime_set *set, uint32_t pid);
+/* pid's exit was seen and its samples taken: the set forgets it (a
+ * process later with the same pid is met afresh). */
+void runtime_set_forget(struct runtime_set *set, uint32_t pid);
 /* The end of sampling: exit() of every process still owned. */
 void runtime_set_end(struct runtime_set *set);
 /* sampling_end() of every runtime. */

@@ -36,6 +36,8 @@ struct runtime_set {
 	struct hashmap by_pid; /* pid -> index into procs + 1; 0: met, not owned */
 	struct owned *procs;
 	size_t nr_procs, alloc_procs;
+	uint32_t *free_procs;  /* entries of forgotten processes, for reuse */
+	size_t nr_free_procs, alloc_free_procs;
 	uint32_t *fresh;       /* pids owned since runtime_set_take_owned last ran */
 	size_t nr_fresh, alloc_fresh;
 	bool any;              /* a process was owned */
@@ -92,7 +94,9 @@ void runtime_set_meet(struct runtime_set *set, const struct runtime_process *pro
 		void *state = rt->detect ? rt->detect(set->run[i], proc) : NULL;
 		if (!state)
 			continue;
-		if (!*slot) {
+		if (!*slot && set->nr_free_procs) {
+			*slot = set->free_procs[--set->nr_free_procs] + 1;
+		} else if (!*slot) {
 			VEC_GROW(set->procs, set->nr_procs + 1, set->alloc_procs);
 			*slot = (uint32_t)++set->nr_procs;
 		}
@@ -161,6 +165,20 @@ void runtime_set_exit(struct runtime_set *set, uint32_t pid)
 		release(set, o);
 }
 
+void runtime_set_forget(struct runtime_set *set, uint32_t pid)
+{
+	uint32_t at;
+	if (!set || !hashmap_get(&set->by_pid, pid, &at))
+		return;
+	if (at && set->procs[at - 1].owner)
+		release(set, &set->procs[at - 1]);
+	hashmap_remove(&set->by_pid, pid);
+	if (at) { /* its entry, for the next process a runtime owns */
+		VEC_GROW(set->free_procs, set->nr_free_procs + 1, set->alloc_free_procs);
+		set->free_procs[set->nr_free_procs++] = at - 1;
+	}
+}
+
 void runtime_set_end(struct runtime_set *set)
 {
 	for (size_t i = 0; set && i < set->nr_procs; i++)
@@ -225,6 +243,7 @@ void runtime_set_close(struct runtime_set *set)
 	free(set->run);
 	free(set->procs);
 	free(set->fresh);
+	free(set->free_procs);
 	hashmap_release(&set->by_pid);
 	free(set);
 }

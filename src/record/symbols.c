@@ -69,6 +69,11 @@ void symbols_note_process(struct symbols *s, uint32_t pid, bool exec)
 		sym_perfmap_owner(s->sym, (int32_t)pid, (uint32_t)st.st_uid);
 }
 
+void symbols_forget_process(struct symbols *s, uint32_t pid)
+{
+	hashmap_remove(&s->noted, pid);
+}
+
 void symbols_add_perfmap(struct symbols *s, uint32_t pid, const char *text, size_t len)
 {
 	sym_perfmap_extra(s->sym, (int32_t)pid, text, len);

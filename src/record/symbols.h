@@ -27,6 +27,9 @@ struct symbols *symbols_new_user(bool force, bool no_debuginfod, bool warn);
  * exec): its /tmp/perf-PID.map, read at the end, must be that user's or
  * root's (symbolize/perfmap.h). */
 void symbols_note_process(struct symbols *s, uint32_t pid, bool exec);
+/* pid exited: a process later with its pid is noted afresh (the user
+ * noted stays with the symbolizer for the perf map read at the end). */
+void symbols_forget_process(struct symbols *s, uint32_t pid);
 /* Perf-map lines for process pid known otherwise than by its file (what
  * every dump of a JVM's map gave). */
 void symbols_add_perfmap(struct symbols *s, uint32_t pid, const char *text, size_t len);

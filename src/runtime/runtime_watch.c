@@ -238,9 +238,20 @@ static void tick(struct runtime_watch *w, bool last)
 	}
 }
 
-/* Move the handed-in pids to the thread's list (lock held). */
+/* Move the handed-in pids to the thread's list (lock held). Processes
+ * found to be no runtime (or gone) leave it: under process churn it
+ * would hold every process ever started, and each pid handed in walks
+ * it. */
 static void take_queue(struct runtime_watch *w)
 {
+	size_t keep = 0;
+	for (size_t k = 0; k < w->nr_procs; k++) {
+		if (w->procs[k].kind == PROC_OTHER)
+			hashmap_remove(&w->queued, w->procs[k].pid); /* (a new process with its pid: met afresh) */
+		else
+			w->procs[keep++] = w->procs[k];
+	}
+	w->nr_procs = keep;
 	for (size_t i = 0; i < w->nr_queue; i++) {
 		struct watched *known = NULL;
 		for (size_t k = 0; k < w->nr_procs && !known; k++)

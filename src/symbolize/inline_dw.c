@@ -179,6 +179,18 @@ static bool has_debug_info(Elf *elf)
 	return false;
 }
 
+/* elf's file held in memory (mapped, as ELF_C_READ_MMAP maps it, or read
+ * whole where it could not be), so that its descriptor can be closed now:
+ * a system-wide recording meets more files than a process may keep open,
+ * one descriptor each for as long as the resolver lives. -1: closed. */
+static int fd_done(Elf *elf, int fd)
+{
+	if (elf_cntl(elf, ELF_C_FDREAD)) /* (which also says the descriptor is done with) */
+		return fd; /* (kept: libelf still reads from it) */
+	close(fd);
+	return -1;
+}
+
 /* DWARF from the file at path, when it is an ELF file with some. */
 static bool try_debug_file(struct a2l_module *m, const char *path)
 {
@@ -193,7 +205,7 @@ static bool try_debug_file(struct a2l_module *m, const char *path)
 		close(fd);
 		return false;
 	}
-	m->debug_fd = fd;
+	m->debug_fd = fd_done(elf, fd);
 	m->debug_elf = elf;
 	m->dw = dw;
 	return true;
@@ -252,6 +264,8 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 			elf_end(m->elf);
 			m->elf = NULL;
 		}
+		if (m->elf)
+			m->fd = fd_done(m->elf, m->fd);
 		if (m->elf)
 			m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
 		if (m->elf && !has_debug_info(m->elf)) {

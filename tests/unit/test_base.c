@@ -11,6 +11,7 @@
 #include "base/word_ring.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -57,6 +58,44 @@ TEST(hashmap_collisions_and_growth)
 	hashmap_upsert(&m, 7ull << 32, 99, &ins);
 	CHECK(!ins);
 	CHECK_EQ_U64(m.nr, 50000);
+	hashmap_release(&m);
+}
+
+/* hashmap_remove against a reference (an array of what should be in):
+ * random inserts and removals in a small map (long probe runs that wrap
+ * around its end), every key checked after each step. */
+TEST(hashmap_remove_keeps_the_rest)
+{
+	enum { KEYS = 600 };
+	static uint32_t want[KEYS]; /* 0: absent, else value + 1 */
+	memset(want, 0, sizeof(want));
+	struct hashmap m;
+	hashmap_init(&m);
+	uint64_t x = 88172645463325252ull;
+	for (int step = 0; step < 20000; step++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint32_t k = (uint32_t)(x % KEYS);
+		bool ins;
+		if (x & (1ull << 40)) {
+			*hashmap_upsert(&m, k, (uint32_t)step, &ins) = (uint32_t)step;
+			want[k] = (uint32_t)step + 1;
+		} else {
+			CHECK(hashmap_remove(&m, k) == (want[k] != 0));
+			want[k] = 0;
+		}
+		if (step % 97)
+			continue;
+		size_t n = 0;
+		for (uint32_t j = 0; j < KEYS; j++) {
+			uint32_t v = 0;
+			bool got = hashmap_get(&m, j, &v);
+			CHECK(got == (want[j] != 0));
+			if (got)
+				CHECK_EQ_U64(v, want[j] - 1);
+			n += want[j] != 0;
+		}
+		CHECK_EQ_U64(m.nr, n);
+	}
 	hashmap_release(&m);
 }
 

@@ -63,6 +63,14 @@ static void fork_rec(struct buf *b, uint32_t pid, uint32_t ppid)
 	end(b, at);
 }
 
+static void exit_rec(struct buf *b, uint32_t pid, uint32_t ppid)
+{
+	size_t at = begin(b, PERF_RECORD_EXIT, 0);
+	u32(b, pid), u32(b, ppid), u32(b, pid), u32(b, ppid);
+	u64(b, 1);
+	end(b, at);
+}
+
 static void lost(struct buf *b, uint64_t n)
 {
 	size_t at = begin(b, PERF_RECORD_LOST, 0);
@@ -196,5 +204,59 @@ TEST(record_malformed_records_stop_parsing)
 	sample(&b, 7, 7, 0, chain, 2);
 	char *s = run(&b, &opts, &nlost);
 	CHECK_STR(s, "x 1\nx;[unknown] 1\n");
+	free(s);
+}
+
+/* Process churn: thousands of short-lived processes, each running the
+ * same two files at addresses of its own (as address randomisation puts
+ * them), each sampled twice, then exiting, with the collector reaped as a
+ * backend reaps it (after each round of records: a process goes at the
+ * second reap after its exit). Properties: their
+ * samples are one stack (the same code), and what the collector holds
+ * stays bounded by what is alive and the files run, not by how many
+ * processes came and went. */
+TEST(record_churn_state_stays_flat)
+{
+	enum { PROCS = 5000 };
+	struct record_opts opts = { .freq = 99 };
+	struct recorder *r = recorder_new(&opts, "/nonexistent-proc");
+	struct buf b = { .n = 0 };
+	struct recorder_held held, half = { 0 };
+	uint32_t most_spaces = 0, most_mappings = 0;
+	uint64_t x = 2463534242u;
+	for (uint32_t i = 0; i < PROCS; i++) {
+		uint32_t pid = 1000 + i % 30000;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t exe = 0x550000000000 + (x % 0x100000) * 0x1000;
+		uint64_t libc = 0x7f0000000000 + ((x >> 24) % 0x100000) * 0x1000;
+		b.n = 0;
+		fork_rec(&b, pid, 1);
+		comm(&b, pid, pid, "sort", true);
+		mmap2(&b, pid, exe, 0x2000, 0, "/nonexistent/bin/sort");
+		mmap2(&b, pid, libc, 0x200000, 0x1000, "/nonexistent/lib/libc.so.6");
+		const uint64_t chain[] = { USER, exe + 0x10, libc + 0x100, exe + 0x20 };
+		sample(&b, pid, pid, i % 2, chain, 4);
+		sample(&b, pid, pid, i % 2, chain, 4);
+		exit_rec(&b, pid, 1);
+		struct perf_parser ps = { .r = r };
+		perf_parse_records(&ps, b.b, b.n);
+		perf_parser_release(&ps);
+		recorder_held(r, &held);
+		most_spaces = held.spaces > most_spaces ? held.spaces : most_spaces;
+		most_mappings = held.mappings > most_mappings ? held.mappings : most_mappings;
+		recorder_reap(r);
+		if (i == PROCS / 2)
+			recorder_held(r, &half);
+	}
+	recorder_reap(r); /* (a process is forgotten at the second reap after its exit) */
+	recorder_held(r, &held);
+	CHECK_EQ_U64(held.stacks, 1);
+	CHECK_EQ_U64(held.images, 2);
+	CHECK_EQ_U64(held.reaped, PROCS);
+	CHECK(held.spaces <= 1 && held.mappings == 0 && held.threads <= 1);
+	CHECK(most_spaces <= 3 && most_mappings <= 4);
+	CHECK_EQ_U64(half.stacks, held.stacks);
+	char *s = recorder_folded_text(r);
+	CHECK_STR(s, "sort;[unknown];[sort];[libc.so.6];[sort] 10000\n");
 	free(s);
 }
