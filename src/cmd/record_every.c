@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "store/when.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,9 +66,10 @@ void record_every_check(struct record_every *e, struct record_args *a)
 		usage_error("record", "--every writes to the stores (--to), not -o");
 	if (a->o.keep_order)
 		usage_error("record", "--every stores aggregates: not with --flamechart");
-	/* the bpf backend loads its program again at each cut (about 1 s
-	 * unsampled, and its CPU); perf's events open in about 0.1 s */
-	if (a->o.backend == RECORD_BACKEND_AUTO)
+	/* Off-CPU time is summed per stack until its blocks end: cut by a
+	 * whole recording per interval (perf: its events open in about
+	 * 0.1 s; bpf would load its programs again at each cut). */
+	if (a->o.off_cpu && a->o.backend == RECORD_BACKEND_AUTO)
 		a->o.backend = RECORD_BACKEND_PERF;
 	if (!e->host) {
 		if (gethostname(e->hostname, sizeof(e->hostname) - 1) || !e->hostname[0])
@@ -75,6 +77,66 @@ void record_every_check(struct record_every *e, struct record_args *a)
 		e->host = e->hostname;
 	}
 }
+
+/* One interval to the stores. */
+static int put(struct record_every *e, const struct record_opts *o, const struct record_stats *st,
+	       const struct profile *p, uint64_t start, uint64_t end)
+{
+	struct store_meta m = {
+		.host = e->host,
+		.start_ns = start,
+		.end_ns = end > start ? end : start + 1,
+		.event = o->event == RECORD_EVENT_COUNTED ? o->counted.name : st->event,
+		.rate_hz = o->off_cpu || o->event == RECORD_EVENT_COUNTED ? 0 : o->freq,
+		.unit = o->off_cpu ? "us" : NULL,
+		.labels = e->sinks.labels,
+		.nr_labels = e->sinks.nr_labels,
+	};
+	return sink_args_put(&e->sinks, p, &m);
+}
+
+/* ---- on-CPU samples: one recording, cut by the collector ---- */
+
+struct cutting {
+	struct record_every *e;
+	const struct record_opts *o;
+	const struct record_stats *st; /* filled as the recording runs (its event) */
+	int failed, intervals;
+	uint64_t samples;
+};
+
+static void on_interval(void *arg, struct profile *p, const struct record_interval *iv)
+{
+	struct cutting *c = arg;
+	c->failed += put(c->e, c->o, c->st, p, iv->start_ns, iv->end_ns) != 0;
+	c->intervals++;
+	c->samples += iv->samples;
+}
+
+static int run_cut(struct record_every *e, struct record_args *a)
+{
+	struct record_opts o = a->o;
+	struct record_stats st;
+	struct profile p;
+	struct cutting c = { e, &o, &st, 0, 0, 0 };
+	o.every_ns = e->every_ns;
+	o.on_interval = on_interval;
+	o.interval_arg = &c;
+	profile_init(&p);
+	int ret = record_until_stopped(&o, &p, &st);
+	if (!ret) { /* the last one, from the last cut to the end */
+		c.failed += put(e, &o, &st, &p, st.interval_start_ns, st.end_ns) != 0;
+		c.intervals++;
+		c.samples += st.samples - c.samples;
+	}
+	profile_release(&p);
+	int rc = sink_args_close(&e->sinks);
+	fprintf(stderr, "scorch: %d intervals of %s recorded (%" PRIu64 " samples)%s\n", c.intervals, e->host,
+		c.samples, ret ? ", then recording failed" : "");
+	return ret || c.failed ? 1 : rc;
+}
+
+/* ---- off-CPU time: a recording per interval ---- */
 
 /* The next multiple of every after t (ns since the epoch). */
 static uint64_t next_cut(uint64_t t, uint64_t every)
@@ -108,17 +170,7 @@ static int one_interval(struct record_every *e, struct record_args *a, uint64_t 
 	uint64_t end = returned - (uint64_t)llround((post > 0 ? post : 0) * 1e9);
 	uint64_t start = end - (uint64_t)llround(st.seconds * 1e9);
 	*setup = start > called ? (double)(start - called) / 1e9 : 0;
-	struct store_meta m = {
-		.host = e->host,
-		.start_ns = start,
-		.end_ns = end > start ? end : start + 1,
-		.event = o.event == RECORD_EVENT_COUNTED ? o.counted.name : st.event,
-		.rate_hz = o.off_cpu || o.event == RECORD_EVENT_COUNTED ? 0 : o.freq,
-		.unit = o.off_cpu ? "us" : NULL,
-		.labels = e->sinks.labels,
-		.nr_labels = e->sinks.nr_labels,
-	};
-	if (sink_args_put(&e->sinks, &p, &m))
+	if (put(e, &o, &st, &p, start, end))
 		(*failed)++;
 	profile_release(&p);
 	bool over = record_stopped() || st.ended != RECORD_END_DURATION || (deadline && cut >= deadline);
@@ -132,6 +184,8 @@ int record_every_run(struct record_every *e, struct record_args *a)
 	a->o.quiet = true; /* the notices would repeat every interval */
 	if (sink_args_open(&e->sinks))
 		return 1;
+	if (!a->o.off_cpu)
+		return run_cut(e, a);
 	/* a signal between two intervals (while one is stored) stops the
 	 * loop too, after that interval */
 	struct stop_signals saved;

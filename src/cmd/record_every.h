@@ -2,16 +2,17 @@
  * wall clock's multiples of DURATION, each handed to the stores --to
  * names with its host, times, event, rate and labels (store/store.h).
  *
- * Each interval is a whole record_run: everything the collector grows
- * (stack tables, process state, symbol caches) is freed at each cut, so
- * memory stays flat however long it runs. The price is the collector's
- * set-up between two intervals (opening the perf events, reading the
- * kernel's symbols), a gap in which nothing is sampled; each interval's
- * start and end are the times
- * it actually sampled. The perf backend is the default here: its events
- * open in about 0.1 s, where bpf loads its program again at each cut
- * (about 1 s). Targets: -a, -p, -t (a command would be started again
- * for each interval: refused). */
+ * On-CPU samples: one recording, which the collector cuts at each
+ * multiple (record_opts.every_ns, recorder_cut.c), on either backend (BPF
+ * by default): one interval ends where the next begins, nothing goes
+ * unsampled between them; what grows with time (stacks, counts) is
+ * dropped at each cut, what follows the processes and files (maps of the
+ * live processes, symbols, unwind tables) is kept. Off-CPU time (--off-cpu,
+ * --wall), summed per stack until each block ends, is cut by a whole
+ * record_run per interval (perf backend by default: its events open in
+ * about 0.1 s, a gap in which nothing is sampled; each interval's start
+ * and end are the times it actually sampled). Targets: -a, -p, -t (a
+ * command would be started again for each interval: refused). */
 #ifndef SCORCH_CMD_RECORD_EVERY_H
 #define SCORCH_CMD_RECORD_EVERY_H
 

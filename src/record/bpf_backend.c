@@ -318,13 +318,19 @@ static double sample(struct bpf_run *s)
 		 * through above (unless the budget cut the ring's reading
 		 * short), their counts are read now. --off-cpu's sums are
 		 * read at the end only: its processes stay to the end. */
-		if (!s->offcpu && now - last_counts >= COUNTS_READ_S) {
+		/* --every: an interval is over once the records before its
+		 * end are in; the counts are read first (they have no time). */
+		uint64_t horizon = perf_sideband_horizon(s->sideband), cut = recorder_next_cut(s->r);
+		bool over = cut && horizon >= cut && s->ustacks.budget;
+		if (!s->offcpu && (over || now - last_counts >= COUNTS_READ_S)) {
 			if (!bpf_profile_timed(s->prof)) /* (timed: the cells over are read above) */
 				bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
 			if (s->ustacks.budget)
 				recorder_reap(s->r);
 			last_counts = now;
 		}
+		if (over)
+			recorder_advance(s->r, horizon);
 		if (o->progress && now - last_progress >= 0.25) {
 			uint64_t lost = bpf_profile_stat(s->prof, PROFILE_STAT_LOST);
 			uint64_t taken = bpf_profile_stat(s->prof, PROFILE_STAT_SAMPLES) +

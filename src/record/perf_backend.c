@@ -415,6 +415,7 @@ static double sample(struct perf_state *st, struct record_target *t)
 				pfd[i].fd = -1;
 		perf_rings_drain(&st->rs, false);
 		recorder_reap(st->r); /* what exited in that round sent its last sample before */
+		recorder_advance(st->r, st->rs.horizon); /* --every: the intervals over */
 		double now = record_now();
 		if (o->progress && now - last_progress >= 0.25) {
 			record_progress(o, now - start, recorder_samples(st->r), st->parser.lost);

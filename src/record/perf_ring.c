@@ -190,6 +190,7 @@ void perf_rings_drain(struct perf_rings *st, bool last)
 	for (int i = 0; i < st->nr_rings; i++)
 		drain(st, &st->rings[i]);
 	flush_queue(st, last ? UINT64_MAX : limit);
+	st->horizon = limit;
 }
 
 

@@ -40,6 +40,7 @@ struct perf_rings {
 	struct perf_queued *pending;
 	size_t nr_pending, alloc_pending;
 	uint64_t seq;
+	uint64_t horizon;          /* every record older was handed over (CLOCK_MONOTONIC ns) */
 	/* The handler of perf_rings_push records. */
 	void (*foreign)(void *arg, const void *data, size_t len);
 	void *foreign_arg;

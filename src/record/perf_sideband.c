@@ -79,6 +79,11 @@ void perf_sideband_drain(struct perf_sideband *sb)
 	perf_rings_drain(&sb->rs, false);
 }
 
+uint64_t perf_sideband_horizon(const struct perf_sideband *sb)
+{
+	return sb ? sb->rs.horizon : 0;
+}
+
 void perf_sideband_close(struct perf_sideband *sb)
 {
 	if (!sb)

@@ -14,6 +14,9 @@ struct perf_sideband;
 struct perf_sideband *perf_sideband_open(const struct record_opts *o, struct recorder *r,
 					 const struct record_target *t);
 void perf_sideband_drain(struct perf_sideband *sb);
+/* Every record older than this was handed over by the last drain
+ * (CLOCK_MONOTONIC ns; 0 before the first, or without a side band). */
+uint64_t perf_sideband_horizon(const struct perf_sideband *sb);
 /* Records from elsewhere (the BPF program's user stacks), merged with the
  * side band's by time (CLOCK_MONOTONIC ns) and handed to fn in order. */
 void perf_sideband_on_push(struct perf_sideband *sb, void (*fn)(void *arg, const void *data, size_t len),

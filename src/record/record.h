@@ -110,6 +110,14 @@ enum {
 
 struct time_ranges; /* profile/time_ranges.h */
 
+/* One interval of --every: [start_ns, end_ns) of the wall clock (ns since
+ * the epoch; one interval's end is the next one's start) and the samples
+ * in it. */
+struct record_interval {
+	uint64_t start_ns, end_ns;
+	uint64_t samples;
+};
+
 struct record_opts {
 	unsigned freq;        /* samples per second per CPU */
 	double duration;      /* seconds; 0 = until the command exits / stop */
@@ -160,6 +168,18 @@ struct record_opts {
 	uint64_t max_block_us; /* blocks longer are left out (0: no limit) */
 	unsigned off_cpu_states; /* RECORD_OFFCPU_* bits; 0 means both */
 	const volatile sig_atomic_t *stop; /* set asynchronously (Ctrl-C) */
+	/* --every (cmd/record_every.c), on-CPU samples: one recording, a
+	 * profile cut at each multiple of every_ns of the wall clock while
+	 * sampling runs. on_interval gets each interval that ends (the
+	 * profile is emptied when it returns: the process table, symbols
+	 * and unwind tables stay, the stacks and counts go); the last one,
+	 * from the last cut to the end, is the profile record_run fills
+	 * (record_stats.interval_start_ns to end_ns). Samples are cut by
+	 * their time; those counted in the kernel without one (BPF) count
+	 * in the interval they are read in, read just before each cut. */
+	uint64_t every_ns;
+	void (*on_interval)(void *arg, struct profile *p, const struct record_interval *iv);
+	void *interval_arg;
 };
 
 /* Time after sampling ended: each record_phase() charges the wall and CPU
@@ -218,6 +238,10 @@ struct record_stats {
 	/* The runtimes met (record/runtime.h), a line each ending in a
 	 * newline ("" when none), for the summary. */
 	char runtimes[512];
+	/* --every: where the last interval (the profile) starts, and when
+	 * sampling ended (ns since the epoch); intervals cut before it. */
+	uint64_t interval_start_ns, end_ns;
+	uint64_t intervals;
 	/* From the end of sampling (the instant the stop condition was
 	 * seen) on, where the wall and CPU time went, phase by phase. */
 	struct record_phases phases;

@@ -127,7 +127,10 @@ void recorder_build(struct recorder *r, struct profile *p)
 void recorder_build_early(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
 			  const atomic_bool *kernel_ready)
 {
+	r->out = p;
+	r->kernel_syms = kernel_syms;
 	naming_build_early(r, p, kernel_syms, kernel_ready);
+	recorder_intervals_begin(r);
 }
 
 void recorder_sampling_ended(struct recorder *r)
@@ -158,6 +161,8 @@ void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kern
 	stats->user_samples = r->user_samples;
 	stats->reached = r->reached;
 	stats->unwound = r->nr_unwound;
+	stats->interval_start_ns = r->interval_start;
+	stats->intervals = r->intervals;
 }
 
 static bool same_stack(const struct recorder *r, const struct rstack *s, const struct rstack *k,
@@ -378,6 +383,8 @@ void recorder_count(struct recorder *r, uint32_t stack, uint64_t weight, uint64_
 
 void recorder_sample(struct recorder *r, const struct record_sample *smp)
 {
+	if (r->cut_mono && smp->time >= r->cut_mono)
+		recorder_advance(r, smp->time); /* (samples come in time order) */
 	uint32_t idx = recorder_stack(r, smp);
 	recorder_count(r, idx, smp->weight, smp->ns);
 	/* One event a sample: a count read back from the BPF backend's

@@ -137,6 +137,13 @@ void recorder_build_early(struct recorder *r, struct profile *p, struct symbols 
 /* Sampling has ended, a command is still running: the runtimes' last
  * look (runtime.h: sampling_end). */
 void recorder_sampling_ended(struct recorder *r);
+/* --every (record_opts.every_ns): every sample taken before mono
+ * (CLOCK_MONOTONIC ns) has been handed over: cut the intervals that
+ * ended by then (record_opts.on_interval). recorder_sample cuts too,
+ * when a sample comes from past the next cut. The next cut, in the same
+ * clock (0: none). */
+void recorder_advance(struct recorder *r, uint64_t mono);
+uint64_t recorder_next_cut(const struct recorder *r);
 void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
 		     struct record_stats *stats);
 

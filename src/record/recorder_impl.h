@@ -58,6 +58,9 @@ struct rstack {
 	bool has_user, reached;      /* set when built: a user part, reaching a thread's start */
 };
 
+/* --every (recorder_cut.c): the first interval begins now. */
+void recorder_intervals_begin(struct recorder *r);
+
 static inline uint32_t rstack_frames(const struct rstack *s)
 {
 	return s->nr_user + s->nr_kernel + s->nr_waker_user + s->nr_waker_kernel + s->nr_tokens;
@@ -80,6 +83,12 @@ struct recorder {
 	size_t reap_from;           /* the next recorder_reap forgets gone[0, reap_from) */
 	struct hashmap exiting;
 	uint64_t reaped;            /* processes forgotten so far */
+	/* --every: the profile stacks are built into, the kernel's symbols,
+	 * the next cut (wall clock and CLOCK_MONOTONIC ns, 0: none), where
+	 * the interval began, and the samples before it. */
+	struct profile *out;
+	struct symbols *kernel_syms;
+	uint64_t cut_wall, cut_mono, interval_start, interval_base, intervals;
 	struct strpool comms;
 	struct hashmap comm_by_tid; /* tid -> comms id */
 	struct rstack *stacks;

@@ -11,6 +11,7 @@
 #include "record/symbols.h"
 #include "record/target.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -80,6 +81,8 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 
 	stats->unwind_note = recorder_unwind_note(r);
 	int ret = run_backends(opts, r, &t, stats);
+	if (stats->phases.stopped_wall > 0) /* (--every: the last interval's end) */
+		stats->end_ns = (uint64_t)((int64_t)llround(stats->phases.stopped_wall * 1e9) + record_realtime_offset_ns());
 	recorder_sampling_ended(r); /* runtimes' last look, before a command is stopped */
 	target_kill(&t, opts->stop);
 	target_release(&t);

@@ -1,0 +1,97 @@
+/* record --every inside one recording (recorder.h: recorder_advance): at
+ * each multiple of the interval on the wall clock, the stacks collected
+ * since the last cut are named into the profile, handed over
+ * (record_opts.on_interval), and dropped with their counts; the process
+ * table, the images, the symbols and the unwind tables stay for the next
+ * interval, so a cut costs the naming of one interval's stacks and
+ * nothing is left unsampled between two intervals. */
+#include "record/recorder.h"
+
+#include "base/hashmap.h"
+#include "profile/profile.h"
+#include "profile/time_cells.h"
+#include "record/naming.h"
+#include "record/recorder_impl.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The next cut: the first multiple of every after wall, in both clocks
+ * (the monotonic one from their offset now, so that a clock step moves
+ * the cuts with the wall clock). */
+static void schedule(struct recorder *r, uint64_t wall)
+{
+	uint64_t every = r->opts->every_ns;
+	r->cut_wall = (wall / every + 1) * every;
+	uint64_t real = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+	r->cut_mono = r->cut_wall > real ? mono + (r->cut_wall - real) : mono;
+	if (!r->cut_mono)
+		r->cut_mono = 1;
+}
+
+void recorder_intervals_begin(struct recorder *r)
+{
+	if (!r->opts->every_ns || !r->opts->on_interval || r->opts->off_cpu)
+		return;
+	r->interval_start = clock_ns(CLOCK_REALTIME);
+	r->interval_base = r->samples;
+	schedule(r, r->interval_start);
+}
+
+uint64_t recorder_next_cut(const struct recorder *r)
+{
+	return r->cut_mono;
+}
+
+/* What grows with the stacks goes; what follows the processes and the
+ * files they run stays. */
+static void drop_stacks(struct recorder *r)
+{
+	r->nr_stacks = 0;
+	r->nr_frames = 0;
+	r->nr_examined = 0;
+	r->nr_events = 0;
+	hashmap_release(&r->by_hash);
+	hashmap_init(&r->by_hash);
+	hashmap_release(&r->named);
+	hashmap_init(&r->named);
+	r->nr_names = 0;
+	r->nr_inlines = 0;
+	if (r->times) {
+		time_cells_free(r->times);
+		r->times = time_cells_new();
+		r->untimed = false;
+	}
+}
+
+static void cut(struct recorder *r)
+{
+	/* (the kernel's symbols are read on a thread at the start: the
+	 * first cut waits for them, seconds later) */
+	while (r->kernel_ready && !atomic_load_explicit(r->kernel_ready, memory_order_acquire))
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	naming_build_all(r, r->out, r->kernel_syms);
+	struct record_interval iv = { r->interval_start, r->cut_wall, r->samples - r->interval_base };
+	r->opts->on_interval(r->opts->interval_arg, r->out, &iv);
+	profile_release(r->out);
+	profile_init(r->out);
+	drop_stacks(r);
+	r->intervals++;
+	r->interval_start = r->cut_wall;
+	r->interval_base = r->samples;
+	naming_build_early(r, r->out, r->kernel_syms, r->kernel_ready);
+	schedule(r, r->cut_wall);
+}
+
+void recorder_advance(struct recorder *r, uint64_t mono)
+{
+	while (r->cut_mono && mono >= r->cut_mono)
+		cut(r);
+}
