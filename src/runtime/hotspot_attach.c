@@ -1,6 +1,8 @@
 /* HotSpot's attach protocol (hotspot_attach.h). */
 #include "runtime/hotspot_attach.h"
 
+#include "runtime/proc_text.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -117,7 +119,7 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 		return -1;
 	}
 	long start = now_ms();
-	bool resent = false;
+	bool resent = false, gone = false;
 	int ret = -1;
 	if (kill(pid, SIGQUIT) == 0) {
 		for (int delay = 100; now_ms() - start < timeout_ms; delay += 100) {
@@ -128,6 +130,10 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 				ret = 0;
 				break;
 			}
+			if (!proc_alive((uint32_t)pid)) { /* exited (or a zombie): it will not answer */
+				gone = true;
+				break;
+			}
 			if (!resent && now_ms() - start > timeout_ms / 2) {
 				resent = true;
 				kill(pid, SIGQUIT);
@@ -136,7 +142,10 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 	}
 	unlinkat(dfd, trigger, 0);
 	close(dfd);
-	if (ret)
+	if (gone)
+		snprintf(why, why_cap, "it exited %ld ms after it was asked to start its attach listener "
+			 "(-XX:+DisableAttachMechanism?)", now_ms() - start);
+	else if (ret)
 		snprintf(why, why_cap, "its attach listener did not start within %d ms (-XX:+DisableAttachMechanism?)",
 			 timeout_ms);
 	return ret;
