@@ -43,7 +43,9 @@ if [ -n "$jvm_missing" ]; then
 	not_ok "record -p: a JVM running before record started gets its methods named, shares" \
 		"missing:$jvm_missing (scripts/setup installs them)"
 else
-	javac -d "$J" "$WL_SRC/java/Phases.java" 2>"$J/javac.err" || not_ok "record jvm: javac" "$(head -3 "$J/javac.err")"
+	# (javac is a JVM: another recorder on the machine may attach to it, and a
+	# SIGQUIT that comes as its listener starts prints a thread dump on stdout)
+	javac -d "$J" "$WL_SRC/java/Phases.java" >"$J/javac.err" 2>&1 || not_ok "record jvm: javac" "$(head -3 "$J/javac.err")"
 	IFS='
 '
 	set -- $JVM_PHASES

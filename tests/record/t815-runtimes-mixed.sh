@@ -27,7 +27,7 @@ names="record perf -a: Java, JavaScript and Python functions in one graph
 record bpf -a: Java, JavaScript and Python functions in one graph
 record -p JVM,NODE,PYTHON: the three runtimes' functions in one graph
 record -t: a thread of each runtime, named"
-if [ -n "$missing" ] || ! javac -d "$M" "$WL_SRC/java/Phases.java" 2>"$M/javac.err"; then
+if [ -n "$missing" ] || ! javac -d "$M" "$WL_SRC/java/Phases.java" >"$M/javac.err" 2>&1; then
 	printf '%s\n' "$names" | while read -r t; do
 		not_ok "$t" "missing:${missing:- javac failed: $(head -1 "$M/javac.err")} (scripts/setup installs them)"
 	done
