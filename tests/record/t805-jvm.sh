@@ -134,20 +134,24 @@ fi
 
 # A JVM that cannot be attached (-XX:+DisableAttachMechanism) and exits
 # while record waits for its listener: one notice says why its JIT frames
-# are unnamed, and the trigger file made in its working directory is gone
-# (removed through the directory, which /proc/PID/cwd no longer leads to).
-name="record: a JVM that exits before it answers the attach gets a notice, and no trigger file is left"
-if [ -n "$jvm_missing" ]; then
-	not_ok "$name" "missing:$jvm_missing (scripts/setup installs them)"
+# are unnamed, and every trigger file record made (strace: it may not be
+# the only one: another recorder on the machine can attach to the same
+# JVM, with the same file name) it removed, through the directory, which
+# /proc/PID/cwd no longer leads to once the JVM is gone.
+name="record: a JVM that exits before it answers the attach gets a notice, and its trigger file is removed"
+if [ -n "$jvm_missing" ] || ! command -v strace >/dev/null 2>&1; then
+	not_ok "$name" "missing:$jvm_missing $(command -v strace >/dev/null || echo strace) (scripts/setup installs them)"
 else
 	mkdir -p "$J/cwd"
-	(cd "$J/cwd" && "$SCORCH" record -F 99 -o "$J/noattach.folded" -- java -XX:+DisableAttachMechanism -cp "$J" \
-		Phases "$J/noattach.times" 1.5 >/dev/null 2>"$J/noattach.err")
-	left=$(ls -A "$J/cwd")
+	(cd "$J/cwd" && strace -f -qq -e trace=openat,unlink,unlinkat -o "$J/noattach.strace" "$SCORCH" record -F 99 \
+		-o "$J/noattach.folded" -- java -XX:+DisableAttachMechanism -cp "$J" Phases "$J/noattach.times" 1.5 \
+		>/dev/null 2>"$J/noattach.err")
+	made=$(grep -c 'openat(.*\.attach_pid[0-9]*", [^)]*O_CREAT[^)]*) = [0-9]' "$J/noattach.strace")
+	removed=$(grep -c 'unlink.*\.attach_pid[0-9]*".*) = 0' "$J/noattach.strace")
 	if [ "$(grep -c "java [0-9]*: its JIT code is not named: it exited before it answered the attach request" "$J/noattach.err")" != 1 ]; then
 		not_ok "$name" "no notice:" "$(cat "$J/noattach.err")"
-	elif [ -n "$left" ]; then
-		not_ok "$name" "left in its working directory: $left"
+	elif [ "$made" = 0 ] || [ "$made" != "$removed" ]; then
+		not_ok "$name" "$made trigger files made, $removed removed:" "$(grep 'attach_pid' "$J/noattach.strace")"
 	else
 		ok "$name"
 	fi
