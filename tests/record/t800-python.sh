@@ -178,6 +178,8 @@ py_version_chains() {
 		bad="$bad zlib's deflate above c_leaf;"
 	grep -qE "start_thread;${n}(Thread\.)?_bootstrap \(threading\.py\);${n}(Thread\.)?_bootstrap_inner \(threading\.py\);${n}(Thread\.)?run \(threading\.py\);${n}thread_main \(phases\.py\);${n}thread_spin \(phases\.py\)" "$f" ||
 		bad="$bad the thread: start_thread;...;_bootstrap;...;thread_main;thread_spin;"
+	grep -qE '\(phases\.py\);([^;]*;)*(entry_SYSCALL_64[^;]*|asm_sysvec_[^;]*|asm_exc_page_fault|irqentry_[^;]*)[; ]' "$f" ||
+		bad="$bad kernel frames above a Python frame;"
 	deepest=$(awk -F';' '{ n = 0; for (i = 1; i <= NF; i++) if ($i == "recurse (phases.py)") n++; if (n > m) m = n } END { print m + 0 }' "$f")
 	grep -qE ";deep \(phases\.py\);${n}recurse \(phases\.py\);.*;recurse \(phases\.py\);${n}until \(phases\.py\);${n}deep_leaf \(phases\.py\)" "$f" &&
 		[ "$deepest" -ge 1001 ] || bad="$bad deep;recurse x1001;until;deep_leaf (deepest: $deepest);"

@@ -283,6 +283,42 @@ TEST(python_unknown_version_is_unsupported)
 	CHECK(!python_layout_from_debug(block, sizeof(block), &o));
 }
 
+/* A property over every version number: a layout exactly for the
+ * versions the table was made for (3.8 to 3.13, any patch release), none
+ * for the others, whose processes then get the notice and native frames;
+ * and a _Py_DebugOffsets block is read only when it says 3.13 and not
+ * free-threaded. */
+TEST(python_layouts_only_for_known_versions)
+{
+	for (uint32_t major = 0; major < 6; major++) {
+		for (uint32_t minor = 0; minor < 40; minor++) {
+			for (uint32_t micro = 0; micro < 24; micro += 7) {
+				uint32_t v = major << 24 | minor << 16 | micro << 8 | 0xf0;
+				struct python_offsets o;
+				bool known = major == 3 && minor >= 8 && minor <= 13;
+				bool got = python_layout_of(v, &o);
+				CHECK_EQ_U64(got, known);
+				if (got)
+					CHECK(o.version == v && (o.frame_kind == PYTHON_FRAMES_OBJECTS) == (minor < 11) &&
+					      (o.tstate_native_thread_id == PYTHON_NO_OFFSET) == (minor < 11));
+				uint8_t block[PYTHON_DEBUG_OFFSETS_SIZE];
+				struct python_offsets d;
+				if (!python_layout_of(0x030d00f0, &d))
+					continue;
+				for (int ft = 0; ft < 2; ft++) {
+					memset(block, 0, sizeof(block));
+					memcpy(block, "xdebugpy", 8);
+					uint64_t word = v, free_threaded = (uint64_t)ft;
+					memcpy(block + 8, &word, 8);
+					memcpy(block + 16, &free_threaded, 8);
+					CHECK_EQ_U64(python_layout_from_debug(block, sizeof(block), &d),
+						     major == 3 && minor == 13 && !ft);
+				}
+			}
+		}
+	}
+}
+
 /* Location table entries built by hand from Objects/locations.md. */
 TEST(python_line_table)
 {
