@@ -195,6 +195,16 @@ static int index_ids(struct pprof *pp, struct profile *p, const struct readers *
 		struct slice s;
 		if (string_at(pp, name ? name : alt, start, &s))
 			return -1;
+		if (!mapping_file && name && alt && alt != name) {
+			/* An interpreted function scorch wrote (render/pprof.c): its
+			 * folded name "NAME (file)" is the system name: that again. */
+			struct slice sys = { "", 0 };
+			if (string_at(pp, alt, start, &sys))
+				return -1;
+			if (sys.n > s.n + 3 && !memcmp(sys.s, s.s, s.n) && sys.s[s.n] == ' ' && sys.s[s.n + 1] == '(' &&
+			    sys.s[sys.n - 1] == ')')
+				s = sys;
+		}
 		if (mapping_file && s.n) {
 			/* "[basename]" of a mapping's file, perf's name for an unknown symbol in it */
 			const char *slash = memrchr(s.s, '/', s.n);

@@ -273,6 +273,10 @@ python_pprof() {
 	pp_traces_folded "$d/out.pb.gz" >"$d/traces"
 	grep -q ';Py_RunMain;.*;<module>;main;timed;caller_x;until;py_handler_a[; ]' "$d/traces" ||
 		bad="$bad traces: Py_RunMain;...;<module>;main;timed;caller_x;until;py_handler_a;"
+	# read back by scorch: the folded names again
+	"$SCORCH" collapse "$d/out.pb.gz" >"$d/back.folded" 2>"$d/back.err"
+	grep -q ';<module> (phases\.py);main (phases\.py);timed (phases\.py);caller_x (phases\.py);until (phases\.py);py_handler_a (phases\.py)' "$d/back.folded" ||
+		bad="$bad scorch collapse of it: <module> (phases.py);...;py_handler_a (phases.py);"
 	if [ -z "$bad" ]; then ok "$label: Python functions with file and line"; else not_ok "$label" "$bad"; fi
 }
 
