@@ -213,6 +213,17 @@ python_versions() {
 		[ "$be" = perf ] && perf_err=1
 		py_shares "record $be python$v" "$d/cmd.folded" "$d/cmd.times" ${perf_err:+"$d/cmd.err"}
 		py_version_chains "record $be python$v" "$d/cmd.folded" "$minor" "$be"
+		if [ "$be" = bpf ] && [ "$minor" = 3.8 ]; then
+			# -p: a 3.8 that was running before record started (its
+			# libc's thread ids read then)
+			"$py" "$PY_WL" "$d/pid.times" 9 $slice &
+			pypid=$!
+			sleep 1
+			"$SCORCH" record --backend bpf -F 999 -p $pypid -d 5 -o "$d/pid.folded" 2>"$d/pid.err"
+			wait $pypid
+			py_shares "record bpf -p python$v" "$d/pid.folded" "$d/pid.times"
+			py_version_chains "record bpf -p python$v" "$d/pid.folded" "$minor" bpf
+		fi
 		grep -q "Python: 1 process (CPython $minor[.0-9]*), [0-9.]*% of their samples with Python frames" "$d/cmd.err" &&
 			ok "record $be python$v: summary" || not_ok "record $be python$v: summary" "$(tail -2 "$d/cmd.err")"
 		if [ "$be" = bpf ]; then
