@@ -61,13 +61,22 @@ static struct python_code read_code(struct python_proc *p, uint64_t addr)
 	const struct python_offsets *o = &p->off;
 	struct python_code c = { .name = UINT32_MAX, .firstlineno = -1 };
 	uint8_t head[MAX_CODE_HEAD];
-	if (o->code_adaptive > sizeof(head) || !python_read(p->pid, addr, head, o->code_adaptive))
+	/* no co_qualname before 3.11: co_name */
+	uint32_t qual_off = o->code_qualname != PYTHON_NO_OFFSET ? o->code_qualname : o->code_name;
+	/* The fields must lie in what is read: a 3.13 process's debug offsets
+	 * (python_layout_from_debug) are its own to say. */
+	uint64_t need = o->code_adaptive;
+	const uint64_t ends[] = { (uint64_t)o->code_filename + 8, (uint64_t)qual_off + 8,
+				  (uint64_t)o->code_linetable + 8, (uint64_t)o->code_firstlineno + 4 };
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (ends[i] > need)
+			need = ends[i];
+	if (need > sizeof(head) || !python_read(p->pid, addr, head, (size_t)need))
 		return c;
 	uint64_t file_at, qual_at, table_at;
 	int32_t first;
 	memcpy(&file_at, head + o->code_filename, 8);
-	/* no co_qualname before 3.11: co_name */
-	memcpy(&qual_at, head + (o->code_qualname != PYTHON_NO_OFFSET ? o->code_qualname : o->code_name), 8);
+	memcpy(&qual_at, head + qual_off, 8);
 	memcpy(&table_at, head + o->code_linetable, 8);
 	memcpy(&first, head + o->code_firstlineno, 4);
 	char qual[MAX_NAME * 4 + 1], file[MAX_NAME * 4 + 1], shortf[MAX_NAME * 4 + 1];
@@ -86,7 +95,8 @@ static struct python_code read_code(struct python_proc *p, uint64_t addr)
 		c.units = (uint32_t)units;
 	int64_t size;
 	uint8_t bhead[64];
-	if (o->bytes_data <= sizeof(bhead) && python_read(p->pid, table_at, bhead, o->bytes_data)) {
+	if (o->bytes_data <= sizeof(bhead) && o->bytes_size + 8 <= o->bytes_data &&
+	    python_read(p->pid, table_at, bhead, o->bytes_data)) {
 		memcpy(&size, bhead + o->bytes_size, 8);
 		if (size > 0 && size <= MAX_TABLE) {
 			VEC_GROW(p->tables, p->nr_tables + (size_t)size, p->alloc_tables);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <setjmp.h>
 
 typedef char *(*cplus_demangle_fn)(const char *, int);
 typedef void (*demangle_piece_fn)(const char *, size_t, void *);
@@ -229,10 +230,26 @@ static void out_append(struct demangled *d, const char *s, size_t n)
 	d->s[d->len] = 0;
 }
 
+/* A demangling in progress: the answer, and where to go when it grows
+ * past DEMANGLED_MAX. libiberty's Rust v0 demangler expands back
+ * references without a bound on its output: a 67-byte name
+ * (tests/fuzz/corpus/demangle/slow-rust-backrefs) writes gigabytes over
+ * minutes. Its callback forms allocate nothing (their state is on the
+ * stack), so leaving them by longjmp from the callback loses nothing. */
+enum { DEMANGLED_MAX = 1 << 20 };
+
+struct demangling {
+	struct demangled *d;
+	jmp_buf too_long;
+};
+
 /* libiberty hands over pieces of a few bytes: copied inline */
 static void piece(const char *s, size_t n, void *opaque)
 {
-	struct demangled *d = opaque;
+	struct demangling *dg = opaque;
+	struct demangled *d = dg->d;
+	if (d->len + n > DEMANGLED_MAX)
+		longjmp(dg->too_long, 1);
 	if (n > 16 || d->len + n + 1 > d->cap) {
 		out_append(d, s, n);
 		return;
@@ -259,18 +276,26 @@ void demangled_release(struct demangled *d)
 	out_reset(d);
 }
 
-/* libiberty's answer (as cplus_demangle(name, 0) gives it) into d. */
-static bool libiberty_demangle(const char *name, struct demangled *d)
+/* One callback demangler's answer into d: false when it has none, or
+ * one longer than DEMANGLED_MAX (then d is empty). */
+static bool demangle_bounded(demangle_callback_fn fn, const char *name, struct demangled *d)
 {
-	if (dm.rust_cb) {
-		if (dm.rust_cb(name, LIBIBERTY_DMGL_AUTO, piece, d))
-			return true;
-		out_reset(d);
-		if (dm.v3_cb(name, LIBIBERTY_DMGL_AUTO, piece, d))
-			return true;
+	struct demangling dg = { .d = d };
+	if (setjmp(dg.too_long)) {
 		out_reset(d);
 		return false;
 	}
+	if (fn(name, LIBIBERTY_DMGL_AUTO, piece, &dg))
+		return true;
+	out_reset(d);
+	return false;
+}
+
+/* libiberty's answer (as cplus_demangle(name, 0) gives it) into d. */
+static bool libiberty_demangle(const char *name, struct demangled *d)
+{
+	if (dm.rust_cb)
+		return demangle_bounded(dm.rust_cb, name, d) || demangle_bounded(dm.v3_cb, name, d);
 	char *s = dm.cplus(name, 0);
 	if (s)
 		out_append(d, s, strlen(s));

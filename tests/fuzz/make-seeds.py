@@ -1,9 +1,13 @@
 #!/usr/bin/python3
-# Seeds for the ELF, DWARF and unwinder fuzz targets (tests/fuzz/fuzz_elf.c,
-# fuzz_dwarf.c, fuzz_unwind.c), from real files of a Debian machine: small
+# Seeds for the ELF, DWARF, unwinder, demangler and Python-walk fuzz targets
+# (tests/fuzz/fuzz_elf.c, fuzz_dwarf.c, fuzz_unwind.c, fuzz_demangle.c,
+# fuzz_python_walk.c),
+# from real files of a Debian machine: small
 # binaries and objects as they are installed, this process's vdso, a
 # program gcc builds with inlining and DWARF, and cut-down copies of them
-# (truncated, sections stripped by objcopy). Run from the top directory;
+# (truncated, sections stripped by objcopy), and symbol names as binaries
+# hold them (C++ from libstdc++ and libLLVM, Rust v0 and legacy from a
+# rustup toolchain's libraries, when there is one). Run from the top directory;
 # the committed corpus came from Debian 12 (gcc 12, glibc 2.36). Seeds that
 # fuzzing later found crashing are added by hand, named crash-*.
 import os, random, shutil, struct, subprocess, sys, tempfile
@@ -66,8 +70,100 @@ def write(dir, name, data):
         f.write(data)
 
 
+def dynamic_names(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True).stdout
+    return [line.split()[-1].split("@")[0] for line in out.splitlines() if line.split()]
+
+
+def demangle_seeds():
+    """A few names of each kind: the longest C++ ones, Rust v0 (_R) and
+    legacy (_ZN...17h<hash>E) ones."""
+    import glob
+    picks = []
+    for lib in ("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"):
+        if os.path.exists(lib):
+            names = sorted((n for n in dynamic_names(lib) if n.startswith("_Z")), key=len)
+            picks += [("cxx-" + os.path.basename(lib).split(".")[0] + "-%d" % i, n)
+                      for i, n in enumerate(names[:2] + names[len(names) // 2:len(names) // 2 + 2] + names[-2:])]
+    for lib in sorted(glob.glob(os.path.expanduser("~/.rustup/toolchains/*/lib/librustc_driver-*.so")))[:1]:
+        names = dynamic_names(lib)
+        v0 = sorted((n for n in names if n.startswith("_R")), key=len)
+        legacy = sorted((n for n in names if n.startswith("_ZN") and "17h" in n and n.endswith("E")), key=len)
+        picks += [("rust-v0-%d" % i, n) for i, n in enumerate(v0[:1] + v0[len(v0) // 2:len(v0) // 2 + 2] + v0[-1:])]
+        picks += [("rust-legacy-%d" % i, n) for i, n in enumerate(legacy[:1] + legacy[-1:])]
+    for name, n in picks:
+        write("demangle", name, n.encode())
+
+
+# CPython layouts the walk reads (src/runtime/python_layouts.c), for the
+# python_walk seeds: one thread's chain of structures, as a 3.11, 3.12 or
+# 3.13 process holds them, laid out in a 64 KiB image of its memory.
+PY = {
+    "3.11": dict(pick=3, rt_interp=40, interp_threads=16, ts_next=8, ts_native=160, ts_frame=56, cf_cur=8,
+                 fr_prev=48, fr_code=32, fr_instr=56, fr_entry=68, fr_owner=69, co_file=112, co_name=120,
+                 co_qual=128, co_table=136, co_first=72, co_adaptive=184, u_len=16, u_state=32, u_ascii=48),
+    "3.12": dict(pick=4, rt_interp=40, interp_threads=72, ts_next=8, ts_native=144, ts_frame=56, cf_cur=0,
+                 fr_prev=8, fr_code=0, fr_instr=56, fr_entry=None, fr_owner=70, co_file=112, co_name=120,
+                 co_qual=128, co_table=136, co_first=68, co_adaptive=192, u_len=16, u_state=32, u_ascii=40),
+    "3.13-debug": dict(pick=6, rt_interp=632, interp_threads=7344, ts_next=8, ts_native=160, ts_frame=72, cf_cur=None,
+                       fr_prev=8, fr_code=0, fr_instr=56, fr_entry=None, fr_owner=70, co_file=112, co_name=120,
+                       co_qual=128, co_table=136, co_first=68, co_adaptive=200, u_len=16, u_state=32, u_ascii=40),
+}
+
+
+def python_walk_seeds():
+    BASE, TID = 0x200000000000, 4242
+    for name, o in PY.items():
+        m = bytearray(1 << 16)
+        put = lambda at, fmt, v: struct.pack_into("<" + fmt, m, at, v)
+        runtime, interp, tstate, cframe, code = 0x100, 0x200, 0x2100, 0x2300, 0x2800
+        frames = [0x2400, 0x2500]
+        put(runtime + o["rt_interp"], "Q", BASE + interp)
+        put(interp + o["interp_threads"], "Q", BASE + tstate)
+        put(tstate + o["ts_native"], "Q", TID)
+        if o["cf_cur"] is None:
+            put(tstate + o["ts_frame"], "Q", BASE + frames[0])
+        else:
+            put(tstate + o["ts_frame"], "Q", BASE + cframe)
+            put(cframe + o["cf_cur"], "Q", BASE + frames[0])
+        for i, f in enumerate(frames):
+            put(f + o["fr_prev"], "Q", BASE + frames[i + 1] if i + 1 < len(frames) else 0)
+            put(f + o["fr_code"], "Q", BASE + code)
+            put(f + o["fr_instr"], "Q", BASE + code + o["co_adaptive"] + 2 * (3 + i))
+            if o["fr_entry"] is not None:
+                put(f + o["fr_entry"], "B", 1 if i == len(frames) - 1 else 0)
+        strs = {"co_file": (0x3000, b"/usr/lib/python3/app/handlers.py"), "co_name": (0x3100, b"handle"),
+                "co_qual": (0x3200, b"Server.handle")}
+        for field, (at, text) in strs.items():
+            put(code + o[field], "Q", BASE + at)
+            put(at + o["u_len"], "q", len(text))
+            put(at + o["u_state"], "I", 1 << 2 | 1 << 5 | 1 << 6)  # kind 1, compact, ascii
+            m[at + o["u_ascii"]:at + o["u_ascii"] + len(text)] = text
+        table = open(f"{CORPUS}/python/11-linetable-put", "rb").read()[5:]
+        put(code + o["co_table"], "Q", BASE + 0x3400)
+        put(0x3400 + 16, "q", len(table))
+        m[0x3400 + 32:0x3400 + 32 + len(table)] = table
+        put(code + o["co_first"], "i", 10)
+        if name == "3.13-debug":
+            words = [0] * 71
+            words[0] = struct.unpack("<Q", b"xdebugpy")[0]
+            words[1] = 0x030d00f0
+            for w, k in ((5, "rt_interp"), (9, "interp_threads"), (21, "ts_next"), (23, "ts_frame"),
+                         (25, "ts_native"), (29, "fr_prev"), (30, "fr_code"), (31, "fr_instr"),
+                         (33, "fr_owner"), (35, "co_file"), (36, "co_name"), (37, "co_qual"),
+                         (38, "co_table"), (39, "co_first"), (43, "co_adaptive"), (68, "u_state"),
+                         (69, "u_len"), (70, "u_ascii")):
+                words[w] = o[k]
+            words[65], words[66] = 16, 32
+            struct.pack_into("<71Q", m, 0x1000, *words)
+        end = max(i for i, b in enumerate(m) if b) + 1
+        write("python_walk", name, bytes([o["pick"]]) + struct.pack("<IH", TID, runtime) + bytes(m[:end]))
+
+
 def main():
     rng = random.Random(30)
+    demangle_seeds()
+    python_walk_seeds()
     tmp = tempfile.mkdtemp()
     prog = f"{tmp}/inlined"
     with open(prog + ".cc", "w") as f:

@@ -182,6 +182,22 @@ TEST(demangle_like_perf)
 	free(d);
 }
 
+TEST(demangle_bounded)
+{
+	/* A Rust v0 name whose back references libiberty expands without end
+	 * (gigabytes over minutes, found by tests/fuzz/fuzz_demangle.c): left
+	 * mangled once the answer passes 1 MiB. A real v0 name still reads. */
+	static const char slow[] = "_RINvCsen_08rustc_s_ouRFGetxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxitB_orspr";
+	char *d = demangle("_RNvCs1234_7mycrate3foo", 23);
+	if (!d) {
+		t_->skip = "no Rust demangler (libbfd) found";
+		return;
+	}
+	CHECK_STR(d, "mycrate::foo");
+	free(d);
+	CHECK(demangle(slow, sizeof(slow) - 1) == NULL);
+}
+
 /* Mangled names whose demangled forms order differently by leading '_' and
  * length than the raw names do. */
 static const char *const mangled_pool[] = {
