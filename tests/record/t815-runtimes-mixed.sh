@@ -4,13 +4,9 @@
 # python3.11 run at once, each a workload that times its own phases
 # (tests/workloads/java/Phases.java, node/phases.js, python/phases.py);
 # record -a (both backends), -p with the three pids and -t with one thread
-# of each draw the three programs' own functions in the same graph, and
-# the JVM main thread's phases (Alpha, Beta: calls of about a ms, many
-# rounds of them in a window of 3 s) have shares of their samples within
-# 0.05 of the CPU time the JVM measured over its whole run. (Not held here:
-# shares between threads, which the scheduler gives CPU in proportions
-# that change with the machine's other work, and node's phases, calls of a
-# few ms: on a loaded machine it gets too few of them in the window.)
+# of each draw the three programs' own functions in the same graph. (Their
+# shares are t805's and t810's, over whole runs: in a window of 3 s on a
+# loaded machine a JVM ran 60 of its phases, too few for 0.05.)
 # The Python naming is tests/record/t800-python.sh's; here it must show.
 # java, javac, node and /usr/bin/python3.11 are required: missing, the
 # tests fail.
@@ -52,10 +48,6 @@ mixed_check() {
 		"$ppid;.*;[A-Za-z_]* \\(phases\\.py\\)"; do
 		grep -Eq "^[^;]*-$want" "$1" || printf '%s; ' "no ${want#*;.*;} in process ${want%%;*}"
 	done
-	# (each thread's first frame is its name and its process's pid)
-	grep "^[^;]*-$jpid;" "$1" >"$1.java"
-	phase_shares "$1.java" "$M/java.times" 'Alpha=;void Phases\$Alpha\.run( |;|$)' \
-		'Beta=;void Phases\$Beta\.run( |;|$)'
 }
 
 for be in perf bpf; do
@@ -67,7 +59,6 @@ done
 # the JVM's second thread, node's and python's main threads
 spinner=$(grep -l '^spinner$' /proc/"$jpid"/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5)
 "$SCORCH" record -t "${spinner:-0},$npid,$ppid" -d 3 -F 499 --annotate-pid -o "$M/tids.folded" 2>"$M/tids.err"
-# (the JVM writes its times when stopped)
 kill "$jpid" "$npid" "$ppid"
 wait "$jpid" "$npid" "$ppid"
 rm -f "/tmp/perf-$npid.map" "/tmp/perf-$jpid.map" "$M"/isolate-*.log
@@ -81,13 +72,15 @@ for be in perf bpf; do
 	fi
 	bad=$(mixed_check "$M/all.$be.folded")
 	if [ -z "$bad" ]; then ok "$name"; else
-		not_ok "$name" "$bad" "$(grep -v 'no hardware PMU' "$M/all.$be.err" | head -4)" "$(cat "$M/java.times")"; fi
+		not_ok "$name" "$bad" "$(grep -v 'no hardware PMU' "$M/all.$be.err" | head -4)"; fi
 done
 
 name="record -p JVM,NODE,PYTHON: the three runtimes' functions in one graph"
 bad=$(mixed_check "$M/pids.folded")
+others=$(sed 's/;.*//; s/.*-//' "$M/pids.folded" | grep -Evx "$jpid|$npid|$ppid" | sort -u | tr '\n' ' ')
+[ -n "$others" ] && bad="$bad stacks of other processes: $others"
 if [ -z "$bad" ]; then ok "$name"; else
-	not_ok "$name" "$bad" "$(grep -v 'no hardware PMU' "$M/pids.err" | head -4)" "$(cat "$M/java.times")"; fi
+	not_ok "$name" "$bad" "$(grep -v 'no hardware PMU' "$M/pids.err" | head -4)"; fi
 
 name="record -t: a thread of each runtime, named"
 bad=""
