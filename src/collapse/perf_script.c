@@ -33,6 +33,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "collapse/perf_chunk.h"
+#include "collapse/perf_clock.h"
 #include "profile/time_cells.h"
 #include "profile/time_ranges.h"
 #ifdef HAVE_ELFUTILS
@@ -398,6 +399,23 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 		bufs[0].nsegs = n;
 	}
 
+	/* perf script --header of a -k capture: its clock on the epoch (every
+	 * input that says must say the same) */
+	int64_t epoch = 0;
+	bool epoch_known = false;
+	for (size_t i = 0; i < n; i++) {
+		int64_t e;
+		if (!perf_text_epoch(in[i].data, in[i].len, &e))
+			continue;
+		if (epoch_known && e != epoch) {
+			epoch_known = false;
+			break;
+		}
+		epoch = e;
+		epoch_known = true;
+	}
+	if (epoch_known && opts->time_ranges && !opts->time_ranges->resolved)
+		time_ranges_set_epoch(opts->time_ranges, epoch);
 	if (opts->time_ranges && !opts->time_ranges->resolved && resolve_ranges(bufs, nb, opts->time_ranges)) {
 		for (size_t i = 0; i < nb; i++) {
 			free(bufs[i].segs);
@@ -468,6 +486,8 @@ int perf_collapse(struct profile *p, const struct perf_input *in, size_t n,
 			profile_merge(p, chunks[i].p);
 		perf_chunk_release(&chunks[i]);
 	}
+	if (ret == 0 && p->time && epoch_known)
+		time_cells_set_epoch(p, epoch);
 	free(chunks);
 	free(pieces);
 #ifdef HAVE_ELFUTILS

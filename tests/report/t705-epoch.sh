@@ -9,7 +9,9 @@
 # over its perf-clock span (the tod - time of perf's first sample converts)
 # folded by collapse perf (perf record -P: report counts periods as perf
 # script prints them); an epoch range outside the recording is a usage
-# error naming the recording's UTC span. Without -k (perf 6.1 writes no
+# error naming the recording's UTC span. perf script --header's text
+# carries the same reference ("# reference time: ..."): flamegraph's heat
+# map and collapse perf --time of it agree with the same. Without -k (perf 6.1 writes no
 # clock reference then) times stay relative: no epoch in the page, an
 # epoch time is outside the recording. With -k CLOCK_REALTIME perf's own
 # timestamps are epoch times. Needs perf: without it the tests fail.
@@ -18,7 +20,7 @@
 W=$BUILD/workloads/phases
 E=$TMPDIR/epoch
 mkdir -p "$E"
-names="heat-map-origin heat-map-wall-clock time-epoch-a time-epoch-b outside-utc no-clock-data-origin no-clock-data-epoch realtime-clock short-clock-data"
+names="heat-map-origin heat-map-wall-clock text-heat-map-origin time-epoch-a text-time-epoch-a time-epoch-b text-time-epoch-b outside-utc no-clock-data-origin no-clock-data-epoch realtime-clock short-clock-data"
 why=""
 if ! command -v perf >/dev/null 2>&1; then
 	why="perf is not installed"
@@ -71,6 +73,26 @@ else
 	not_ok "report epoch: heat-map-wall-clock" "no epoch origin"
 fi
 
+# perf script --header's text says the same ("# reference time: ..."):
+# flamegraph's heat map of it starts at perf's first tod too
+TZ=UTC perf script --header -i "$E/k.data" >"$E/k.txt" 2>/dev/null
+"$SCORCH" flamegraph -o "$E/k-text.html" "$E/k.txt" 2>"$E/text.err"
+torigin=$(grep -o '"time":{[^}]*}' "$E/k-text.html" | sed -n 's/.*"origin":"\([0-9]*\)".*/\1/p')
+tfirst=$(grep -o '"time":{[^}]*}' "$E/k-text.html" | sed -n 's/.*"first":\([0-9.]*\).*/\1/p')
+if [ -n "$torigin" ] && [ -n "$tfirst" ]; then
+	fns=$(echo "$tfirst" | awk -F. '{ printf "%s%s\n", $1, substr($2 "000000000", 1, 9) }' | sed 's/^0*//')
+	tgot=$((torigin + ${fns:-0}))
+	d=$(((tgot - tod0) < 0 ? tod0 - tgot : tgot - tod0))
+	if [ "$d" -le 2000 ]; then
+		ok "report epoch: text-heat-map-origin (perf script --header | flamegraph: first sample $d ns from perf's tod)"
+	else
+		not_ok "report epoch: text-heat-map-origin" "first sample at $tgot ns, perf's tod says $tod0"
+	fi
+else
+	not_ok "report epoch: text-heat-map-origin" "no epoch origin: $(grep -o '"time":{[^}]*}' "$E/k-text.html")" \
+		"$(head -3 "$E/text.err")"
+fi
+
 # sec NS: ns as perf's "seconds.microseconds"
 sec() {
 	printf '%d.%06d\n' $(($1 / 1000000000)) $((($1 % 1000000000) / 1000))
@@ -85,11 +107,15 @@ epoch_case() {
 	e0=$(sec $(($2 + offset))) e1=$(sec $(($3 + offset)))
 	perf script -i "$E/k.data" --time "$p0,$p1" 2>/dev/null | "$SCORCH" collapse perf >"$E/want.$1" 2>/dev/null
 	"$SCORCH" report -q --time "$e0,$e1" "$E/k.data" >"$E/got.$1" 2>"$E/err.$1"
+	"$SCORCH" collapse perf --time "$e0,$e1" "$E/k.txt" >"$E/tgot.$1" 2>"$E/terr.$1"
 	if [ ! -s "$E/want.$1" ]; then
 		not_ok "report epoch: time-epoch-$1" "perf script --time $p0,$p1 kept no sample"
+		not_ok "report epoch: text-time-epoch-$1" "perf script --time $p0,$p1 kept no sample"
 	else
 		test_cmp "report epoch: time-epoch-$1 (report --time $e0,$e1 = perf script --time $p0,$p1)" \
 			"$E/want.$1" "$E/got.$1"
+		test_cmp "report epoch: text-time-epoch-$1 (collapse perf --time $e0,$e1 on perf script --header)" \
+			"$E/want.$1" "$E/tgot.$1"
 	fi
 }
 epoch_case a a
