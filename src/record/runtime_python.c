@@ -33,6 +33,7 @@ struct py_run {
 	uint64_t *frames;         /* one sample's frames read now */
 	uint64_t *addrs;          /* their addresses (perf) */
 	uint64_t read_late;       /* perf: samples whose frames were read after the sample */
+	uint64_t checked;         /* of those, checked against the sample's registers and stack copy */
 	uint64_t dropped, trimmed; /* of those: none of them ran at the sample; newer ones left out */
 	struct py_source {        /* by name id: where the first code object of that name is */
 		uint32_t function, file; /* ids in names */
@@ -194,6 +195,7 @@ static size_t py_payload_now(void *arg, void *state, const struct runtime_sample
 		return 0;
 	run->read_late++;
 	if (smp->regs_abi && smp->regs && smp->stack_len) {
+		run->checked++;
 		size_t nregs = (size_t)__builtin_popcountll(smp->regs_mask);
 		int k = python_first_at_sample(&one->p, buf, run->addrs, n, smp->regs, nregs, smp->stack, smp->stack_len);
 		if (k == n) {
@@ -318,17 +320,22 @@ static void py_summary(void *arg, char *buf, size_t cap)
 				len += (size_t)snprintf(buf + len, cap - len, ".%u", (v >> 8) & 0xff);
 			first = false;
 		}
-		if (len < cap && supported)
+		if (len < cap && !supported)
+			len += (size_t)snprintf(buf + len, cap - len, ") not read: native frames only");
+		else if (len < cap)
 			len += (size_t)snprintf(buf + len, cap - len, "), %.1f%% of their samples with Python frames",
 						run->samples ? 100.0 * (double)run->named / (double)run->samples : 0.0);
-		if (len < cap && supported && run->read_late)
+		if (len < cap && supported && run->checked)
 			len += (size_t)snprintf(buf + len, cap - len,
 						" (read after the sample: %.1f%% dropped, none of them running then; "
 						"%.1f%% with newer calls left out)",
 						100.0 * (double)run->dropped / (double)run->read_late,
 						100.0 * (double)run->trimmed / (double)run->read_late);
-		else if (len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, ") not read: native frames only");
+		if (len < cap && supported && run->read_late > run->checked)
+			len += (size_t)snprintf(buf + len, cap - len,
+						" (%.1f%% read after the sample and not checked against it: no stack copy, "
+						"--call-graph fp)",
+						100.0 * (double)(run->read_late - run->checked) / (double)run->read_late);
 		if (len >= cap)
 			break;
 	}

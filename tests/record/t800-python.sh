@@ -66,6 +66,10 @@ py_chains() {
 	if [ -z "$bad" ]; then ok "$1: chains"; else not_ok "$1: chains" "missing:$bad"; fi
 }
 
+# The whole summary line: perf adds how often the frames read after the
+# sample were dropped or cut.
+PY_LATE='( \(read after the sample: [0-9.]*% dropped, none of them running then; [0-9.]*% with newer calls left out\))?$'
+
 # py_disagree FOLDED: of the samples in zlib's code (deflate, from the
 # sample's own native stack), the share whose Python frames are not
 # c_leaf's: how far the Python frames are from the sample's instant.
@@ -99,7 +103,7 @@ py_never_wrong() {
 }
 
 py_summary() {
-	grep -q 'Python: 1 process (CPython 3\.11\.[0-9]*), [0-9.]*% of their samples with Python frames' "$2" &&
+	grep -qE '^scorch: Python: 1 process \(CPython 3\.11\.[0-9]*\), [0-9.]*% of their samples with Python frames( \(read after the sample: [0-9.]*% dropped, none of them running then; [0-9.]*% with newer calls left out\))?$' "$2" &&
 		ok "$1: summary" || not_ok "$1: summary" "$(tail -1 "$2")"
 }
 
@@ -224,7 +228,7 @@ python_versions() {
 			py_shares "record bpf -p python$v" "$d/pid.folded" "$d/pid.times"
 			py_version_chains "record bpf -p python$v" "$d/pid.folded" "$minor" bpf
 		fi
-		grep -q "Python: 1 process (CPython $minor[.0-9]*), [0-9.]*% of their samples with Python frames" "$d/cmd.err" &&
+		grep -qE "^scorch: Python: 1 process \(CPython $minor[.0-9]*\), [0-9.]*% of their samples with Python frames$PY_LATE" "$d/cmd.err" &&
 			ok "record $be python$v: summary" || not_ok "record $be python$v: summary" "$(tail -2 "$d/cmd.err")"
 		if [ "$be" = bpf ]; then
 			set -- $(py_disagree "$d/cmd.folded")
@@ -247,7 +251,7 @@ python_versions() {
 		"$SCORCH" record --backend $be -o "$d/cmd.folded" -- "$py" -c 'x = 0
 for i in range(3000000): x += i' 2>"$d/cmd.err"
 		if [ "$(grep -c "notice: process [0-9]* runs CPython $minor " "$d/cmd.err")" = 1 ] &&
-			grep -q "Python: 1 process (CPython $minor) not read: native frames only" "$d/cmd.err" &&
+			grep -q "^scorch: Python: 1 process (CPython $minor) not read: native frames only$" "$d/cmd.err" &&
 			! grep -q '(<string>)' "$d/cmd.folded" && grep -q 'EvalFrame' "$d/cmd.folded"; then
 			ok "record $be python$v: one notice, native frames only"
 		else
