@@ -90,7 +90,11 @@ static struct python_code read_code(struct python_proc *p, uint64_t addr)
 	c.file = strpool_intern(&p->names, file, strlen(file));
 	c.firstlineno = first;
 	int64_t units;
-	memcpy(&units, head + o->bytes_size, 8); /* ob_size: a code object is a var object */
+	/* ob_size (a code object is a var object), where it lies in what was read */
+	if (o->bytes_size + 8 <= need)
+		memcpy(&units, head + o->bytes_size, 8);
+	else
+		units = 0;
 	if (o->frame_kind == PYTHON_FRAMES_INTERP && units > 0 && units < (1 << 24))
 		c.units = (uint32_t)units;
 	int64_t size;
