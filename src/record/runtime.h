@@ -29,11 +29,11 @@
  * - bpf_params(run, proc, buf, cap): BPF backend: the bytes (at most
  *   cap) the kernel program needs to read this process's runtime frames
  *   (a map from pid to runtime parameters: offsets, the interpreter
- *   state's address); returns how many, 0 for none. The program sends
- *   what it reads after the stack copy: struct runtime_sample.payload.
- *   (Not called yet: the kernel side, a map in profile.bpf.c and the
- *   payload in its stack copies, comes with the first runtime that
- *   needs it; runtime_set_bpf_params is the call to make.)
+ *   state's address); returns how many, 0 for none. The program walks
+ *   the frames at the sample and stores them beside the stacks; they
+ *   reach sample() as struct runtime_sample.payload (Python:
+ *   python.bpf.h and bpf_python.c, the only kernel side so far; the
+ *   bytes are its struct python_walk_params).
  * - sample(run, proc, smp, tokens, cap): a sample of an owned process, as
  *   it is collected (the process is most likely alive: its memory can be
  *   read now, not later). Appends up to cap tokens, 64-bit values that
