@@ -31,6 +31,17 @@ not_ok() {
 	return 0
 }
 skip() { printf 'ok - %s # SKIP %s\n' "$1" "$2"; }
+# skip_or_fail NAME WHY: a test that cannot run. WHY from a probe starts
+# with "fail: " when what is missing is a component scorch needs and
+# scripts/setup installs (perf, a compiler, a tool, a library): the test
+# fails. Any other WHY is something this machine lacks by design (no
+# perf_event_open permission, no BPF, not root): the test is skipped.
+skip_or_fail() {
+	case $2 in
+	"fail: "*) not_ok "$1" "${2#fail: }" ;;
+	*) skip "$1" "$2" ;;
+	esac
+}
 
 # test_cmp NAME EXPECTED ACTUAL: pass when the files are byte-identical,
 # else print the first lines of the diff.

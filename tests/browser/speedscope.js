@@ -160,7 +160,8 @@ test('a differential profile is two profiles, before and after', async (c) => {
 		return;
 	}
 	if (!fs.existsSync(APP)) {
-		console.log('ok - browser/speedscope # SKIP the speedscope npm package is not installed (run scripts/setup)');
+		console.log('not ok - browser/speedscope (the speedscope npm package is not installed: scripts/setup installs it)');
+		process.exitCode = 1;
 		return;
 	}
 	const failed = await runAll(tests, { timeout: 20000 });

@@ -33,7 +33,7 @@ if command -v gzip >/dev/null && "$SCORCH" --version | grep -q '+zlib'; then
 	expect_exit "flamegraph/gzip input" 0 "$SCORCH" flamegraph "$fgt/small.folded.gz"
 	expect_grep "flamegraph/gzip input is read" "<title>main (10 samples" "$TMPDIR/out"
 else
-	skip "flamegraph/gzip input" "no gzip or no zlib support"
+	not_ok "flamegraph/gzip input" "no gzip or no zlib support (scripts/setup installs gzip, zlib1g-dev)"
 fi
 
 # Not folded: detected and collapsed. The raw DTrace example must draw the
@@ -199,7 +199,7 @@ fi
 # drawing stackcollapse-perf.pl's collapse of it.
 fgpx=$fgc/../example-perf-stacks.txt.gz
 if ! command -v gzip >/dev/null; then
-	skip "flamegraph/perf script on stdin is collapsed and drawn" "gzip is not installed"
+	not_ok "flamegraph/perf script on stdin is collapsed and drawn" "gzip is not installed (scripts/setup installs it)"
 elif [ -f "$fgpx" ]; then
 	gzip -dc "$fgpx" | "$SCORCH" flamegraph --dump-frames 2>"$fgt/perf.err" | sort >"$fgt/perf.tsv"
 	"$SCORCH" flamegraph --dump-frames "$fgc/collapse/example-perf-stacks-collapsed-default.txt" | sort >"$fgt/perf.exp"

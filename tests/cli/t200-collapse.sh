@@ -55,14 +55,14 @@ if gzip -c "$c2/b.txt" >"$c2/b.txt.gz" 2>/dev/null; then
 	"$SCORCH" collapse perf "$c2/b.txt.gz" >"$c2/out" 2>/dev/null
 	test_cmp "cli/collapse reads gzip" "$c2/b.want" "$c2/out"
 else
-	skip "cli/collapse reads gzip" "no gzip"
+	not_ok "cli/collapse reads gzip" "no gzip (scripts/setup installs it)"
 fi
 if command -v xz >/dev/null 2>&1; then
 	xz -c "$c2/b.txt" >"$c2/b.txt.xz"
 	"$SCORCH" collapse "$c2/b.txt.xz" >"$c2/out" 2>/dev/null
 	test_cmp "cli/collapse detects perf in xz" "$c2/b.want" "$c2/out"
 else
-	skip "cli/collapse detects perf in xz" "no xz"
+	not_ok "cli/collapse detects perf in xz" "no xz (scripts/setup installs xz-utils)"
 fi
 
 if command -v zstd >/dev/null 2>&1 && grep -q 'zstd=y' "$BUILD/features" 2>/dev/null; then
@@ -70,7 +70,7 @@ if command -v zstd >/dev/null 2>&1 && grep -q 'zstd=y' "$BUILD/features" 2>/dev/
 	"$SCORCH" collapse "$c2/b.txt.zst" >"$c2/out" 2>/dev/null
 	test_cmp "cli/collapse detects perf in zstd" "$c2/b.want" "$c2/out"
 else
-	skip "cli/collapse detects perf in zstd" "no zstd tool or no libzstd in this build"
+	not_ok "cli/collapse detects perf in zstd" "no zstd tool or no libzstd in this build (scripts/setup installs zstd, libzstd-dev)"
 fi
 
 # -o: written on success, untouched on failure.

@@ -36,6 +36,7 @@ if [ -e .git ] && command -v git >/dev/null 2>&1 && git rev-parse HEAD >/dev/nul
 		not_ok "version/the git describe names the commit checked out" "'$pk_first', HEAD is $(git rev-parse --short HEAD)"
 	fi
 else
+	# a source tarball is no git checkout, by design
 	skip "version/the git describe names the commit checked out" "not a git checkout"
 fi
 
@@ -121,7 +122,7 @@ fi
 pk_man=$TMPDIR/dest2/usr/local/share/man/man1
 pk_words() { tr -d ':' | tr -s ' \t' '\n\n' | grep -v '^$'; }
 if ! command -v groff >/dev/null 2>&1; then
-	skip "man/pages match the help texts" "groff is not installed (run scripts/setup)"
+	not_ok "man/pages match the help texts" "groff is not installed (scripts/setup installs groff-base)"
 elif [ ! -f "$pk_man/scorch.1" ]; then
 	not_ok "man/pages match the help texts" "no pages installed in $pk_man"
 else

@@ -25,7 +25,7 @@ pp_want_stacks() { awk '{ c = $NF; sub(/ [^ ]*$/, ""); n[$0] += c } END { for (s
 pp_want_self() { awk '{ c = $NF; sub(/ [^ ]*$/, ""); k = split($0, f, ";"); n[f[k]] += c } END { for (s in n) printf "%s %.0f\n", s, n[s] }' "$1" | LC_ALL=C sort; }
 
 if ! command -v go >/dev/null 2>&1; then
-	skip "pprof/go tool pprof round trip" "no go (Debian golang-go; scripts/setup installs it)"
+	not_ok "pprof/go tool pprof round trip" "no go (scripts/setup installs Debian\'s golang-go)"
 else
 	xz -dc examples/lua-build.folded.xz >"$pp/lua.folded"
 	# Hostile names: spaces, quotes, markup, UTF-8, a C++ template (pprof
@@ -124,7 +124,7 @@ if command -v go >/dev/null 2>&1; then
 		not_ok "pprof in: flamegraph of a cpu/nanoseconds profile says ns" "got '$(all_title "$pp/gocpu.svg")', want '$ns_total ns'" "$(cat "$pp/err")"
 	fi
 else
-	skip "pprof in: flamegraph of a cpu/nanoseconds profile says ns" "no go (Debian golang-go)"
+	not_ok "pprof in: flamegraph of a cpu/nanoseconds profile says ns" "no go (scripts/setup installs Debian\'s golang-go)"
 fi
 if [ "$(all_title "$pp/gocpu-s.svg")" = "$go_total samples" ]; then
 	ok "pprof in: flamegraph --sample-index samples counts samples"
@@ -153,8 +153,8 @@ if command -v go >/dev/null 2>&1; then
 	PPROF_TMPDIR=$pp go tool pprof -raw "$pp/gocpu-c.pb.gz" >"$pp/gocpu-c.raw" 2>&1
 	expect_grep "pprof in -> out: collapse keeps cpu/nanoseconds" '^cpu/nanoseconds\[dflt\]$' "$pp/gocpu-c.raw"
 else
-	skip "pprof in -> out: nanoseconds stay cpu/nanoseconds" "no go (Debian golang-go)"
-	skip "pprof in -> out: collapse keeps cpu/nanoseconds" "no go (Debian golang-go)"
+	not_ok "pprof in -> out: nanoseconds stay cpu/nanoseconds" "no go (scripts/setup installs Debian\'s golang-go)"
+	not_ok "pprof in -> out: collapse keeps cpu/nanoseconds" "no go (scripts/setup installs Debian\'s golang-go)"
 fi
 
 # pprof in -> out keeps Mappings and addresses: each function scorch
@@ -175,8 +175,8 @@ if command -v go >/dev/null 2>&1; then
 		fi
 	done
 else
-	skip "pprof in -> out (gocpu-again): functions keep their file and place in it" "no go (Debian golang-go)"
-	skip "pprof in -> out (gocpu-merged): functions keep their file and place in it" "no go (Debian golang-go)"
+	not_ok "pprof in -> out (gocpu-again): functions keep their file and place in it" "no go (scripts/setup installs Debian\'s golang-go)"
+	not_ok "pprof in -> out (gocpu-merged): functions keep their file and place in it" "no go (scripts/setup installs Debian\'s golang-go)"
 fi
 
 # collapse --format: pprof or speedscope whatever the output's name (as

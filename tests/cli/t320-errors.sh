@@ -96,7 +96,7 @@ if command -v python3 >/dev/null; then
 		fi
 	done
 else
-	skip "errors: a terminal on stdin is not read" "no python3"
+	not_ok "errors: a terminal on stdin is not read" "no python3 (scripts/setup installs it)"
 fi
 
 # record -e cycles where there is no hardware PMU: the message names

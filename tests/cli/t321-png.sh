@@ -5,10 +5,10 @@
 pg=$TMPDIR/png
 mkdir -p "$pg"
 if ! "$SCORCH" version | grep -q '+cairo'; then
-	skip "png: output" "built without cairo/pango (scripts/setup installs libcairo2-dev libpango1.0-dev)"
+	not_ok "png: output" "built without cairo/pango (scripts/setup installs libcairo2-dev libpango1.0-dev)"
 	expect_exit "png: without cairo, -o x.png is an error" 1 "$SCORCH" flamegraph examples/lua-build.folded.xz -o "$pg/x.png"
 elif ! command -v python3 >/dev/null 2>&1; then
-	skip "png: output" "no python3"
+	not_ok "png: output" "no python3 (scripts/setup installs it)"
 else
 	xz -dc examples/lua-build.folded.xz >"$pg/lua.folded"
 	printf '%s\n' 'main;a;b 3' 'main;a;c 2' 'main;d 5' >"$pg/diff-before.folded"

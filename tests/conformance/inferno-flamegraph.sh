@@ -14,7 +14,7 @@ infc=$CONFORMANCE/inferno
 if [ ! -d "$infc/tests/data/flamegraph" ]; then
 	not_ok "inferno-flamegraph" "no $infc/tests/data/flamegraph (unpacked from tests/data/conformance.tar.xz)"
 elif ! command -v python3 >/dev/null; then
-	skip "inferno-flamegraph" "python3 is not installed (run scripts/setup)"
+	not_ok "inferno-flamegraph" "python3 is not installed (scripts/setup installs it)"
 else
 	inf_pairs() { # SVG -> sorted "title<TAB>fill" lines
 		python3 - "$1" "$2" <<'PY'

@@ -25,7 +25,7 @@ record_probe() {
 	done
 	perf_ok=0 bpf_ok=0 perf_why="" bpf_why=""
 	if [ "$wl_ok" = 0 ]; then
-		perf_why="no C compiler for the workloads"
+		perf_why="fail: the workloads do not build (scripts/setup installs build-essential): $(head -1 "$TMPDIR/cc.err" | cut -c1-80)"
 		bpf_why=$perf_why
 		return
 	fi
@@ -39,14 +39,24 @@ record_probe() {
 			perf_why="kernel.perf_event_paranoid allows user space only (these tests need kernel stacks)"
 		fi
 	else
-		perf_why="perf_event_open: $(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
+		perf_why="$(probe_why)perf_event_open: $(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
 	fi
 	if "$SCORCH" record -q --backend bpf -o "$TMPDIR/probe" -- true 2>"$TMPDIR/probe.err" ||
 		grep -q 'no samples' "$TMPDIR/probe.err"; then
 		bpf_ok=1
 	else
-		bpf_why="$(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
+		bpf_why="$(probe_why)$(head -1 "$TMPDIR/probe.err" | cut -c1-80)"
 	fi
+}
+
+# probe_why: "fail: " (skip_or_fail fails) when a probe failed as root for
+# another reason than a permission: scorch's fault, not the machine's. Not
+# root, or refused a permission (a container without CAP_PERFMON or
+# CAP_BPF, a kernel that forbids it), the machine lacks it by design.
+probe_why() {
+	[ "$(id -u)" = 0 ] || return 0
+	grep -q -i -E 'permission|not permitted|paranoid|EACCES|EPERM' "$TMPDIR/probe.err" && return 0
+	printf 'fail: '
 }
 
 _probe=$TEST_SHARED/record-probe

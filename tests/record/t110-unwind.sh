@@ -69,7 +69,7 @@ unwind_tests() {
 	[ "$uw_ok" = 1 ] || why="no C compiler for the workload"
 	[ "$have_libdw" = 1 ] || why="built without elfutils (no DWARF unwinder)"
 	if [ "$2" != 1 ] || [ "$uw_ok" != 1 ] || [ "$have_libdw" != 1 ]; then
-		echo "$names" | tr '|' '\n' | while read -r n; do skip "record $be (no flag): $n" "$why"; done
+		echo "$names" | tr '|' '\n' | while read -r n; do skip_or_fail "record $be (no flag): $n" "$why"; done
 		return
 	fi
 	out=$TMPDIR/unwind-$be
@@ -102,7 +102,7 @@ unwind_tests() {
 			not_ok "record $be (no flag): agrees with perf --call-graph dwarf" "$bad"
 		fi
 	else
-		skip "record $be (no flag): agrees with perf --call-graph dwarf" "perf record --call-graph dwarf did not run"
+		not_ok "record $be (no flag): agrees with perf --call-graph dwarf" "perf record --call-graph dwarf did not run"
 	fi
 
 	# A stock Debian binary built without frame pointers: xz (and its
@@ -122,7 +122,7 @@ unwind_tests() {
 			not_ok "record $be (no flag): a stock Debian binary (xz) reaches main" "$r%" "$(cat "$out/err")"
 		fi
 	else
-		skip "record $be (no flag): a stock Debian binary (xz) reaches main" "no xz"
+		not_ok "record $be (no flag): a stock Debian binary (xz) reaches main" "no xz (scripts/setup installs xz-utils)"
 	fi
 
 	# Frame pointers alone cannot: the same workload loses main.
@@ -154,7 +154,7 @@ unwind_tests bpf "$bpf_ok" "$bpf_why"
 for be in perf bpf; do
 	eval "be_ok=\$${be}_ok be_why=\$${be}_why"
 	if [ "$be_ok" != 1 ] || [ "$uw_ok" != 1 ]; then
-		skip "record $be: each program run by a shell is named as itself" "$be_why"
+		skip_or_fail "record $be: each program run by a shell is named as itself" "$be_why"
 		continue
 	fi
 	bad=0
@@ -183,7 +183,7 @@ expect_exit "record: --call-graph dwarf,70000 is a usage error" 2 "$SCORCH" reco
 for be in perf bpf; do
 	eval "be_ok=\$${be}_ok be_why=\$${be}_why"
 	if [ "$be_ok" != 1 ] || [ "$(uname -m)" != x86_64 ]; then
-		skip "record $be: JIT frames from /tmp/perf-PID.map" "${be_why:-x86-64 only}"
+		skip_or_fail "record $be: JIT frames from /tmp/perf-PID.map" "${be_why:-x86-64 only}"
 		continue
 	fi
 	"$SCORCH" record -q --backend $be --annotate-pid -F 499 -o "$TMPDIR/jit.folded" -- \

@@ -18,12 +18,12 @@ for be in perf bpf; do
 	eval "be_ok=\$${be}_ok be_why=\$${be}_why"
 	name="record $be --call-graph dwarf: DWARF frames named as perf record --call-graph dwarf + report"
 	if [ "$be_ok" != 1 ]; then
-		skip "$name" "$be_why"
+		skip_or_fail "$name" "$be_why"
 		continue
 	fi
 	if ! command -v gzip >/dev/null 2>&1 || ! command -v perf >/dev/null 2>&1 ||
 		! grep -q 'elfutils=y' "$BUILD/features" 2>/dev/null; then
-		skip "$name" "needs gzip, perf and a build with elfutils"
+		not_ok "$name" "needs gzip, perf and a build with elfutils (scripts/setup installs gzip, linux-perf, libdw-dev)"
 		continue
 	fi
 	out=$TMPDIR/inline-$be
@@ -35,7 +35,7 @@ for be in perf bpf; do
 		gzip -9 -c "$out/../inline.txt" >/dev/null 2>"$out/err"
 	if ! perf record -q -F 499 --call-graph dwarf -o "$out/p.data" -- gzip -9 -c "$out/../inline.txt" \
 		>/dev/null 2>&1 || ! "$SCORCH" report -i "$out/p.data" >"$out/p.folded" 2>/dev/null; then
-		skip "$name" "perf record --call-graph dwarf did not run"
+		not_ok "$name" "perf record --call-graph dwarf, or scorch report of its capture, failed"
 		continue
 	fi
 	root_chains "$out/r.folded" >"$out/r.chains"
@@ -55,7 +55,7 @@ for be in perf bpf; do
 	name="record $be --no-inline: DWARF frames named as report --no-inline names them"
 	out=$TMPDIR/inline-$be
 	if [ "$be_ok" != 1 ] || [ ! -f "$out/p.data" ]; then
-		skip "$name" "${be_why:-no perf capture from the test above}"
+		skip_or_fail "$name" "${be_why:-no perf capture from the test above}"
 		continue
 	fi
 	"$SCORCH" record --backend $be --call-graph dwarf --no-inline -F 499 -o "$out/rn.folded" -- \

@@ -17,7 +17,7 @@ for be in perf bpf; do
 	[ "$holes_ok" = 1 ] || be_ok=0 be_why="no C compiler for the workload"
 	grep -q 'elfutils=y' "$BUILD/features" 2>/dev/null || be_ok=0 be_why="built without elfutils (no DWARF unwinder)"
 	if [ "$be_ok" != 1 ]; then
-		skip "record $be: stacks past untouched stack pages" "$be_why"
+		skip_or_fail "record $be: stacks past untouched stack pages" "$be_why"
 		continue
 	fi
 	f=$TMPDIR/holes-$be.folded

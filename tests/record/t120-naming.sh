@@ -17,13 +17,13 @@ jit_names() { # backend variant
 	name="record $be --jit: JIT frames named as perf script + collapse perf --jit ($variant)"
 	eval "be_ok=\$${be}_ok be_why=\$${be}_why"
 	if [ "$be_ok" != 1 ] || [ "$(uname -m)" != x86_64 ]; then
-		skip "$name" "${be_why:-x86-64 only}"
+		skip_or_fail "$name" "${be_why:-x86-64 only}"
 		return
 	fi
 	if ! perf record -q -g -F 499 -o "$TMPDIR/jitn.data" -- "$BUILD/workloads/report_jit" 0.5 $variant \
 		>/dev/null 2>"$TMPDIR/jitn.err" ||
 		! perf script -i "$TMPDIR/jitn.data" >"$TMPDIR/jitn.script" 2>>"$TMPDIR/jitn.err"; then
-		skip "$name" "perf record/script did not run: $(head -1 "$TMPDIR/jitn.err" | cut -c1-60)"
+		not_ok "$name" "perf record/script did not run: $(head -1 "$TMPDIR/jitn.err" | cut -c1-60)"
 		return
 	fi
 	"$SCORCH" collapse perf --jit --kernel "$TMPDIR/jitn.script" >"$TMPDIR/jitn.want" 2>/dev/null

@@ -80,8 +80,8 @@ if [ "$bpf_ok" = 1 ]; then
 	fi
 else
 	for n in "12-deep" "40-deep"; do
-		skip "record bpf: $n distinct stacks are counted in the kernel, kernel and user parts joined right" "$bpf_why"
+		skip_or_fail "record bpf: $n distinct stacks are counted in the kernel, kernel and user parts joined right" "$bpf_why"
 	done
-	skip "record bpf: samples beyond --stack-map-size are sent whole, joined right, and the share says so" "$bpf_why"
-	skip "record bpf: auto copies user stacks and joins them to their kernel stacks by id" "$bpf_why"
+	skip_or_fail "record bpf: samples beyond --stack-map-size are sent whole, joined right, and the share says so" "$bpf_why"
+	skip_or_fail "record bpf: auto copies user stacks and joins them to their kernel stacks by id" "$bpf_why"
 fi

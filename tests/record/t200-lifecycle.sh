@@ -11,12 +11,12 @@ cpu_of() { tail -1 "$1" | awk -F+ '{ printf "%.2f\n", $1 + $2 }'; }
 for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"
 	if [ "$okv" != 1 ]; then
-		skip "record $be: -p ends when the process exits, without spinning" "$why"
-		skip "record $be: -t ends when the thread exits" "$why"
+		skip_or_fail "record $be: -p ends when the process exits, without spinning" "$why"
+		skip_or_fail "record $be: -t ends when the thread exits" "$why"
 		continue
 	fi
 	if ! [ -x /usr/bin/time ]; then
-		skip "record $be: -p ends when the process exits, without spinning" "no /usr/bin/time (scripts/setup)"
+		not_ok "record $be: -p ends when the process exits, without spinning" "no /usr/bin/time (scripts/setup installs Debian's time)"
 	else
 		"$WL/burn" 0.3 &
 		bp=$!
@@ -129,6 +129,6 @@ else
 		"with -o, the command's stdout is its own" \
 		"no samples: one message, exit 1 for every output format, nothing written" \
 		"no samples and a failing command: the command's status"; do
-		skip "record: $n" "$perf_why"
+		skip_or_fail "record: $n" "$perf_why"
 	done
 fi

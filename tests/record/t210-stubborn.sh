@@ -20,9 +20,9 @@ has_command_stacks() { grep -q '^sh[;-]' "$1"; }
 for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"
 	if [ "$okv" != 1 ]; then
-		skip "record $be: a command ignoring SIGTERM gets SIGKILL after the grace period" "$why"
-		skip "record $be: a second Ctrl-C stops waiting for the command" "$why"
-		skip "record $be: a SIGTERM after Ctrl-C stops waiting for the command" "$why"
+		skip_or_fail "record $be: a command ignoring SIGTERM gets SIGKILL after the grace period" "$why"
+		skip_or_fail "record $be: a second Ctrl-C stops waiting for the command" "$why"
+		skip_or_fail "record $be: a SIGTERM after Ctrl-C stops waiting for the command" "$why"
 		continue
 	fi
 	timeout -k 5 30 "$SCORCH" record --backend $be -d 1 -o "$TMPDIR/stub.folded" -- sh -c "$stubborn" \

@@ -6,7 +6,7 @@
 . "${0%/*}/lib.sh"
 
 if [ "$bpf_ok" != 1 ]; then
-	skip "record: -a under ulimit -n 10..40 falls back and records" "$bpf_why"
+	skip_or_fail "record: -a under ulimit -n 10..40 falls back and records" "$bpf_why"
 else
 	bad=
 	off=$(($(nproc) * 2 - 4))

@@ -7,7 +7,7 @@
 for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"
 	if [ "$okv" != 1 ]; then
-		skip "record $be: -F 30000 -a -d 2 stops and writes" "$why"
+		skip_or_fail "record $be: -F 30000 -a -d 2 stops and writes" "$why"
 		continue
 	fi
 	timeout -k 5 60 "$SCORCH" record --backend $be -F 30000 -a -d 2 -o "$TMPDIR/hr.folded" \

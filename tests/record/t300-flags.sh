@@ -7,7 +7,7 @@ for be in perf bpf; do
 	if [ "$okv" != 1 ]; then
 		for n in "-C: only samples of that CPU" "-U and -K" "--tid, -L and -t agree" \
 			"-g and -f are accepted"; do
-			skip "record $be: $n" "$why"
+			skip_or_fail "record $be: $n" "$why"
 		done
 		continue
 	fi
@@ -73,7 +73,7 @@ if [ "$bpf_ok" = 1 ]; then
 	expect_grep "record bpf: --stack-storage-size sizes the stack map" '([1-9][0-9]* sent whole' \
 		"$TMPDIR/sss.err"
 else
-	skip "record bpf: --stack-storage-size sizes the stack map" "$bpf_why"
+	skip_or_fail "record bpf: --stack-storage-size sizes the stack map" "$bpf_why"
 fi
 
 expect_exit "record: -f with -o FILE.svg is a usage error" 2 "$SCORCH" record -f -o "$TMPDIR/f.svg" -- true
@@ -91,5 +91,5 @@ if [ "$perf_ok" = 1 ] || [ "$bpf_ok" = 1 ]; then
 		not_ok "record: a graph's tooltips count samples" "unit '$got'" "$(cat "$TMPDIR/unit.err")"
 	fi
 else
-	skip "record: a graph's tooltips count samples" "$perf_why"
+	skip_or_fail "record: a graph's tooltips count samples" "$perf_why"
 fi

@@ -39,6 +39,6 @@ if [ "$perf_ok" = 1 ] && [ "$(id -u)" = 0 ]; then
 else
 	for n in "SIGHUP ends sampling and -o through a symbolic link replaces its target" \
 		"the replaced file keeps mode 0600 and its owner" "no temporary file is left"; do
-		skip "record: $n" "${perf_why:-not root (chown)}"
+		skip_or_fail "record: $n" "${perf_why:-not root (chown)}"
 	done
 fi

@@ -46,6 +46,6 @@ if [ "$perf_ok" = 1 ] || [ "$bpf_ok" = 1 ]; then
 else
 	for n in "a graph's title and subtitle say what, where, when and how" \
 		"a graph's title names the PIDs or all CPUs" "--title and --subtitle replace the defaults"; do
-		skip "record: $n" "$perf_why"
+		skip_or_fail "record: $n" "$perf_why"
 	done
 fi

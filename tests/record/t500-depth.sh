@@ -18,7 +18,7 @@ for be in perf bpf; do
 			"--max-stack 2 caps kernel and user frames together (fp)" \
 			"--max-stack 2 caps kernel and user frames together (dwarf)" \
 			"--max-stack counts inlined functions as frames (dwarf)"; do
-			skip "record $be: $n" "$why"
+			skip_or_fail "record $be: $n" "$why"
 		done
 		continue
 	fi
@@ -110,16 +110,16 @@ if [ "$perf_ok" = 1 ]; then
 		not_ok "record: --max-stack above the kernel's limit says how to raise it" "exit $st" "$(cat "$TMPDIR/over.err")"
 	fi
 else
-	skip "record: --max-stack above the kernel's limit says how to raise it" "$perf_why"
+	skip_or_fail "record: --max-stack above the kernel's limit says how to raise it" "$perf_why"
 fi
 expect_exit "record: --max-stack 0 is a usage error" 2 "$SCORCH" record --max-stack 0 -- true
 
 # DWARF unwinding (the default call graph) is not bound by the kernel's
 # limit: --max-stack above it is accepted and a 200-frame stack is whole.
 if [ "$perf_ok" != 1 ]; then
-	skip "record: --max-stack above the kernel's limit with DWARF unwinding" "$perf_why"
+	skip_or_fail "record: --max-stack above the kernel's limit with DWARF unwinding" "$perf_why"
 elif ! "$SCORCH" version | grep -q '+libdw'; then
-	skip "record: --max-stack above the kernel's limit with DWARF unwinding" "built without libdw"
+	not_ok "record: --max-stack above the kernel's limit with DWARF unwinding" "built without libdw (scripts/setup installs libdw-dev)"
 else
 	"$SCORCH" record -q --backend perf --max-stack $((kmax + 200)) -F 499 -o "$TMPDIR/dw.folded" -- "$WL/deep" 200 0.3 \
 		2>"$TMPDIR/dw.err"

@@ -36,7 +36,7 @@ tfs_check() { # NAME: tracefs is mounted again, and the run's output is right
 }
 if [ -n "$tfs_why" ]; then
 	IFS='|'
-	for n in $tfs_names; do skip "record perf: $n" "$tfs_why"; done
+	for n in $tfs_names; do skip_or_fail "record perf: $n" "$tfs_why"; done
 	unset IFS
 elif why=$(tfs_unmounted); then
 	"$SCORCH" record --backend perf --off-cpu -o "$TMPDIR/tfs-off.folded" -- sleep 0.2 2>"$TMPDIR/tfs.err"
@@ -46,12 +46,12 @@ elif why=$(tfs_unmounted); then
 			-- sh -c 'true; /bin/true' 2>"$TMPDIR/tfs.err"
 		tfs_check "-e SYS:NAME mounts tracefs" $? '^true;' "$TMPDIR/tfs-exec.folded"
 	else
-		skip "record perf: -e SYS:NAME mounts tracefs" "$why"
+		skip_or_fail "record perf: -e SYS:NAME mounts tracefs" "$why"
 	fi
 	# as found (mounted), whatever happened above
 	grep -q " $tfs tracefs " /proc/mounts || mount -t tracefs nodev "$tfs" 2>/dev/null || true
 else
 	IFS='|'
-	for n in $tfs_names; do skip "record perf: $n" "$why"; done
+	for n in $tfs_names; do skip_or_fail "record perf: $n" "$why"; done
 	unset IFS
 fi

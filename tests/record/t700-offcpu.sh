@@ -28,7 +28,7 @@ offcpu_tests() {
 	names="shares full-chains total-is-wall min-block max-block state-D state-S graph wall wall-colours wall-contended pid-target all-cpus"
 	if [ "$okv" != 1 ] || [ "$oc_ok" != 1 ]; then
 		[ "$oc_ok" = 1 ] || why="no C compiler for the workloads"
-		for n in $names; do skip "record $be --off-cpu: $n" "$why"; done
+		for n in $names; do skip_or_fail "record $be --off-cpu: $n" "$why"; done
 		return
 	fi
 	out=$TMPDIR/offcpu-$be

@@ -13,7 +13,7 @@ wk_names="pipe-reader-woken-by-write cond-waiter-woken-by-signal sleeper-woken-b
 if [ "$bpf_ok" != 1 ] || [ "$oc_ok" != 1 ]; then
 	why=$bpf_why
 	[ "$oc_ok" = 1 ] || why="no C compiler for the workloads"
-	for n in $wk_names; do skip "record bpf --wakers: $n" "$why"; done
+	for n in $wk_names; do skip_or_fail "record bpf --wakers: $n" "$why"; done
 else
 	out=$TMPDIR/wakers
 	mkdir -p "$out"

@@ -6,9 +6,9 @@
 ou_names="pprof-time-microseconds pprof-round-trip-us speedscope-microseconds summary-counts"
 if [ "$perf_ok" = 1 ]; then ou_backend=perf; elif [ "$bpf_ok" = 1 ]; then ou_backend=bpf; else ou_backend=; fi
 if [ -z "$ou_backend" ]; then
-	for n in $ou_names; do skip "record --off-cpu units: $n" "${perf_why:-$bpf_why}"; done
+	for n in $ou_names; do skip_or_fail "record --off-cpu units: $n" "${perf_why:-$bpf_why}"; done
 elif ! command -v go >/dev/null 2>&1; then
-	for n in $ou_names; do skip "record --off-cpu units: $n" "no go (Debian golang-go)"; done
+	for n in $ou_names; do not_ok "record --off-cpu units: $n" "no go (scripts/setup installs Debian's golang-go)"; done
 else
 	ou=$TMPDIR/offcpu-units
 	mkdir -p "$ou"

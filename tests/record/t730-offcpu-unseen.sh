@@ -17,8 +17,8 @@ offcpu_workloads
 un_names="blocking wall"
 if [ "$bpf_ok" != 1 ] || [ "$oc_ok" != 1 ]; then
 	un_why=$bpf_why
-	[ "$oc_ok" = 1 ] || un_why="no C compiler for the workloads"
-	for n in $un_names; do skip "record bpf --off-cpu, switch-ins unseen: $n" "$un_why"; done
+	[ "$oc_ok" = 1 ] || un_why="fail: the off-CPU workloads do not build (scripts/setup installs build-essential)"
+	for n in $un_names; do skip_or_fail "record bpf --off-cpu, switch-ins unseen: $n" "$un_why"; done
 else
 	un=$TMPDIR/offcpu-unseen
 	mkdir -p "$un"

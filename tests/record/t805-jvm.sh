@@ -161,6 +161,8 @@ fi
 # to another user while it runs: record then refuses it, --force reads it.
 W=$BUILD/workloads/report_jit
 name="record: a perf map owned by another user is refused with a warning, read with --force"
+# (report_jit's code is x86-64 machine code; chown needs root: both are the
+# machine's, which scripts/setup cannot change)
 if [ "$(id -u)" != 0 ] || [ "$(uname -m)" != x86_64 ]; then
 	skip "$name" "needs root on x86-64"
 else

@@ -33,11 +33,15 @@ live_setup() {
 	[ -n "${SCORCH_SANITIZED:-}" ] && secs=0.25
 	live_why=""
 	if ! command -v perf >/dev/null 2>&1; then
-		live_why="perf is not installed"
+		live_why="fail: perf is not installed (scripts/setup installs linux-perf)"
 	elif [ ! -x "$W" ]; then
-		live_why="workload $W not built (make)"
+		live_why="fail: workload $W not built (make)"
 	elif ! perf record -q -o "$L/probe.data" -- true >/dev/null 2>"$L/probe.err"; then
-		live_why="perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
+		# refused a permission (not root, a paranoid sysctl, a container):
+		# the machine's; any other failure of perf is a failure
+		fail="fail: "
+		grep -q -i -E 'permission|not permitted|paranoid|EACCES|EPERM' "$L/probe.err" && fail=
+		live_why="${fail}perf record failed: $(grep -v '^$' "$L/probe.err" | head -1 | cut -c1-70)"
 	fi
 }
 
@@ -56,9 +60,9 @@ corpus_setup() {
 	mkdir -p "$K"
 	corpus_why=""
 	if ! command -v perf >/dev/null 2>&1; then
-		corpus_why="perf is not installed"
+		corpus_why="fail: perf is not installed (scripts/setup installs linux-perf)"
 	elif ! command -v xz >/dev/null 2>&1; then
-		corpus_why="xz is not installed"
+		corpus_why="fail: xz is not installed (scripts/setup installs xz-utils)"
 	fi
 	[ -n "$corpus_why" ] && return
 	H=$K/home

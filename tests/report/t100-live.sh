@@ -8,7 +8,7 @@ live_setup
 
 live_names="kallsyms-copy kallsyms-copy-other-boot dwarf-script inline fp-default fp--pid fp--tid fp--kernel fp--all fp-event-filter fp-output-file dwarf pipe-file pipe-stdin zstd two-events two-events-filter svg html jit"
 if [ -n "$live_why" ]; then
-	for n in $live_names; do skip "report live: $n" "$live_why"; done
+	for n in $live_names; do skip_or_fail "report live: $n" "$live_why"; done
 else
 	# frame pointers
 	live_fp_data
@@ -102,7 +102,7 @@ else
 	if "$SCORCH" version | grep -q '+zstd\|zstd=y' || [ -s "$L/z.ours" ]; then
 		test_cmp "report live: zstd" "$L/z.perf" "$L/z.ours"
 	else
-		skip "report live: zstd" "scorch built without zstd"
+		not_ok "report live: zstd" "scorch built without zstd (scripts/setup installs libzstd-dev)"
 	fi
 
 	# two events: the first one seen is kept, or the one asked for
@@ -133,8 +133,10 @@ else
 
 	# JIT code named in /tmp/perf-PID.map (x86-64 workload)
 	J=$BUILD/workloads/report_jit
-	if [ "$(uname -m)" != x86_64 ] || [ ! -x "$J" ]; then
-		skip "report live: jit" "needs x86-64 and $J"
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "report live: jit" "needs x86-64 (the workload's JIT code is x86-64 machine code)"
+	elif [ ! -x "$J" ]; then
+		not_ok "report live: jit" "workload $J not built (make)"
 	else
 		perf record -q -g -F 999 -o "$L/jit.data" -- "$J" "$secs" >/dev/null 2>&1
 		bad=""

@@ -15,7 +15,7 @@ corpus_setup
 
 corpus_names="a-fp-mt c-kernel f1-cpuclock-F997 f2-two-events"
 if [ -n "$corpus_why" ]; then
-	for n in $corpus_names script-pid e-cxx-dwarf b-sys-gcc refs; do skip "report corpus: $n" "$corpus_why"; done
+	for n in $corpus_names script-pid e-cxx-dwarf b-sys-gcc refs; do skip_or_fail "report corpus: $n" "$corpus_why"; done
 else
 	for c in $corpus_names; do
 		xz -dc "$C/$c.data.xz" >"$K/$c.data"
@@ -73,7 +73,7 @@ else
 			fi
 		done
 	else
-		skip "report corpus: --inline" "scorch built without elfutils"
+		not_ok "report corpus: --inline" "scorch built without elfutils (scripts/setup installs libdw-dev)"
 	fi
 
 	# DWARF capture against the shipped text (perf script here takes ~10 s)

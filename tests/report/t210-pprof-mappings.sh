@@ -16,9 +16,9 @@ live_setup
 
 pm_names="corpus-build-ids corpus-traces kernel-build-id merge-mappings merge-places"
 if [ -n "$corpus_why" ]; then
-	for n in $pm_names; do skip "report pprof: $n" "$corpus_why"; done
+	for n in $pm_names; do skip_or_fail "report pprof: $n" "$corpus_why"; done
 elif ! command -v go >/dev/null 2>&1; then
-	for n in $pm_names; do skip "report pprof: $n" "no go (Debian golang-go)"; done
+	for n in $pm_names; do not_ok "report pprof: $n" "no go (scripts/setup installs Debian's golang-go)"; done
 else
 	for c in a-fp-mt c-kernel; do
 		xz -dc "$C/$c.data.xz" >"$K/$c.data"
@@ -70,9 +70,9 @@ fi
 # from binaries whose first note is .note.gnu.property and refuses them
 # from PPROF_BINARY_PATH; a binary at its recorded path is used as is.)
 if [ -n "$live_why" ]; then
-	skip "report pprof: live addresses symbolise again" "$live_why"
+	skip_or_fail "report pprof: live addresses symbolise again" "$live_why"
 elif ! command -v go >/dev/null 2>&1; then
-	skip "report pprof: live addresses symbolise again" "no go (Debian golang-go)"
+	not_ok "report pprof: live addresses symbolise again" "no go (scripts/setup installs Debian's golang-go)"
 else
 	demo=$(readlink -f "$BUILD/workloads/demo")
 	perf record -q -g -F 999 -o "$L/demo.data" -- "$demo" 0.5 >/dev/null 2>&1

@@ -45,7 +45,7 @@ rt_same() {
 }
 
 if [ -n "$corpus_why" ]; then
-	skip "report threads: corpus" "$corpus_why"
+	skip_or_fail "report threads: corpus" "$corpus_why"
 else
 	# option sets: words, several options joined by '+'
 	opts_all="default --pid --tid --kernel --jit --all --addrs --per-cpu --no-inline --max-stack=4 --no-demangle --tid+--per-cpu+--all"
@@ -79,7 +79,7 @@ else
 	if HOME=$H perf inject -i "$K/a-fp-mt.data" -o - >"$rt/stdin" 2>/dev/null && [ -s "$rt/stdin" ]; then
 		rt_same "report threads: pipe-mode stream on stdin, as one thread" - -q --tid
 	else
-		skip "report threads: pipe-mode stream" "perf inject -o - failed"
+		not_ok "report threads: pipe-mode stream on stdin, as one thread" "perf inject -o - failed"
 	fi
 fi
 
@@ -89,9 +89,9 @@ fi
 # Two samples of a-fp-mt are edited: one's period becomes 2^60, another's
 # callchain claims 2^20 entries its record has no room for.
 if [ -n "$corpus_why" ]; then
-	skip "report threads: damaged sample with a huge period" "$corpus_why"
+	skip_or_fail "report threads: damaged sample with a huge period" "$corpus_why"
 elif ! command -v python3 >/dev/null; then
-	skip "report threads: damaged sample with a huge period" "python3 is not installed"
+	not_ok "report threads: damaged sample with a huge period" "python3 is not installed (scripts/setup installs it)"
 else
 	python3 - "$K/a-fp-mt.data" "$rt/huge.data" <<'PY'
 import struct, sys

@@ -7,7 +7,7 @@ live_setup
 
 units="cpu-clock-ns fixed-period-samples page-faults-events countname-override"
 if [ -n "$live_why" ]; then
-	for n in $units; do skip "report unit: $n" "$live_why"; done
+	for n in $units; do skip_or_fail "report unit: $n" "$live_why"; done
 else
 	# tooltip FILE: the unit word of the first frame's tooltip after the root's.
 	tooltip_unit() { grep -o '<title>[^<]*</title>' "$1" | sed -n '2s/.*(\([0-9,.]*\) \([^,]*\), .*/\2/p'; }
@@ -37,9 +37,9 @@ fi
 # values are report's folded counts (summed by awk, compared with
 # go tool pprof -top's total).
 if [ -n "$live_why" ]; then
-	skip "report unit: pprof cpu/nanoseconds" "$live_why"
+	skip_or_fail "report unit: pprof cpu/nanoseconds" "$live_why"
 elif ! command -v go >/dev/null 2>&1; then
-	skip "report unit: pprof cpu/nanoseconds" "no go (Debian golang-go)"
+	not_ok "report unit: pprof cpu/nanoseconds" "no go (scripts/setup installs Debian's golang-go)"
 else
 	"$SCORCH" report -q -o "$L/u-ns.pb.gz" "$L/u-ns.data" 2>"$L/err"
 	"$SCORCH" report -q "$L/u-ns.data" >"$L/u-ns.folded" 2>>"$L/err"
@@ -57,7 +57,7 @@ fi
 # its subtitle the host, the event and the number of samples (what perf
 # report --header-only and perf script say about the same file).
 if [ -n "$live_why" ]; then
-	skip "report: a graph's title and subtitle come from the header" "$live_why"
+	skip_or_fail "report: a graph's title and subtitle come from the header" "$live_why"
 else
 	title=$(sed -n 's/.*<text id="title"[^>]*>\([^<]*\)<.*/\1/p' "$L/u-ns.svg")
 	sub=$(sed -n 's/.*<text id="subtitle"[^>]*>\([^<]*\)<.*/\1/p' "$L/u-ns.svg")

@@ -5,7 +5,7 @@
 . "${0%/*}/lib.sh"
 live_setup
 if [ -n "$live_why" ]; then
-	skip "report --per-cpu" "$live_why"
+	skip_or_fail "report --per-cpu" "$live_why"
 else
 	live_fp_data
 	perf record -q -g --sample-cpu -F 1999 -o "$L/cpu.data" -- "$W" "$secs" >/dev/null 2>&1

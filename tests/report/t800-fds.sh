@@ -2,15 +2,19 @@
 # too few to enough, report either writes exactly the output it writes
 # without a limit, or names each file it could not open for symbols (with
 # errno) and exits 1 leaving the old output; never another graph. Needs
-# perf (a fresh capture of tests/workloads/report_mt); skipped otherwise.
+# perf (a fresh capture of tests/workloads/report_mt): fails without it,
+# skipped only where perf is refused a permission.
 . "${0%/*}/lib.sh"
 W=$BUILD/workloads/report_mt
 F=$TMPDIR/fds
 mkdir -p "$F"
 if ! command -v perf >/dev/null 2>&1; then
-	skip "report fds: ulimit -n ladder" "perf is not installed"
+	not_ok "report fds: ulimit -n ladder" "perf is not installed (scripts/setup installs linux-perf)"
 elif ! perf record -q -g -F 999 -o "$F/mt.data" -- "$W" 0.3 >/dev/null 2>"$F/rec.err"; then
-	skip "report fds: ulimit -n ladder" "perf record failed: $(head -1 "$F/rec.err" | cut -c1-70)"
+	# refused a permission: the machine's; any other failure is one
+	fail="fail: "
+	grep -q -i -E 'permission|not permitted|paranoid|EACCES|EPERM' "$F/rec.err" && fail=
+	skip_or_fail "report fds: ulimit -n ladder" "${fail}perf record failed: $(head -1 "$F/rec.err" | cut -c1-70)"
 else
 	"$SCORCH" report -q -o "$F/want.folded" "$F/mt.data" 2>"$F/err"
 	bad= loud=0 whole=0
