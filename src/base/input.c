@@ -41,6 +41,18 @@ void input_release(struct input *in)
 	memset(in, 0, sizeof(*in));
 }
 
+char *input_read_fd(int fd, const char *name, size_t expect, size_t *len)
+{
+	char *buf = expect ? xmalloc(expect) : NULL;
+	size_t alloc = expect;
+	*len = 0;
+	if (input_read_rest(fd, name, &buf, len, &alloc)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int input_read_rest(int fd, const char *name, char **buf, size_t *len, size_t *alloc)
 {
 	for (;;) {
@@ -58,18 +70,6 @@ int input_read_rest(int fd, const char *name, char **buf, size_t *len, size_t *a
 			return 0;
 		*len += (size_t)r;
 	}
-}
-
-static int read_all(int fd, const char *name, char **buf, size_t *len)
-{
-	size_t alloc = 0;
-	*buf = NULL;
-	*len = 0;
-	if (!input_read_rest(fd, name, buf, len, &alloc))
-		return 0;
-	free(*buf);
-	*buf = NULL;
-	return -1;
 }
 
 static bool has_prefix(const char *data, size_t len, const char *magic, size_t n)
@@ -288,7 +288,7 @@ int input_load(struct input *in, const char *path)
 		}
 	}
 	if (!in->data) {
-		if (read_all(fd, in->name, &in->heap, &in->len)) {
+		if (!(in->heap = input_read_fd(fd, in->name, 0, &in->len))) {
 			if (!is_stdin)
 				close(fd);
 			input_release(in);

@@ -26,6 +26,10 @@ void input_release(struct input *in);
  * as needed; NULL and 0 to start empty). Returns 0 at end of input, or -1
  * with an error naming `name` (*buf stays the caller's to free). */
 int input_read_rest(int fd, const char *name, char **buf, size_t *len, size_t *alloc);
+/* The rest of fd in a new buffer (room for `expect` bytes first, 0 for a
+ * small file), its length in *len; NULL when it cannot be read (the error
+ * printed, naming `name`). fd stays the caller's to close. */
+char *input_read_fd(int fd, const char *name, size_t expect, size_t *len);
 
 /* Whether data starts with a gzip, xz or zstd magic. */
 bool input_compressed(const char *data, size_t len);

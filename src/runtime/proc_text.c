@@ -128,14 +128,7 @@ char *proc_read_perfmap(const char *path, uint32_t pid, bool force, size_t *len)
 	int fd = perfmap_open(path, st.st_uid, force, &why, &fst);
 	if (fd < 0)
 		return NULL;
-	char *buf = NULL;
-	size_t alloc = 0;
-	*len = 0;
-	int ret = input_read_rest(fd, path, &buf, len, &alloc);
+	char *buf = input_read_fd(fd, path, 0, len);
 	close(fd);
-	if (ret) {
-		free(buf);
-		return NULL;
-	}
 	return buf;
 }

@@ -77,15 +77,8 @@ static char *slurp(const char *path, size_t *len, size_t expect)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	char *buf = expect ? xmalloc(expect) : NULL;
-	size_t alloc = expect;
-	*len = 0;
-	int ret = input_read_rest(fd, path, &buf, len, &alloc);
+	char *buf = input_read_fd(fd, path, expect, len);
 	close(fd);
-	if (ret) {
-		free(buf);
-		return NULL;
-	}
 	return buf;
 }
 
