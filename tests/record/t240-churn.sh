@@ -36,8 +36,8 @@ export WL
 for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"
 	if [ "$okv" != 1 ]; then
-		skip "record $be: churn: RSS flat over 6000 short-lived processes" "$why"
-		skip "record $be: churn: descriptors flat over 200 distinct ELF files" "$why"
+		skip_or_fail "record $be: churn: RSS flat over 6000 short-lived processes" "$why"
+		skip_or_fail "record $be: churn: descriptors flat over 200 distinct ELF files" "$why"
 		continue
 	fi
 	rm -f "$TMPDIR/rss.$be" "$TMPDIR/fds.$be"
