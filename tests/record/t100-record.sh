@@ -301,7 +301,7 @@ expect_exit "record: --user-only with --kernel-only is a usage error" 2 \
 # Every `scorch flamegraph` option is accepted by record (forwarded to the
 # renderer): cmd/graph_opts.c must accept each option flamegraph's help
 # lists, except those about flamegraph's own input and output (and --time,
-# record's own: its value "1" is no range; tests/record/t800-time.sh).
+# record's own: its value "1" is no range; tests/record/t760-time.sh).
 missing=""
 for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do
 	case "$o" in output | help | format | dump-frames | sample-index | time) continue ;; esac

@@ -1,7 +1,7 @@
 # Every `scorch flamegraph` option listed in its help is accepted by report
 # for -o FILE.svg (parsed by the shared table in cmd/graph_opts.c), except those about
 # flamegraph's own input and output (--sample-index: pprof input), and --time (report's own, whose
-# value "1" is no range: tests/report/t700-time.sh).
+# value "1" is no range: tests/report/t703-time.sh).
 . "${0%/*}/lib.sh"
 missing=""
 for o in $("$SCORCH" flamegraph --help | grep -o -E '^ +(-o, )?--[a-z-]+' | sed 's/.*--//' | sort -u); do
