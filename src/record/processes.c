@@ -119,7 +119,8 @@ void recorder_reap(struct recorder *r)
 		if (pid == tid && pid)
 			forget_process(r, pid);
 	}
-	memmove(r->gone, r->gone + r->reap_from, (r->nr_gone - r->reap_from) * sizeof(*r->gone));
+	if (r->reap_from) /* (r->gone is NULL until a first exit: memmove's arguments must not be) */
+		memmove(r->gone, r->gone + r->reap_from, (r->nr_gone - r->reap_from) * sizeof(*r->gone));
 	r->nr_gone -= r->reap_from;
 	r->reap_from = r->nr_gone;
 }
