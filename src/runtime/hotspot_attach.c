@@ -78,8 +78,13 @@ static bool socket_ready(const char *path, uid_t uid)
 	return !lstat(path, &st) && S_ISSOCK(st.st_mode) && (st.st_uid == uid || st.st_uid == 0);
 }
 
+enum { TRIGGER_THEIRS = -2 };
+
 /* Make the trigger file name in the JVM's working directory, else in tmp;
- * returns the directory's descriptor (-1 when none could be made). The
+ * returns the directory's descriptor, TRIGGER_THEIRS when the file is
+ * there already (another client, a second recorder or jcmd, is asking the
+ * JVM at the same time: the JVM only looks for the file, so it serves us
+ * too, and it is theirs to remove), or -1 when none could be made. The
  * file is removed through that descriptor: the path /proc/PID/cwd no
  * longer leads there once the JVM has exited, which it may do while it is
  * waited for. */
@@ -92,11 +97,15 @@ static int make_trigger(pid_t pid, const char *tmp, const char *name)
 		if (dfd < 0)
 			continue;
 		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int err = errno;
 		if (fd >= 0) {
 			close(fd);
 			return dfd;
 		}
 		close(dfd);
+		if (err == EEXIST)
+			return TRIGGER_THEIRS;
+		errno = err;
 	}
 	return -1;
 }
@@ -114,7 +123,7 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 	char trigger[32];
 	snprintf(trigger, sizeof(trigger), ".attach_pid%d", (int)nspid);
 	int dfd = make_trigger(pid, tmp, trigger);
-	if (dfd < 0) {
+	if (dfd < 0 && dfd != TRIGGER_THEIRS) {
 		snprintf(why, why_cap, "cannot create its attach trigger file: %s", strerror(errno));
 		return -1;
 	}
@@ -140,8 +149,10 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 			}
 		}
 	}
-	unlinkat(dfd, trigger, 0);
-	close(dfd);
+	if (dfd >= 0) {
+		unlinkat(dfd, trigger, 0);
+		close(dfd);
+	}
 	if (gone)
 		snprintf(why, why_cap, "it exited %ld ms after it was asked to start its attach listener "
 			 "(-XX:+DisableAttachMechanism?)", now_ms() - start);
