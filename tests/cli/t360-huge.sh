@@ -50,6 +50,27 @@ else
 	not_ok "huge: ... and keeps the frame whole (prog;main;NAME 3)" "$(head -c 100 "$TMPDIR/out")"
 fi
 
+# Other readers' stack formats: the same stack, leaf first
+perl -e "print \"\\n\"; printf \"  lib\\\`f%d\\n\", \$_ for reverse 1..$FRAMES; print \"  7\\n\\n\"" >"$h/deep.dtrace"
+perl -e "print \"Attaching 1 probe...\\n\\n\\@[\\n\"; printf \"    f%d+1\\n\", \$_ for reverse 1..$FRAMES; print \"]: 7\\n\"" >"$h/deep.bpftrace"
+perl -e "printf \"#%d 0x%x in f%d () from /lib/x.so\\n\", $FRAMES - \$_, 0x400000 + \$_, \$_ for reverse 1..$FRAMES; print \"\\n\"" >"$h/deep.gdb"
+perl -e "my \$n = $FRAMES; print '{\"nodes\":[';
+	for my \$i (1..\$n) { print ',' if \$i > 1; printf '{\"id\":%d,\"callFrame\":{\"functionName\":\"f%d\",\"url\":\"a.js\",\"lineNumber\":1},\"hitCount\":0%s}', \$i, \$i, \$i < \$n ? sprintf(',\"children\":[%d]', \$i + 1) : '' }
+	print '],\"startTime\":0,\"endTime\":7,\"samples\":[' . \$n . '],\"timeDeltas\":[1]}', \"\\n\"" >"$h/deep.cpuprofile"
+# frames and count of the deepest line (names may hold spaces)
+deepest_named() { perl -ne '/^(.*) (\d+)$/ or next; my ($s, $k) = ($1, $2); my $n = ($s =~ tr/;//) + 1; ($m, $c) = ($n, $k) if $n > $m; END { print "$m $c\n" }' "$1"; }
+for f in dtrace:7 bpftrace:7 gdb:1 chrome:1; do
+	fmt=${f%:*} want=${f#*:}
+	src=$h/deep.$fmt
+	[ $fmt = chrome ] && src=$h/deep.cpuprofile
+	name="huge: collapse $fmt of a $FRAMES-frame stack keeps every frame"
+	if $T "$SCORCH" collapse $fmt "$src" >"$h/out" 2>"$h/err" && [ "$(deepest_named "$h/out")" = "$FRAMES $want" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "got $(deepest_named "$h/out")" "$(head -c 300 "$h/err")"
+	fi
+done
+
 # SVG: one <title> per frame (not pruned: --minwidth 0), the deepest with its count
 for src in deep.folded deep.perf; do
 	expect_exit "huge: SVG of $src exits 0" 0 $T "$SCORCH" flamegraph --minwidth 0 -o "$h/deep.svg" "$h/$src"
