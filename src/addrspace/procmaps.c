@@ -150,7 +150,8 @@ static void insert_piece_at(struct procmaps *pm, struct addr_space *as, struct m
 	if (pm->recycle) {
 		for (uint32_t k = 0; k < n; k++)
 			map_use(pm, put[k].id);
-		pieces_unuse(pm, as->v + i, j - i);
+		if (j > i) /* v is NULL in a space with no pieces yet */
+			pieces_unuse(pm, as->v + i, j - i);
 	}
 	uint32_t nr = as->nr - (j - i) + n;
 	if (nr > as->alloc) {

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-# Seeds for the ELF, DWARF, unwinder, demangler and Python-walk fuzz targets
-# (tests/fuzz/fuzz_elf.c, fuzz_dwarf.c, fuzz_unwind.c, fuzz_demangle.c,
-# fuzz_python_walk.c),
+# Seeds for the ELF, DWARF, unwinder, demangler, Python-walk and procmaps
+# fuzz targets (tests/fuzz/fuzz_elf.c, fuzz_dwarf.c, fuzz_unwind.c,
+# fuzz_demangle.c, fuzz_python_walk.c, fuzz_procmaps.c),
 # from real files of a Debian machine: small
 # binaries and objects as they are installed, this process's vdso, a
 # program gcc builds with inlining and DWARF, and cut-down copies of them
@@ -160,9 +160,36 @@ def python_walk_seeds():
         write("python_walk", name, bytes([o["pick"]]) + struct.pack("<IH", TID, runtime) + bytes(m[:end]))
 
 
+def procmaps_seeds():
+    """Operations on pids 1..8 (read, fork, add, exec, forget, lookups),
+    then a real /proc/PID/maps: cat's own, and a python3's with a deleted
+    file and a path with spaces mapped."""
+    ops = bytes([4, 0, 0, 0, 0, 0,      # read pid 1's maps
+                 1, 0, 1, 0, 0, 0,      # fork 1 -> 2
+                 0, 1, 0x10, 0, 3, 1,   # pid 2: add a mapping at 0x10000
+                 6, 1, 0x10, 0, 0, 4,   # lookup in it
+                 2, 1, 0, 0, 0, 0,      # exec 2
+                 4, 1, 0, 0, 0, 0,      # read 2's maps
+                 3, 0, 0, 0, 0, 0,      # forget 1
+                 5, 1, 0, 0, 0, 0])     # reread 2
+    cat = subprocess.run(["cat", "/proc/self/maps"], capture_output=True).stdout
+    write("procmaps", "cat", b"\x01" + ops + b"--\n" + cat)
+    tmp = tempfile.mkdtemp()
+    odd = os.path.join(tmp, "a lib with spaces.so")
+    shutil.copy("/usr/lib/x86_64-linux-gnu/libxshmfence.so.1.0.0", odd)
+    gone = os.path.join(tmp, "gone.so")
+    shutil.copy("/usr/lib/x86_64-linux-gnu/libxshmfence.so.1.0.0", gone)
+    code = ("import ctypes, os, sys; a = ctypes.CDLL(sys.argv[1]); b = ctypes.CDLL(sys.argv[2]); "
+            "os.unlink(sys.argv[2]); sys.stdout.buffer.write(open('/proc/self/maps', 'rb').read())")
+    py = subprocess.run(["python3", "-c", code, odd, gone], capture_output=True).stdout
+    shutil.rmtree(tmp)
+    write("procmaps", "python3-deleted-spaces", b"\x00" + ops + b"--\n" + py)
+
+
 def main():
     rng = random.Random(30)
     demangle_seeds()
+    procmaps_seeds()
     python_walk_seeds()
     tmp = tempfile.mkdtemp()
     prog = f"{tmp}/inlined"
