@@ -111,15 +111,17 @@ else
 				"$(grep '^java;.*JavaCalls::call_helper;' "$J/pfp.$be.folded" | grep -v 'Phases\$' | sort -t' ' -k2 -nr | head -3 | cut -c1-200)"; fi
 	done
 
-	# (its phases timed over its whole run, the samples over 2 s of it, after
+	# (its phases timed over its whole run, the samples over the rest of it, after
 	# its warm-up: a steady state, the shares of the main thread's phases are
 	# the same; not Spin's, on another thread: how the scheduler shares the
 	# CPUs between the two threads and other work changes over time)
 	name="record -p: a JVM running before record started gets its methods named, shares"
-	java -XX:+PreserveFramePointer -cp "$J" Phases "$J/attach.times" 5 >/dev/null 2>&1 &
+	java -XX:+PreserveFramePointer -cp "$J" Phases "$J/attach.times" 8 >/dev/null 2>&1 &
 	jpid=$!
 	sleep 1.5
-	"$SCORCH" record -p "$jpid" -d 2 -F 499 -o "$J/attach.folded" 2>"$J/attach.err"
+	# (until it exits, at 999 Hz: at load 17 a 2 s window at 499 Hz held
+	# ~150 of its main thread's samples, too few for 0.05)
+	"$SCORCH" record -p "$jpid" -F 999 -o "$J/attach.folded" 2>"$J/attach.err"
 	wait "$jpid"
 	bad=$(phase_shares "$J/attach.folded" "$J/attach.times" "$1" "$2")
 	if ! grep -q 'Phases\$Alpha\.run' "$J/attach.folded" || ! grep -q 'Phases\$Beta\.run' "$J/attach.folded"; then
