@@ -1,13 +1,14 @@
 # record -F 30000 -a -d 2 stops (issue 30 item 2): with DWARF stack copies
 # the BPF programs fill the copy ring faster than it is read, and reading
-# it must still give way to -d. Bounded: timeout -k 5 60 (exit 124 or 137
-# means record did not stop).
+# it must still give way to -d, and to Ctrl-C. Bounded: timeout -k 5 60
+# (exit 124 or 137 means record did not stop).
 . "${0%/*}/lib.sh"
 
 for be in perf bpf; do
 	eval "okv=\$${be}_ok why=\$${be}_why"
 	if [ "$okv" != 1 ]; then
 		skip_or_fail "record $be: -F 30000 -a -d 2 stops and writes" "$why"
+		skip_or_fail "record $be: -F 30000 -a stops at Ctrl-C and writes" "$why"
 		continue
 	fi
 	timeout -k 5 60 "$SCORCH" record --backend $be -F 30000 -a -d 2 -o "$TMPDIR/hr.folded" \
@@ -17,5 +18,21 @@ for be in perf bpf; do
 		ok "record $be: -F 30000 -a -d 2 stops and writes"
 	else
 		not_ok "record $be: -F 30000 -a -d 2 stops and writes" "exit $rc" "$(tail -2 "$TMPDIR/hr.err")"
+	fi
+
+	# the same without -d: one Ctrl-C after 2 s
+	rm -f "$TMPDIR/int.folded"
+	timeout -k 5 60 "$SCORCH" record --backend $be -F 30000 -a -o "$TMPDIR/int.folded" \
+		>/dev/null 2>"$TMPDIR/int.err" </dev/null &
+	pid=$!
+	sleep 2
+	rpid=$(pgrep -P $pid -x scorch || echo $pid)
+	kill -INT "$rpid" 2>/dev/null
+	wait $pid
+	rc=$?
+	if [ "$rc" = 0 ] && [ -s "$TMPDIR/int.folded" ]; then
+		ok "record $be: -F 30000 -a stops at Ctrl-C and writes"
+	else
+		not_ok "record $be: -F 30000 -a stops at Ctrl-C and writes" "exit $rc" "$(tail -2 "$TMPDIR/int.err")"
 	fi
 done
