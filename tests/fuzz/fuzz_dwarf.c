@@ -17,18 +17,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #ifdef HAVE_ELFUTILS
 #include "symbolize/inline.h"
+#include "private_dir.h"
 
 enum { NR_ADDRS = 4, HEADER = 4 * NR_ADDRS };
 
 static const char *file_path(void)
 {
-	static char path[64];
-	if (!path[0]) {
-		char dir[] = "/tmp/scorch-fuzz-dwarf-XXXXXX";
-		if (!mkdtemp(dir))
-			abort();
-		snprintf(path, sizeof(path), "%s/dso", dir);
-	}
+	static char path[96];
+	if (!path[0])
+		snprintf(path, sizeof(path), "%s/dso", private_dir("dwarf"));
 	return path;
 }
 

@@ -7,6 +7,7 @@
  * the names found and applies perf's duplicate fix-ups. */
 #include "symbolize/elf_symbols.h"
 #include "symbolize/symtab.h"
+#include "private_dir.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -54,13 +55,9 @@ static void load(const struct elf_load_req *r)
  * are looked for beside it, where nothing else is). */
 static const char *file_path(void)
 {
-	static char path[64];
-	if (!path[0]) {
-		char dir[] = "/tmp/scorch-fuzz-elf-XXXXXX";
-		if (!mkdtemp(dir))
-			abort();
-		snprintf(path, sizeof(path), "%s/dso", dir);
-	}
+	static char path[96];
+	if (!path[0])
+		snprintf(path, sizeof(path), "%s/dso", private_dir("elf"));
 	return path;
 }
 

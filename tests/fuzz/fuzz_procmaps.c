@@ -10,6 +10,7 @@
  * sorted, disjoint pieces inside their mappings, and every lookup must
  * land in a mapping holding the address. */
 #include "addrspace/procmaps.h"
+#include "private_dir.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -25,9 +26,7 @@ static const char *proc_root(void)
 {
 	static char dir[64];
 	if (!dir[0]) {
-		strcpy(dir, "/tmp/scorch-fuzz-procmaps-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
+		snprintf(dir, sizeof(dir), "%s", private_dir("procmaps"));
 		for (int pid = 1; pid <= PIDS; pid++) {
 			char sub[96];
 			snprintf(sub, sizeof(sub), "%s/%d", dir, pid);

@@ -4,6 +4,7 @@
  * back with spool_oldest; then its halves are spooled with spool_add and
  * must come back byte for byte. Runs in a private directory. */
 #include "store/spool.h"
+#include "private_dir.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,13 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *spool_dir(void)
 {
-	static char dir[64];
-	if (!dir[0]) {
-		strcpy(dir, "/tmp/scorch-fuzz-spool-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
-	return dir;
+	return private_dir("spool");
 }
 
 /* Empty the spool, whatever it holds. */
