@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -111,7 +112,7 @@ static int make_trigger(pid_t pid, const char *tmp, const char *name)
 }
 
 /* Wait for the JVM's socket, starting its listener when needed. */
-static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *sock, uid_t uid,
+static int wait_for_socket(pid_t pid, int pidfd, pid_t nspid, const char *tmp, const char *sock, uid_t uid,
 			   int timeout_ms, char *why, size_t why_cap)
 {
 	if (socket_ready(sock, uid))
@@ -130,7 +131,7 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 	long start = now_ms();
 	bool resent = false, gone = false;
 	int ret = -1;
-	if (kill(pid, SIGQUIT) == 0) {
+	if (pidfd_send_signal(pidfd, SIGQUIT, NULL, 0) == 0) {
 		for (int delay = 100; now_ms() - start < timeout_ms; delay += 100) {
 			long left = timeout_ms - (now_ms() - start);
 			struct timespec ts = { 0, (delay < left ? delay : left) * 1000000L };
@@ -145,7 +146,7 @@ static int wait_for_socket(pid_t pid, pid_t nspid, const char *tmp, const char *
 			}
 			if (!resent && now_ms() - start > timeout_ms / 2) {
 				resent = true;
-				kill(pid, SIGQUIT);
+				pidfd_send_signal(pidfd, SIGQUIT, NULL, 0);
 			}
 		}
 	}
@@ -236,7 +237,24 @@ int hotspot_jcmd(pid_t pid, const char *command, int timeout_ms, char *out, size
 		snprintf(why, why_cap, "it is gone");
 		return -1;
 	}
-	int waited = wait_for_socket(pid, nspid, tmp, sock, st.st_uid, timeout_ms, why, why_cap);
+	/* pid was a JVM when the caller looked; it may have exited since and
+	 * its number gone to another process (pid_max can be 32768: a few
+	 * seconds of process churn), which may catch SIGQUIT too (gcc's
+	 * collect2 does). A pidfd names one process for good: the JVM check
+	 * is made after it is taken, and the signals go through it, so a
+	 * number reused after the check gets nothing (ESRCH). */
+	int pidfd = (int)pidfd_open(pid, 0);
+	if (pidfd < 0) {
+		snprintf(why, why_cap, "it is gone");
+		return -1;
+	}
+	if (proc_runtime_kind((uint32_t)pid) != PROC_RUNTIME_JVM) {
+		close(pidfd);
+		snprintf(why, why_cap, "it is no longer a JVM (it exited)");
+		return -1;
+	}
+	int waited = wait_for_socket(pid, pidfd, nspid, tmp, sock, st.st_uid, timeout_ms, why, why_cap);
+	close(pidfd);
 	if (waited)
 		return waited;
 	return exchange(sock, command, deadline > now_ms() + 1000 ? deadline : now_ms() + 1000, out, out_cap,

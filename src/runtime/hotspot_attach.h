@@ -8,7 +8,8 @@
  *
  * SIGQUIT is sent only to a process that catches it (SigCgt in
  * /proc/PID/status): a JVM started with -Xrs, or anything that is not a
- * JVM, would be killed by it. The socket must be a socket owned by the
+ * JVM, would be killed by it; it goes through a pidfd taken before the
+ * JVM check, never to a pid number that may have been reused. The socket must be a socket owned by the
  * process's user or root, and no link is followed when the trigger file is
  * made. Every wait is bounded by the caller's timeout. */
 #ifndef SCORCH_RUNTIME_HOTSPOT_ATTACH_H
