@@ -200,10 +200,10 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 	if (o->quiet || !st->samples)
 		return;
 	char what[128], count[96], unique[32];
-	numfmt_grouped(unique, sizeof(unique), st->unique);
+	numfmt_grouped(unique, sizeof(unique), st->named);
 	fprintf(stderr, "scorch: %s backend, %s: %s in %.1f s, %s distinct stack%s", st->backend,
 		describe_event(o, st, what, sizeof(what)), describe_count(st, count, sizeof(count)),
-		st->seconds, unique, st->unique == 1 ? "" : "s");
+		st->seconds, unique, st->named == 1 ? "" : "s");
 	if (o->off_cpu) {
 		fprintf(stderr, ", %.2f s off-CPU", st->offcpu_seconds);
 		if (st->offcpu_waits)

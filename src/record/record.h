@@ -209,6 +209,7 @@ struct record_stats {
 	uint64_t copied;      /* bpf: on-CPU samples whose user stack was copied
 				 out (DWARF), not counted in the kernel */
 	uint64_t unique;      /* distinct raw stacks */
+	uint64_t named;       /* distinct stacks once named (the profile's leaves) */
 	uint64_t built_late;  /* ...turned into profile nodes after sampling ended */
 	uint64_t user_samples;/* samples with a user stack */
 	uint64_t reached;     /* ...whose stack reached a thread's start */

@@ -144,6 +144,23 @@ static void add_perfmap(void *arg, uint32_t pid, const char *text, size_t len)
 	symbols_add_perfmap(r->user_syms, pid, text, len);
 }
 
+/* The distinct stacks once named: raw stacks that differ only where the
+ * names do not (two return addresses in one function) share a leaf. */
+static uint64_t count_named(const struct recorder *r, const struct profile *p)
+{
+	uint8_t *seen = xcalloc(p->nr ? p->nr : 1, 1);
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < r->nr_stacks; i++) {
+		node_t leaf = r->stacks[i].leaf;
+		if (leaf && leaf < p->nr && !seen[leaf]) {
+			seen[leaf] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	return n;
+}
+
 void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kernel_syms,
 		     struct record_stats *stats)
 {
@@ -157,6 +174,7 @@ void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kern
 	stats->offcpu_waits = r->waits;
 	stats->offcpu_wait_seconds = (double)r->wait_ns / 1e9;
 	stats->unique = r->nr_stacks;
+	stats->named = count_named(r, p);
 	stats->built_late = r->nr_built_late;
 	stats->user_samples = r->user_samples;
 	stats->reached = r->reached;

@@ -7,12 +7,17 @@
  * nothing is left unsampled between two intervals. */
 #include "record/recorder.h"
 
+#include "addrspace/unwind.h"
 #include "base/hashmap.h"
 #include "profile/profile.h"
 #include "profile/time_cells.h"
 #include "record/naming.h"
 #include "record/recorder_impl.h"
+#include "record/symbols.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdatomic.h>
 #include <time.h>
 
@@ -71,6 +76,35 @@ static void drop_stacks(struct recorder *r)
 	}
 }
 
+/* New files met since the symbols and unwind tables were last renewed,
+ * past which they are renewed at the next cut. Each file read costs its
+ * symbol table, inline index and unwind rules (and its pages mapped) for
+ * as long as they are kept: a host whose binaries change (builds, tests,
+ * deploys) would keep every one it ever ran. Renewed, they are read again
+ * for the files the next interval meets (bench/NOTES.md). */
+enum { RENEW_AFTER_FILES = 128 };
+
+/* Between two intervals nothing borrows from them: the names went into
+ * the profile, the names by address were dropped. */
+static void renew_files(struct recorder *r)
+{
+	const struct record_opts *o = r->opts;
+	symbols_free(r->user_syms);
+	r->user_syms = symbols_new_user(o->force, o->no_debuginfod, !o->quiet);
+	const struct hashmap *live = &r->maps.by_pid;
+	for (size_t i = 0; live->nr && i <= live->mask; i++)
+		if (live->slots[i].value != HASHMAP_EMPTY && live->slots[i].key)
+			symbols_note_process(r->user_syms, (uint32_t)live->slots[i].key, false);
+	if (r->unwinder) {
+		unwinder_free(r->unwinder);
+		r->unwinder = unwinder_new();
+	}
+	r->images_renewed = r->images.nr;
+#ifdef __GLIBC__
+	malloc_trim(0); /* what they held, back to the system (else it stays resident, free in the heap) */
+#endif
+}
+
 static void cut(struct recorder *r)
 {
 	/* (the kernel's symbols are read on a thread at the start: the
@@ -83,6 +117,8 @@ static void cut(struct recorder *r)
 	profile_release(r->out);
 	profile_init(r->out);
 	drop_stacks(r);
+	if (r->images.nr - r->images_renewed >= RENEW_AFTER_FILES)
+		renew_files(r);
 	r->intervals++;
 	r->interval_start = r->cut_wall;
 	r->interval_base = r->samples;

@@ -17,6 +17,10 @@
  * most 2^22), below the symbolizer's int32 range. */
 #define FAKE_PID_BASE 0x40000000u
 
+/* Files whose inlined functions are read, held open at once (the least
+ * recently asked closed first; addresses named once stay named). */
+enum { USER_INLINE_FILES = 32 };
+
 struct symbols {
 	struct symbolizer *sym;
 	struct hashmap fed; /* mapping id -> 1: already given to the symbolizer */
@@ -39,6 +43,10 @@ struct symbols *symbols_new_user(bool force, bool no_debuginfod, bool warn)
 	o.perfmap_warn = warn;
 	o.no_debuginfod = no_debuginfod;
 	o.debuginfod_notices = warn;
+	/* A recording that runs for hours meets every binary the machine
+	 * runs: the inline expansion's files (mapped, their DWARF read)
+	 * would stay resident for each (bench/NOTES.md). */
+	o.inline_max_open = USER_INLINE_FILES;
 	s->sym = symbolizer_new(&o);
 	hashmap_init(&s->fed);
 	hashmap_init(&s->noted);

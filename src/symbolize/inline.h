@@ -19,6 +19,10 @@ struct inline_resolver;
 /* context: frames become "func:file:line" (--context). */
 struct inline_resolver *inline_resolver_new(bool context);
 void inline_resolver_free(struct inline_resolver *r);
+/* At most max_open files held open at once (mapped, with their DWARF and
+ * indexes): the least recently asked is closed when another is opened,
+ * and opened again when asked. 0 (the default): no limit. */
+void inline_resolver_limit(struct inline_resolver *r, size_t max_open);
 /* For tests, before the first question: find the scopes around each
  * address with libdw's own walks of the unit (dwarf_getscopes), as the
  * engine did before its per-unit index, whose answers must be the same. */

@@ -59,6 +59,8 @@ struct a2l_module {
 	struct hashmap learnt; /* function DIE offset -> index into names */
 	struct learnt_name *names;
 	size_t nr_names, names_alloc;
+	bool open;             /* the fields above are there (inline_resolver_limit) */
+	uint64_t used;         /* when last asked */
 };
 
 struct a2l_entry {
@@ -86,6 +88,8 @@ struct inline_resolver {
 	struct hashmap demangled; /* name address -> index into dm */
 	char **dm;		  /* NULL: not a mangled name */
 	size_t ndm, dm_alloc;
+	size_t max_open, nr_open; /* inline_resolver_limit; modules open now */
+	uint64_t tick;
 };
 
 struct inline_resolver *inline_resolver_new(bool context)
@@ -108,27 +112,69 @@ void inline_resolver_use_libdw_walks(struct inline_resolver *r)
 	r->libdw_walks = true;
 }
 
+void inline_resolver_limit(struct inline_resolver *r, size_t max_open)
+{
+	r->max_open = max_open;
+}
+
+/* Everything of m but its path: unmapped, closed, freed. */
+static void module_close(struct inline_resolver *r, struct a2l_module *m)
+{
+	if (!m->open)
+		return;
+	scope_cache_free(m->scopes);
+	if (m->dw)
+		dwarf_end(m->dw);
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->fd >= 0)
+		close(m->fd);
+	if (m->debug_elf)
+		elf_end(m->debug_elf);
+	if (m->debug_fd >= 0)
+		close(m->debug_fd);
+	hashmap_release(&m->learnt);
+	free(m->symtab.syms);
+	free(m->debug_symtab.syms);
+	free(m->dynsym.syms);
+	free(m->names);
+	m->open = false;
+	r->nr_open--;
+}
+
+/* The demangled names, by the address of names in the files' string
+ * tables: forgotten when a file is closed (another may be mapped there). */
+static void forget_demangled(struct inline_resolver *r)
+{
+	for (size_t i = 0; i < r->ndm; i++)
+		free(r->dm[i]);
+	r->ndm = 0;
+	hashmap_release(&r->demangled);
+	hashmap_init(&r->demangled);
+}
+
+/* Room for one more open module under the limit: the least recently
+ * asked is closed (opened again when asked). */
+static void make_room(struct inline_resolver *r)
+{
+	if (!r->max_open || r->nr_open < r->max_open)
+		return;
+	struct a2l_module *lru = NULL;
+	for (size_t i = 0; i < r->nmods; i++)
+		if (r->mods[i].open && (!lru || r->mods[i].used < lru->used))
+			lru = &r->mods[i];
+	if (lru) {
+		module_close(r, lru);
+		forget_demangled(r);
+	}
+}
+
 void inline_resolver_free(struct inline_resolver *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nmods; i++) {
-		scope_cache_free(r->mods[i].scopes);
-		if (r->mods[i].dw)
-			dwarf_end(r->mods[i].dw);
-		if (r->mods[i].elf)
-			elf_end(r->mods[i].elf);
-		if (r->mods[i].fd >= 0)
-			close(r->mods[i].fd);
-		if (r->mods[i].debug_elf)
-			elf_end(r->mods[i].debug_elf);
-		if (r->mods[i].debug_fd >= 0)
-			close(r->mods[i].debug_fd);
-		hashmap_release(&r->mods[i].learnt);
-		free(r->mods[i].symtab.syms);
-		free(r->mods[i].debug_symtab.syms);
-		free(r->mods[i].dynsym.syms);
-		free(r->mods[i].names);
+		module_close(r, &r->mods[i]);
 		free(r->mods[i].path);
 	}
 	for (size_t i = 0; i < r->nents; i++) {
@@ -241,14 +287,34 @@ static void open_debug_file(struct a2l_module *m)
 	}
 }
 
+static void module_open(struct inline_resolver *r, struct a2l_module *m);
+
 static struct a2l_module *module(struct inline_resolver *r, const char *path)
 {
-	for (size_t i = 0; i < r->nmods; i++)
+	struct a2l_module *m = NULL;
+	for (size_t i = 0; i < r->nmods && !m; i++)
 		if (!strcmp(r->mods[i].path, path))
-			return &r->mods[i];
-	VEC_GROW(r->mods, r->nmods + 1, r->mods_alloc);
-	struct a2l_module *m = &r->mods[r->nmods++];
-	m->path = xstrdup(path);
+			m = &r->mods[i];
+	if (!m) {
+		VEC_GROW(r->mods, r->nmods + 1, r->mods_alloc);
+		m = &r->mods[r->nmods++];
+		m->path = xstrdup(path);
+		m->open = false;
+	}
+	m->used = ++r->tick;
+	if (!m->open) {
+		make_room(r);
+		module_open(r, m);
+	}
+	return m;
+}
+
+/* m's file, its debug file and DWARF, opened (again, after a close). */
+static void module_open(struct inline_resolver *r, struct a2l_module *m)
+{
+	const char *path = m->path;
+	m->open = true;
+	r->nr_open++;
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
 	m->elf = m->debug_elf = NULL;
 	m->debug_fd = -1;
@@ -277,7 +343,6 @@ static struct a2l_module *module(struct inline_resolver *r, const char *path)
 		if (m->dw)
 			m->scopes = scope_cache_new(!r->libdw_walks);
 	}
-	return m;
 }
 
 struct strbuf {

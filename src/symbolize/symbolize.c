@@ -858,8 +858,10 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 		const char *path = d->symsrc_path ? d->symsrc_path : d->name;
 		if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10)) {
 			struct chain_build b = { s, f.name, s->opts.no_demangle };
-			if (!s->inline_dw)
+			if (!s->inline_dw) {
 				s->inline_dw = inline_resolver_new(false);
+				inline_resolver_limit(s->inline_dw, s->opts.inline_max_open);
+			}
 			inline_chain(s->inline_dw, path, addr, chain_add, &b);
 		}
 #endif

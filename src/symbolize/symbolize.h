@@ -41,6 +41,7 @@ struct sym_options {
 	bool perfmap_warn;      /* warn (once per map) about a refused perf map */
 	bool no_debuginfod;     /* never ask debuginfod servers (DEBUGINFOD_URLS) */
 	bool debuginfod_notices;/* say when the servers fail (once) */
+	size_t inline_max_open; /* files the inline expansion holds open at once (0: no limit) */
 };
 
 struct symbolizer *symbolizer_new(const struct sym_options *opts);

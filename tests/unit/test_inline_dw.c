@@ -276,3 +276,35 @@ TEST(inline_addr2line_symbol_tables_as_addr2line)
 					   "-D") > 2000);
 }
 #endif
+
+/* inline_resolver_limit(1) on two files (the tmpl binary and a copy of
+ * it), asked in turn so that each question closes the other file and
+ * opens its own again: every answer is the one a resolver without a
+ * limit gives. */
+TEST(inline_limit_closes_and_reopens_the_same_answers)
+{
+	TMPL_ADDRESSES_OR_FAIL(exe, addrs, n);
+	const char *tmp = getenv("TMPDIR");
+	char copy[4300], cmd[8800];
+	snprintf(copy, sizeof(copy), "%s/unit-inline-dw-copy", tmp && *tmp ? tmp : "/tmp");
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", exe, copy);
+	REQUIRE(system(cmd) == 0);
+	struct inline_resolver *all = inline_resolver_new(false), *one = inline_resolver_new(false);
+	inline_resolver_limit(one, 1);
+	int differ = 0, asked = 0;
+	for (size_t i = 0; i < n; i += 7) {
+		char *want = inline_addr2line(all, exe, addrs[i]);
+		char *mine = inline_addr2line(one, i % 2 ? copy : exe, addrs[i]);
+		asked++;
+		if (strcmp(mine, want) && ++differ <= 3)
+			unit_fail(t_, __FILE__, __LINE__, "%llx: limited '%s' unlimited '%s'", addrs[i], mine, want);
+		free(mine);
+		free(want);
+	}
+	CHECK(asked > 50);
+	CHECK(differ == 0);
+	inline_resolver_free(all);
+	inline_resolver_free(one);
+	unlink(copy);
+	free(addrs);
+}

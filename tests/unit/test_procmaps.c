@@ -8,6 +8,7 @@
 #include "addrspace/procmaps.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct naive {
 	uint64_t start, end, pgoff;
@@ -184,4 +185,73 @@ TEST(procmaps_forks_share_then_diverge)
 		free(s);
 		procmaps_release(&pm);
 	}
+}
+
+/* record's recycling (procmaps.h: recycle): processes fork, exec, map and
+ * exit (procmaps_forget) at random, each live pid checked against a model
+ * that copies on fork, empties on exec and drops on exit; once all have
+ * exited nothing is held, and the ids of mappings stay within what was
+ * alive at once (they are reused, not grown with every process). */
+enum { RECYCLE_PIDS = 8 };
+
+TEST(procmaps_recycle_follows_live_processes)
+{
+	srand(777);
+	struct procmaps pm;
+	procmaps_init(&pm);
+	pm.recycle = true;
+	static struct model_space live[RECYCLE_PIDS + 1]; /* by pid; id 1: alive */
+	memset(live, 0, sizeof(live));
+	uint32_t most_live = 0;
+	bool same = true;
+	for (int step = 0; step < 20000; step++) {
+		uint32_t pid = 1 + (uint32_t)(rand() % RECYCLE_PIDS);
+		struct model_space *m = &live[pid];
+		int what = rand() % 10;
+		if (!m->id && what < 5) { /* a new process: forked from a live one, or alone */
+			uint32_t parent = 1 + (uint32_t)(rand() % RECYCLE_PIDS);
+			if (parent != pid && live[parent].id) {
+				procmaps_fork(&pm, parent, pid);
+				*m = live[parent];
+			} else {
+				m->n = 0;
+			}
+			m->id = 1;
+		} else if (m->id && what < 6 && m->n < MODEL_MAPS) {
+			uint64_t a = (uint64_t)(rand() % 64) * 0x1000, len = (uint64_t)(rand() % 16 + 1) * 0x1000;
+			uint64_t pgoff = (uint64_t)(rand() % 8) * 0x1000;
+			procmaps_add(&pm, pid, a, len, pgoff, rand() % 2 ? "/a" : "/b");
+			m->v[m->n++] = (struct naive){ a, a + len, pgoff, 0 };
+		} else if (m->id && what < 7) {
+			procmaps_exec(&pm, pid);
+			m->n = 0;
+		} else if (m->id && what < 9) {
+			procmaps_forget(&pm, pid);
+			m->id = 0;
+		}
+		if (procmaps_live(&pm) > most_live)
+			most_live = procmaps_live(&pm);
+		if (step % 50)
+			continue;
+		for (uint32_t p = 1; p <= RECYCLE_PIDS; p++) {
+			if (!live[p].id)
+				continue;
+			uint32_t space = procmaps_space_of(&pm, p);
+			for (uint64_t addr = 0; addr < 0x52000; addr += 0x800) {
+				const struct naive *want = naive_find(live[p].v, live[p].n, addr);
+				const struct mapping *got = space == UINT32_MAX ? NULL : procmaps_space_find(&pm, space, addr);
+				if (!want != !got || (want && (got->start != want->start || got->pgoff != want->pgoff)))
+					same = false;
+			}
+		}
+	}
+	CHECK(same);
+	for (uint32_t p = 1; p <= RECYCLE_PIDS; p++)
+		if (live[p].id)
+			procmaps_forget(&pm, p);
+	CHECK_EQ_U64(procmaps_live(&pm), 0);
+	CHECK_EQ_U64(pm.by_pid.nr, 0);
+	CHECK(pm.nr <= most_live + 1);
+	CHECK(pm.nr_spaces <= RECYCLE_PIDS + 1);
+	procmaps_release(&pm);
 }
