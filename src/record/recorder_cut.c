@@ -46,6 +46,7 @@ void recorder_intervals_begin(struct recorder *r)
 	if (!r->opts->every_ns || !r->opts->on_interval || r->opts->off_cpu)
 		return;
 	r->interval_start = clock_ns(CLOCK_REALTIME);
+	r->interval_mono = clock_ns(CLOCK_MONOTONIC);
 	r->interval_base = r->samples;
 	schedule(r, r->interval_start);
 }
@@ -105,6 +106,9 @@ static void renew_files(struct recorder *r)
 #endif
 }
 
+/* A wall clock this far off the cut it was aimed at has been stepped. */
+#define STEP_NS 1000000000ull
+
 static void cut(struct recorder *r)
 {
 	/* (the kernel's symbols are read on a thread at the start: the
@@ -112,7 +116,18 @@ static void cut(struct recorder *r)
 	while (r->kernel_ready && !atomic_load_explicit(r->kernel_ready, memory_order_acquire))
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	naming_build_all(r, r->out, r->kernel_syms);
-	struct record_interval iv = { r->interval_start, r->cut_wall, r->samples - r->interval_base };
+	/* The wall clock stepped since the cut was aimed (it is more than a
+	 * second off it): the interval is stamped as it ran, ending now and
+	 * starting as long before as it sampled (monotonic), and the next
+	 * cut is aimed from now on the new clock (doc/fleet.md, Clock steps). */
+	uint64_t real = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+	uint64_t start = r->interval_start, end = r->cut_wall;
+	if (real > end + STEP_NS || end > real + STEP_NS) {
+		uint64_t ran = mono - r->interval_mono;
+		end = real;
+		start = ran < end ? end - ran : 0;
+	}
+	struct record_interval iv = { start, end, r->samples - r->interval_base };
 	r->opts->on_interval(r->opts->interval_arg, r->out, &iv);
 	profile_release(r->out);
 	profile_init(r->out);
@@ -120,10 +135,11 @@ static void cut(struct recorder *r)
 	if (r->images.nr - r->images_renewed >= RENEW_AFTER_FILES)
 		renew_files(r);
 	r->intervals++;
-	r->interval_start = r->cut_wall;
+	r->interval_start = end;
+	r->interval_mono = mono;
 	r->interval_base = r->samples;
 	naming_build_early(r, r->out, r->kernel_syms, r->kernel_ready);
-	schedule(r, r->cut_wall);
+	schedule(r, end);
 }
 
 void recorder_advance(struct recorder *r, uint64_t mono)

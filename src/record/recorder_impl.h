@@ -89,6 +89,7 @@ struct recorder {
 	struct profile *out;
 	struct symbols *kernel_syms;
 	uint64_t cut_wall, cut_mono, interval_start, interval_base, intervals;
+	uint64_t interval_mono;      /* CLOCK_MONOTONIC at the interval's start (clock steps) */
 	uint32_t images_renewed;    /* images when the symbols and unwind tables were last renewed */
 	struct strpool comms;
 	struct hashmap comm_by_tid; /* tid -> comms id */
