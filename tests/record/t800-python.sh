@@ -70,12 +70,17 @@ py_chains() {
 # sample were dropped or cut.
 PY_LATE='( \(read after the sample: [0-9.]*% dropped, none of them running then; [0-9.]*% with newer calls left out\))?$'
 
-# py_disagree FOLDED: of the samples in zlib's code (deflate, from the
-# sample's own native stack), the share whose Python frames are not
-# c_leaf's: how far the Python frames are from the sample's instant.
-py_disagree() {
-	awk '/;deflate/ { z += $NF; if ($0 !~ /;c_leaf \(phases\.py\);/) d += $NF }
-	END { if (z) printf "%.3f %d", d / z, z; else print "- 0" }' "$1"
+# py_at_instant LABEL FOLDED: BPF reads the frames at the sample, so only
+# a call entering or leaving zlib between the native walk and the Python
+# one can disagree: at most 0.02 of the zlib samples with Python frames
+# other than c_leaf's. A sample with native frames only is not a wrong
+# name (2-4% under ASan, where record runs slower; ~0 otherwise): at most
+# 0.10.
+py_at_instant() {
+	set -- "$1" $(py_zlib "$2")
+	awk -v w="$2" -v p="$3" -v n="$4" 'BEGIN { exit !(w != "-" && w + p <= 0.02 && n <= 0.10) }' &&
+		ok "$1: Python frames of the sample's instant ($2 + $3 of $5 zlib samples with other frames, $4 native only)" ||
+		not_ok "$1: Python frames of the sample's instant" "$2 + $3 of $5 zlib samples with other Python frames (at most 0.02), $4 native only (at most 0.10)"
 }
 
 # py_zlib FOLDED: the zlib samples' Python frames, as shares of them:
@@ -130,13 +135,8 @@ python_tests() {
 	py_shares "$label command" "$d/cmd.folded" "$d/cmd.times" ${perf_err:+"$d/cmd.err"}
 	py_chains "$label command" "$d/cmd.folded"
 	py_summary "$label command" "$d/cmd.err"
-	set -- $(py_disagree "$d/cmd.folded")
 	if [ "$be" = bpf ]; then
-		# read at the sample: only a call entering or leaving zlib between
-		# the native walk and the Python one can disagree
-		awk -v d="$1" 'BEGIN { exit !(d != "-" && d <= 0.02) }' &&
-			ok "$label command: Python frames of the sample's instant ($1 of $2 zlib samples disagree)" ||
-			not_ok "$label command: Python frames of the sample's instant" "$1 of $2 zlib samples disagree"
+		py_at_instant "$label command" "$d/cmd.folded"
 	else
 		py_never_wrong "$label command" "$d/cmd.folded"
 		# phases of 10 ms: the frames change ~100 times a second, and
@@ -233,10 +233,7 @@ python_versions() {
 		grep -qE "^scorch: Python: 1 process \(CPython $minor[.0-9]*\), [0-9.]*% of their samples with Python frames$PY_LATE" "$d/cmd.err" &&
 			ok "record $be python$v: summary" || not_ok "record $be python$v: summary" "$(tail -2 "$d/cmd.err")"
 		if [ "$be" = bpf ]; then
-			set -- $(py_disagree "$d/cmd.folded")
-			awk -v d="$1" 'BEGIN { exit !(d != "-" && d <= 0.02) }' &&
-				ok "record $be python$v: Python frames of the sample's instant ($1 of $2 zlib samples disagree)" ||
-				not_ok "record $be python$v: Python frames of the sample's instant" "$1 of $2 zlib samples disagree"
+			py_at_instant "record $be python$v" "$d/cmd.folded"
 		else
 			"$SCORCH" record --backend perf -F 999 -o "$d/short.folded" -- "$py" "$PY_WL" "$d/short.times" 4 0.01 2>"$d/short.err"
 			py_never_wrong "record perf python$v phases of 10 ms" "$d/short.folded"
