@@ -127,6 +127,35 @@ void explain_no_samples(const struct record_opts *o, const struct record_stats *
 	}
 }
 
+/* Append " ARG" as $'...' (bash's ANSI-C quoting): for a word with control
+ * bytes, which a title of one line cannot show as they are and which
+ * single quotes would keep raw (a newline drawn as U+FFFD). */
+static void append_ansi_c_word(char *buf, size_t cap, size_t *len, const char *arg)
+{
+	append(buf, cap, len, " $'");
+	for (const unsigned char *c = (const unsigned char *)arg; *c; c++) {
+		if (*c == '\n')
+			append(buf, cap, len, "\\n");
+		else if (*c == '\t')
+			append(buf, cap, len, "\\t");
+		else if (*c == '\\' || *c == '\'')
+			append(buf, cap, len, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			append(buf, cap, len, "\\x%02x", *c);
+		else
+			append(buf, cap, len, "%c", *c);
+	}
+	append(buf, cap, len, "'");
+}
+
+static bool has_control_byte(const char *arg)
+{
+	for (const unsigned char *c = (const unsigned char *)arg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return true;
+	return false;
+}
+
 /* Append " ARG" as a shell would need it typed: as is when every byte is
  * one no shell treats specially, else in single quotes (a quote inside as
  * '\''), so "sh -c 'sleep 1; ls'" reads back as the command it ran. */
@@ -137,10 +166,24 @@ static void append_shell_word(char *buf, size_t cap, size_t *len, const char *ar
 		append(buf, cap, len, " %s", arg);
 		return;
 	}
+	if (has_control_byte(arg)) {
+		append_ansi_c_word(buf, cap, len, arg);
+		return;
+	}
 	append(buf, cap, len, " '");
 	for (const char *q; (q = strchr(arg, '\'')); arg = q + 1)
 		append(buf, cap, len, "%.*s'\\''", (int)(q - arg), arg);
 	append(buf, cap, len, "%s'", arg);
+}
+
+/* Cut buf to at most at bytes plus "...", not inside a UTF-8 sequence. */
+static void cut_with_ellipsis(char *buf, size_t cap, size_t at)
+{
+	if (strlen(buf) <= at || cap <= at + 4)
+		return;
+	while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+		at--;
+	strcpy(buf + at, "...");
 }
 
 void describe_target(const struct record_opts *o, char *buf, size_t cap)
@@ -150,8 +193,7 @@ void describe_target(const struct record_opts *o, char *buf, size_t cap)
 	if (o->command) {
 		for (char **a = o->command; *a && len < 100; a++)
 			append_shell_word(buf, cap, &len, *a);
-		if (len >= 100 && cap > 104)
-			strcpy(buf + 100, "...");
+		cut_with_ellipsis(buf, cap, 100);
 	} else if (o->nr_pids || o->nr_tids) {
 		bool pids = o->nr_pids;
 		size_t n = pids ? o->nr_pids : o->nr_tids;

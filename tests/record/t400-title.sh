@@ -21,6 +21,23 @@ if [ "$perf_ok" = 1 ] || [ "$bpf_ok" = 1 ]; then
 			"subtitle: $sub" "root: $all samples"
 	fi
 
+	# a newline or tab in an argument is written as bash's $'...' would type
+	# it (no raw control byte, which the SVG would draw as U+FFFD), and the
+	# 100-byte cut never splits a UTF-8 character
+	nl='
+'
+	long=$(printf 'é%.0s' $(seq 60))
+	(cd "$WL" && "$SCORCH" record -q -F 499 -o "$TMPDIR/nl.svg" -- ./burn 0.1 "a${nl}b	c'd" "$long" 2>/dev/null)
+	nt=$(svg_text "$TMPDIR/nl.svg" title)
+	want="scorch record: ./burn 0.1 \$'a\\nb\\tc\\'d' '"
+	room=$(((100 - $(printf %s "$want" | wc -c)) / 2)) # two bytes an é
+	want="$want$(printf 'é%.0s' $(seq $room))..."
+	if [ "$nt" = "$want" ] && ! grep -q "$(printf '\357\277\275')" "$TMPDIR/nl.svg"; then
+		ok "record: a title writes control bytes as \$'...' and cuts at a character"
+	else
+		not_ok "record: a title writes control bytes as \$'...' and cuts at a character" "title: $nt" "want:  $want"
+	fi
+
 	"$WL/burn" 1 &
 	bp=$!
 	sleep 0.1
@@ -45,6 +62,7 @@ if [ "$perf_ok" = 1 ] || [ "$bpf_ok" = 1 ]; then
 	fi
 else
 	for n in "a graph's title and subtitle say what, where, when and how" \
+		"a title writes control bytes as \$'...' and cuts at a character" \
 		"a graph's title names the PIDs or all CPUs" "--title and --subtitle replace the defaults"; do
 		skip_or_fail "record: $n" "$perf_why"
 	done
