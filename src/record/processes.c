@@ -21,6 +21,24 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Whether a process that forked or exec'ed is one -p or -t asked for
+ * (always, for -a and a command). The BPF backend's side band sees every
+ * process of the machine under -p and -t, while only the targets are
+ * sampled: the runtimes must not look at the others (they gave notices
+ * naming unrelated interpreters). */
+static bool fresh_is_target(const struct record_opts *o, uint32_t pid)
+{
+	if (!o || (!o->nr_pids && !o->nr_tids))
+		return true;
+	for (size_t i = 0; i < o->nr_pids; i++)
+		if ((uint32_t)o->pids[i] == pid)
+			return true;
+	for (size_t i = 0; i < o->nr_tids; i++)
+		if ((uint32_t)o->tids[i] == pid)
+			return true;
+	return false;
+}
+
 /* A process met (fresh: just forked or exec'ed): the runtimes look at it
  * (runtime.h). */
 void recorder_meet(struct recorder *r, uint32_t pid, bool fresh)
@@ -28,7 +46,7 @@ void recorder_meet(struct recorder *r, uint32_t pid, bool fresh)
 	if (!pid)
 		return;
 	symbols_note_process(r->user_syms, pid, fresh);
-	if (!r->runtimes)
+	if (!r->runtimes || (fresh && !fresh_is_target(r->opts, pid)))
 		return;
 	struct runtime_process proc = { pid, r->maps.proc_root, &r->maps };
 	runtime_set_meet(r->runtimes, &proc, fresh);
