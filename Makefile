@@ -69,7 +69,8 @@ DEFS-$(HAVE_ZSTD)     += -DHAVE_ZSTD
 LIBS-$(HAVE_ZSTD)     += $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
 SRCS-$(HAVE_CURL)     += $(HTTP_SRCS)
 DEFS-$(HAVE_CURL)     += -DHAVE_CURL
-LIBS-$(HAVE_CURL)     += $(shell $(PKG_CONFIG) --libs libcurl 2>/dev/null)
+# Server stores load libcurl when used (src/store/http.c): not linked.
+LIBS-$(HAVE_CURL)     += -ldl
 SRCS-$(HAVE_CAIRO)    += $(PNG_SRCS)
 DEFS-$(HAVE_CAIRO)    += -DHAVE_CAIRO $(shell $(PKG_CONFIG) --cflags cairo pangocairo 2>/dev/null)
 # PNG output loads cairo and pango when used (src/render/png.c): not linked.

@@ -1,12 +1,65 @@
-/* libcurl behind store/http.h. */
+/* libcurl behind store/http.h, loaded when a server store is first used:
+ * linked, libcurl brings 27 more libraries (TLS, LDAP, Kerberos, SSH...)
+ * whose loading and relocation cost every scorch command about 14 M
+ * instructions at start, a tenth of a whole flamegraph of 12 MB (bench/NOTES.md). */
 #include "store/http.h"
 
 #include "base/alloc.h"
+#include "base/error.h"
 
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define CURL_LIB "libcurl.so.4"
+
+#define CURL_FUNCS(X)                                                                              \
+	X(curl_global_init)                                                                        \
+	X(curl_easy_init)                                                                          \
+	X(curl_easy_cleanup)                                                                       \
+	X(curl_easy_reset)                                                                         \
+	X(curl_easy_setopt)                                                                        \
+	X(curl_easy_perform)                                                                       \
+	X(curl_easy_getinfo)                                                                       \
+	X(curl_easy_strerror)                                                                      \
+	X(curl_slist_append)                                                                       \
+	X(curl_slist_free_all)                                                                     \
+	X(curl_mime_init)                                                                          \
+	X(curl_mime_addpart)                                                                       \
+	X(curl_mime_name)                                                                          \
+	X(curl_mime_filename)                                                                      \
+	X(curl_mime_type)                                                                          \
+	X(curl_mime_data)                                                                          \
+	X(curl_mime_free)
+
+static struct curl_lib {
+#define CURL_FIELD(f) __typeof__(f) *f;
+	CURL_FUNCS(CURL_FIELD)
+#undef CURL_FIELD
+} lib; /* filled once, by curl_lib_load, before any thread; the process keeps the library */
+
+static int curl_lib_load(void)
+{
+	if (lib.curl_easy_init)
+		return 0;
+	void *h = dlopen(CURL_LIB, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return error("server stores need libcurl: cannot load %s (%s; Debian: libcurl4)", CURL_LIB,
+			     dlerror());
+	struct curl_lib l;
+#define CURL_SYM(f)                                                                               \
+	if (!(*(void **)&l.f = dlsym(h, #f)))                                                      \
+		return error("%s has no %s", CURL_LIB, #f);
+	CURL_FUNCS(CURL_SYM)
+#undef CURL_SYM
+	if (l.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return error("libcurl could not initialise");
+	lib = l;
+	return 0;
+}
 
 struct http {
 	CURL *curl;
@@ -14,13 +67,10 @@ struct http {
 
 struct http *http_new(void)
 {
-	static int initialised; /* curl_global_init once per process, before any thread */
-	if (!initialised) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		initialised = 1;
-	}
+	if (curl_lib_load())
+		return NULL;
 	struct http *h = xcalloc(1, sizeof(*h));
-	h->curl = curl_easy_init();
+	h->curl = lib.curl_easy_init();
 	if (!h->curl) {
 		free(h);
 		return NULL;
@@ -32,7 +82,7 @@ void http_free(struct http *h)
 {
 	if (!h)
 		return;
-	curl_easy_cleanup(h->curl);
+	lib.curl_easy_cleanup(h->curl);
 	free(h);
 }
 
@@ -50,23 +100,23 @@ static size_t collect(char *p, size_t size, size_t n, void *ctx)
 static int perform(struct http *h, const char *url, struct curl_slist *hdrs, struct http_reply *r)
 {
 	CURL *c = h->curl;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 3L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, r->error);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	CURLcode rc = curl_easy_perform(c);
+	lib.curl_easy_setopt(c, CURLOPT_URL, url);
+	lib.curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	lib.curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	lib.curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	lib.curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 3L);
+	lib.curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	lib.curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	lib.curl_easy_setopt(c, CURLOPT_ERRORBUFFER, r->error);
+	lib.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	CURLcode rc = lib.curl_easy_perform(c);
 	if (rc != CURLE_OK) {
 		if (!r->error[0])
-			snprintf(r->error, sizeof(r->error), "%s", curl_easy_strerror(rc));
+			snprintf(r->error, sizeof(r->error), "%s", lib.curl_easy_strerror(rc));
 		r->status = 0;
 		return -1;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	lib.curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	return 0;
 }
 
@@ -75,15 +125,15 @@ int http_post(struct http *h, const char *url, const char *const *headers, const
 {
 	*r = (struct http_reply){ 0 };
 	r->body = xcalloc(1, 1);
-	struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	struct curl_slist *hdrs = lib.curl_slist_append(NULL, "Content-Type: application/octet-stream");
 	for (size_t i = 0; headers && headers[i]; i++)
-		hdrs = curl_slist_append(hdrs, headers[i]);
-	curl_easy_reset(h->curl);
-	curl_easy_setopt(h->curl, CURLOPT_POST, 1L);
-	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, body ? body : "");
-	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+		hdrs = lib.curl_slist_append(hdrs, headers[i]);
+	lib.curl_easy_reset(h->curl);
+	lib.curl_easy_setopt(h->curl, CURLOPT_POST, 1L);
+	lib.curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, body ? body : "");
+	lib.curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	int ret = perform(h, url, hdrs, r);
-	curl_slist_free_all(hdrs);
+	lib.curl_slist_free_all(hdrs);
 	return ret;
 }
 
@@ -92,16 +142,16 @@ int http_post_form(struct http *h, const char *url, const char *field, const cha
 {
 	*r = (struct http_reply){ 0 };
 	r->body = xcalloc(1, 1);
-	curl_easy_reset(h->curl);
-	curl_mime *mime = curl_mime_init(h->curl);
-	curl_mimepart *part = curl_mime_addpart(mime);
-	curl_mime_name(part, field);
-	curl_mime_filename(part, fname);
-	curl_mime_type(part, "application/octet-stream");
-	curl_mime_data(part, body, len);
-	curl_easy_setopt(h->curl, CURLOPT_MIMEPOST, mime);
+	lib.curl_easy_reset(h->curl);
+	curl_mime *mime = lib.curl_mime_init(h->curl);
+	curl_mimepart *part = lib.curl_mime_addpart(mime);
+	lib.curl_mime_name(part, field);
+	lib.curl_mime_filename(part, fname);
+	lib.curl_mime_type(part, "application/octet-stream");
+	lib.curl_mime_data(part, body, len);
+	lib.curl_easy_setopt(h->curl, CURLOPT_MIMEPOST, mime);
 	int ret = perform(h, url, NULL, r);
-	curl_mime_free(mime);
+	lib.curl_mime_free(mime);
 	return ret;
 }
 
