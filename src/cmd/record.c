@@ -128,10 +128,14 @@ static int run(struct record_args *a)
 	time_t started = time(NULL);
 	struct timespec wall_start;
 	clock_gettime(CLOCK_REALTIME, &wall_start);
-	int ret = record_until_stopped(o, &p, &st);
+	/* A command still running has had SIGTERM: the output first, then
+	 * the rest of its grace period (record_stop_end). */
+	struct record_stop rs;
+	int ret = record_until_stopped(o, &p, &st, &rs);
 	if (!ret && o->time_ranges && o->time_ranges->bad) {
 		if (out)
 			out_abort(out);
+		record_stop_end(&rs);
 		time_arg_check("record", o->time_ranges); /* exits */
 	}
 	if (!ret && st.unwind_note && !o->quiet)
@@ -167,6 +171,7 @@ static int run(struct record_args *a)
 		if (command_rc > 0 && (rc == 0 || !st.samples))
 			rc = command_rc;
 	}
+	record_stop_end(&rs);
 	if (FREE_AT_EXIT)
 		profile_release(&p);
 	record_phase(&st.phases, "profile released");

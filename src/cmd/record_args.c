@@ -181,7 +181,9 @@ const char record_usage[] =
 	"writing failed, or when nothing was sampled (the message says why; no\n"
 	"output is written, in any format); 2 usage error; 126/127 the command\n"
 	"cannot be run or found. When -d or Ctrl-C ends sampling first, the command\n"
-	"is sent SIGTERM and its status is not used.\n";
+	"is sent SIGTERM and its status is not used: the output is written while it\n"
+	"exits (a JVM's exit is awaited first: it may write its perf map then), and\n"
+	"it gets SIGKILL if it still runs 2 s after the SIGTERM, or at one more Ctrl-C.\n";
 
 enum {
 	OPT_BACKEND = 256,

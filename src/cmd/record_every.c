@@ -123,7 +123,9 @@ static int run_cut(struct record_every *e, struct record_args *a)
 	o.on_interval = on_interval;
 	o.interval_arg = &c;
 	profile_init(&p);
-	int ret = record_until_stopped(&o, &p, &st);
+	struct record_stop rs;
+	int ret = record_until_stopped(&o, &p, &st, &rs);
+	record_stop_end(&rs); /* (no command with --every) */
 	if (!ret) { /* the last one, from the last cut to the end */
 		c.failed += put(e, &o, &st, &p, st.interval_start_ns, st.end_ns) != 0;
 		c.intervals++;
@@ -160,7 +162,9 @@ static int one_interval(struct record_every *e, struct record_args *a, uint64_t 
 	struct profile p;
 	struct record_stats st;
 	profile_init(&p);
-	int ret = record_until_stopped(&o, &p, &st);
+	struct record_stop rs;
+	int ret = record_until_stopped(&o, &p, &st, &rs);
+	record_stop_end(&rs); /* (no command with --every) */
 	uint64_t returned = when_now();
 	if (ret) {
 		profile_release(&p);

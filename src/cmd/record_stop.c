@@ -41,14 +41,17 @@ void stop_signals_restore(struct stop_signals *s)
 }
 
 /* record_run with INT, TERM and HUP stopping sampling (the output is
- * still written); the previous actions (base/tempfile.h's cleanup of
- * out's temporary file, when it has one) come back afterwards. */
-int record_until_stopped(struct record_opts *o, struct profile *p, struct record_stats *st)
+ * still written); the signals stay caught until record_stop_end, so that
+ * one more stops the wait for a command that outlives sampling. */
+int record_until_stopped(struct record_opts *o, struct profile *p, struct record_stats *st, struct record_stop *rs)
 {
-	struct stop_signals saved;
-	stop_signals_catch(&saved);
+	stop_signals_catch(&rs->saved);
 	o->stop = &record_stop;
-	int ret = record_run(o, p, st);
-	stop_signals_restore(&saved);
-	return ret;
+	return record_run(o, p, st, &rs->command);
+}
+
+void record_stop_end(struct record_stop *rs)
+{
+	record_command_end(&rs->command);
+	stop_signals_restore(&rs->saved);
 }

@@ -256,7 +256,28 @@ enum {
 	RECORD_NOT_FOUND = -127,   /* the command could not be found */
 };
 
-int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats);
+/* A command still running when sampling ended: record_run sent it SIGTERM
+ * and leaves its end to the caller, so that the output is written first
+ * (unless a runtime asked that its exit be seen before naming: a JVM,
+ * runtime.h's await_exit; record_run waited for it then, within the
+ * grace period). */
+struct record_command {
+	pid_t pid;                         /* 0: nothing left to end */
+	double term_at;                    /* when it got SIGTERM (CLOCK_MONOTONIC s) */
+	const volatile sig_atomic_t *stop; /* record_opts.stop */
+	sig_atomic_t signals;              /* the stop signals sampling's end accounts for */
+};
+
+/* Sample, then build the profile into out. left: where a command still
+ * running is handed over (end it with record_command_end); NULL: ended
+ * here before returning (after its grace period). */
+int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats,
+	       struct record_command *left);
+/* The command's end: what is left of its grace period (RECORD_GRACE_MS
+ * after its SIGTERM) waited out, cut short by a stop signal beyond those
+ * c->signals counts (a second Ctrl-C), then SIGKILL, said on stderr. */
+enum { RECORD_GRACE_MS = 2000 };
+void record_command_end(struct record_command *c);
 
 /* Small helpers cmd/ shares with record/ (host.c). */
 int record_nr_cpus(void);

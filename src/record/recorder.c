@@ -133,9 +133,10 @@ void recorder_build_early(struct recorder *r, struct profile *p, struct symbols 
 	recorder_intervals_begin(r);
 }
 
-void recorder_sampling_ended(struct recorder *r)
+bool recorder_sampling_ended(struct recorder *r)
 {
 	runtime_set_sampling_end(r->runtimes);
+	return runtime_set_await_exit(r->runtimes);
 }
 
 static void add_perfmap(void *arg, uint32_t pid, const char *text, size_t len)

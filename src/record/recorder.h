@@ -135,8 +135,9 @@ void recorder_build_early(struct recorder *r, struct profile *p, struct symbols 
 /* The end of the run, for record_run: every stack into p (kernel frames
  * from kernel_syms), then the collector's figures into stats. */
 /* Sampling has ended, a command is still running: the runtimes' last
- * look (runtime.h: sampling_end). */
-void recorder_sampling_ended(struct recorder *r);
+ * look (runtime.h: sampling_end); true when one of them asks that the
+ * command's exit be awaited before naming (runtime.h: await_exit). */
+bool recorder_sampling_ended(struct recorder *r);
 /* --every (record_opts.every_ns): every sample taken before mono
  * (CLOCK_MONOTONIC ns) has been handed over: cut the intervals that
  * ended by then (record_opts.on_interval). recorder_sample cuts too,

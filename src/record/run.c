@@ -1,6 +1,9 @@
 /* scorch record's driver (record_run, record.h): the target, the
  * collector and the kernel's symbols made ready, one backend from the
- * table run, then the profile built. */
+ * table run, a command still running sent SIGTERM, then the profile
+ * built; the command's end (its grace period, SIGKILL) is left to the
+ * caller, after the output is written, unless a runtime asks that its
+ * exit come first (runtime.h: await_exit). */
 #include "record/record.h"
 
 #include "base/error.h"
@@ -53,12 +56,33 @@ static int run_backends(const struct record_opts *opts, struct recorder *r, stru
 	return ret;
 }
 
-int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats)
+/* Sampling has ended: a command still running gets SIGTERM, and is
+ * waited for now only when a runtime needs its exit before naming. A
+ * stop signal after the one that ended sampling (if one did) stops the
+ * waiting (a second Ctrl-C). */
+static void stop_command(const struct record_opts *opts, struct recorder *r, struct record_target *t,
+			 struct record_stats *stats, struct record_command *c)
+{
+	bool await = recorder_sampling_ended(r); /* runtimes' last look, before a command is stopped */
+	*c = (struct record_command){ .stop = opts->stop, .signals = stats->ended == RECORD_END_STOP };
+	target_terminate(t, c);
+	record_phase(&stats->phases, "command sent SIGTERM");
+	if (await && c->pid > 0) {
+		target_await(c);
+		record_phase(&stats->phases, "command's exit awaited");
+	}
+}
+
+int record_run(const struct record_opts *opts, struct profile *out, struct record_stats *stats,
+	       struct record_command *left)
 {
 	struct record_target t = { .go_fd = -1, .exec_err_fd = -1, .child_fd = -1 };
+	struct record_command command;
 
 	memset(stats, 0, sizeof(*stats));
 	stats->command_status = -1;
+	if (left)
+		*left = (struct record_command){ 0 };
 	unsigned kernel_max = record_kernel_max_stack();
 	/* Only the kernel's frame-pointer walk has the kernel's limit: DWARF
 	 * unwinding (auto, dwarf) goes on from the stack copy. */
@@ -83,10 +107,8 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 	int ret = run_backends(opts, r, &t, stats);
 	if (stats->phases.stopped_wall > 0) /* (--every: the last interval's end) */
 		stats->end_ns = (uint64_t)((int64_t)llround(stats->phases.stopped_wall * 1e9) + record_realtime_offset_ns());
-	recorder_sampling_ended(r); /* runtimes' last look, before a command is stopped */
-	target_kill(&t, opts->stop);
+	stop_command(opts, r, &t, stats, &command);
 	target_release(&t);
-	record_phase(&stats->phases, "target released");
 	if (loading)
 		pthread_join(loader, NULL);
 	record_phase(&stats->phases, "kernel symbols loaded");
@@ -99,5 +121,9 @@ int record_run(const struct record_opts *opts, struct profile *out, struct recor
 		recorder_free(r);
 		record_phase(&stats->phases, "recorder released");
 	}
+	if (left)
+		*left = command;
+	else
+		record_command_end(&command);
 	return ret;
 }

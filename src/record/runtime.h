@@ -60,6 +60,13 @@
  * - sampling_end(run): sampling has ended and a command has not been
  *   stopped yet: a last look at the live processes (a JVM's last
  *   perf-map dump). Runs before exit().
+ * - await_exit(run): right after sampling_end: true when a process
+ *   the runtime met needs its exit seen before naming (a JVM writes its
+ *   perf map as it exits with -XX:+DumpPerfMapAtExit, and the maps its
+ *   dumps made are removed once it is gone). record then waits for the
+ *   command's exit (within the grace period, or until a second Ctrl-C)
+ *   before it builds and writes the output; without such a runtime the
+ *   output is written first (doc/recording.md).
  * - perfmaps(run, add, arg): before naming: perf-map lines the runtime
  *   knows for a process beyond its /tmp/perf-PID.map (what every dump of
  *   a JVM's map gave, since each dump replaces the last), as
@@ -140,6 +147,7 @@ struct record_runtime {
 			   uint32_t cap);
 	void (*exit)(void *run, void *proc, uint32_t pid);
 	void (*sampling_end)(void *run);
+	bool (*await_exit)(void *run);
 	void (*perfmaps)(void *run, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
 			 void *arg);
 	size_t (*payload_now)(void *run, void *proc, const struct runtime_sample *smp, void *buf, size_t cap);
@@ -188,6 +196,8 @@ void runtime_set_forget(struct runtime_set *set, uint32_t pid);
 void runtime_set_end(struct runtime_set *set);
 /* sampling_end() of every runtime. */
 void runtime_set_sampling_end(struct runtime_set *set);
+/* Whether a runtime's await_exit() is true. */
+bool runtime_set_await_exit(struct runtime_set *set);
 /* perfmaps() of every runtime. */
 void runtime_set_perfmaps(struct runtime_set *set, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
 			  void *arg);

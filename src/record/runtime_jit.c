@@ -5,7 +5,9 @@
  * to the watch's thread (which looks at it there, and again for a few
  * seconds: a JVM maps libjvm.so after its launcher starts) and returns
  * NULL; sampling_end() has the watch dump each live JVM's map one last
- * time before a command is stopped; perfmaps() hands over every line the
+ * time before a command is stopped; await_exit() asks record to see a
+ * JVM's exit before naming (it may write its map as it exits, and the
+ * maps the dumps made go once it is gone); perfmaps() hands over every line the
  * dumps gave; summary() says what the watch noted (flags missing, attach
  * failures) and removes the maps its dumps made for JVMs now gone. */
 #include "record/runtime.h"
@@ -32,6 +34,11 @@ static void *jit_detect(void *run, const struct runtime_process *proc)
 static void jit_sampling_end(void *run)
 {
 	runtime_watch_finish(run);
+}
+
+static bool jit_await_exit(void *run)
+{
+	return runtime_watch_jvm_alive(run);
 }
 
 struct perfmap_hand {
@@ -79,6 +86,7 @@ const struct record_runtime record_runtime_jit = {
 	.open = jit_open,
 	.detect = jit_detect,
 	.sampling_end = jit_sampling_end,
+	.await_exit = jit_await_exit,
 	.perfmaps = jit_perfmaps,
 	.summary = jit_summary,
 	.close = jit_close,

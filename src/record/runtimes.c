@@ -193,6 +193,15 @@ void runtime_set_sampling_end(struct runtime_set *set)
 			set->table[i]->sampling_end(set->run[i]);
 }
 
+bool runtime_set_await_exit(struct runtime_set *set)
+{
+	bool any = false;
+	for (size_t i = 0; set && i < set->nr; i++)
+		if (set->table[i]->await_exit && set->table[i]->await_exit(set->run[i]))
+			any = true;
+	return any;
+}
+
 void runtime_set_perfmaps(struct runtime_set *set, void (*add)(void *arg, uint32_t pid, const char *text, size_t len),
 			  void *arg)
 {

@@ -208,10 +208,8 @@ void target_release(struct record_target *t)
 	t->child_fd = -1;
 }
 
-void target_kill(struct record_target *t, const volatile sig_atomic_t *stop)
+void target_terminate(struct record_target *t, struct record_command *c)
 {
-	int status;
-
 	if (t->go_fd >= 0) { /* never started: EOF makes it exit */
 		close(t->go_fd);
 		t->go_fd = -1;
@@ -220,29 +218,57 @@ void target_kill(struct record_target *t, const volatile sig_atomic_t *stop)
 		close(t->exec_err_fd);
 		t->exec_err_fd = -1;
 	}
-	if (t->child <= 0)
-		return;
-	kill(t->child, SIGTERM);
-	sig_atomic_t signals = stop ? *stop : 0;
-	for (int waited = 0;; waited += 10) {
-		pid_t r = waitpid(t->child, &status, WNOHANG);
-		if (r == t->child || (r < 0 && errno != EINTR)) {
-			t->child = 0;
-			return;
-		}
-		if (waited >= TARGET_GRACE_MS || (stop && *stop != signals))
-			break;
-		struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
-		nanosleep(&ten_ms, NULL);
+	c->pid = t->child;
+	t->child = 0; /* c's now */
+	if (c->pid > 0) {
+		kill(c->pid, SIGTERM);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		c->term_at = ts.tv_sec + ts.tv_nsec / 1e9;
 	}
-	if (stop && *stop != signals)
-		warn("the command had not exited on SIGTERM when a second signal came: sent SIGKILL");
+}
+
+/* Has a stop signal come beyond those c->signals accounts for? */
+static bool signalled_again(const struct record_command *c)
+{
+	return c->stop && *c->stop > c->signals;
+}
+
+bool target_await(struct record_command *c)
+{
+	int status;
+	for (;;) {
+		if (c->pid <= 0)
+			return true;
+		pid_t r = waitpid(c->pid, &status, WNOHANG);
+		if (r == c->pid || (r < 0 && errno != EINTR)) {
+			c->pid = 0;
+			return true;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double waited = now.tv_sec + now.tv_nsec / 1e9 - c->term_at;
+		if (waited * 1000 >= RECORD_GRACE_MS || signalled_again(c))
+			return false;
+		struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ten_ms, NULL); /* (a signal ends it early) */
+	}
+}
+
+void record_command_end(struct record_command *c)
+{
+	int status;
+	if (target_await(c))
+		return;
+	if (signalled_again(c)) /* (c->signals: 1 when a signal ended sampling) */
+		warn("the command had not exited on SIGTERM when a %ssignal came: sent SIGKILL",
+		     c->signals ? "second " : "");
 	else
-		warn("the command did not exit within %d s of SIGTERM: sent SIGKILL", TARGET_GRACE_MS / 1000);
-	kill(t->child, SIGKILL);
-	while (waitpid(t->child, &status, 0) < 0 && errno == EINTR)
+		warn("the command did not exit within %d s of SIGTERM: sent SIGKILL", RECORD_GRACE_MS / 1000);
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	t->child = 0;
+	c->pid = 0;
 }
 
 /* Checked against /proc, so that a typo is an error before sampling. */

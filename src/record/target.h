@@ -38,11 +38,14 @@ int target_spawn(struct record_target *t, char **argv, bool stdout_to_stderr);
 int target_start(struct record_target *t, const char *name);
 /* Poll for the command's exit; returns true once it has exited. */
 bool target_exited(struct record_target *t, int *status);
-/* End the command: SIGTERM, then SIGKILL (said on stderr) if it has not
- * exited within TARGET_GRACE_MS or when *stop (a count of signals, may be
- * NULL) grows meanwhile: a second Ctrl-C stops the waiting. */
-enum { TARGET_GRACE_MS = 2000 };
-void target_kill(struct record_target *t, const volatile sig_atomic_t *stop);
+/* Sampling ended: the command, if it still runs, gets SIGTERM and is
+ * handed over to c (pid, term_at; t no longer holds it); one never
+ * started is let go (it exits without running). */
+void target_terminate(struct record_target *t, struct record_command *c);
+/* Wait for c's exit, polling, until its grace period (RECORD_GRACE_MS
+ * from term_at) is over or a stop signal comes beyond c->signals: true
+ * once it exited (reaped: c->pid is 0 then), false when it still runs. */
+bool target_await(struct record_command *c);
 /* Watch the -p processes (or -t threads) of o for their exit. */
 void target_watch(struct record_target *t, const struct record_opts *o);
 /* True once every watched process or thread has exited (false when

@@ -352,6 +352,14 @@ void runtime_watch_finish(struct runtime_watch *w)
 		pthread_join(w->thread, NULL);
 }
 
+bool runtime_watch_jvm_alive(struct runtime_watch *w)
+{
+	for (size_t i = 0; w && i < w->nr_procs; i++)
+		if (w->procs[i].kind == PROC_JVM && proc_alive(w->procs[i].pid))
+			return true;
+	return false;
+}
+
 const char *runtime_watch_perfmap_text(struct runtime_watch *w, uint32_t pid, size_t *len)
 {
 	for (size_t i = 0; w && i < w->nr_procs; i++)

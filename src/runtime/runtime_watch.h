@@ -42,6 +42,8 @@ void runtime_watch_exec(struct runtime_watch *w, uint32_t pid);
 /* Sampling ended: a last dump of every JVM still running, then the
  * thread stops. Call before the target is killed. */
 void runtime_watch_finish(struct runtime_watch *w);
+/* After runtime_watch_finish: is a JVM it met still running? */
+bool runtime_watch_jvm_alive(struct runtime_watch *w);
 
 /* The perf-map lines every dump of JVM pid gave (deduplicated, in the
  * order first seen), NULL when none; valid until runtime_watch_free. */
