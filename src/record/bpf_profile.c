@@ -306,6 +306,26 @@ void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_
 }
 
 
+/* The pids of exited processes out of pids: their maps are not read
+ * again at the end (they are gone), so the set follows the live
+ * processes, not every process the recording met. */
+static void forget_exited_pids(struct hashmap *pids, const struct recorder *r)
+{
+	uint32_t gone[256];
+	size_t nr;
+	do {
+		nr = 0;
+		for (size_t i = 0; pids->nr && i <= pids->mask && nr < sizeof(gone) / sizeof(gone[0]); i++) {
+			const struct hashmap_slot *sl = &pids->slots[i];
+			if (sl->value != HASHMAP_EMPTY && (!recorder_knows(r, (uint32_t)sl->key) ||
+							   recorder_exiting(r, (uint32_t)sl->key)))
+				gone[nr++] = (uint32_t)sl->key;
+		}
+		for (size_t i = 0; i < nr; i++)
+			hashmap_remove(pids, gone[i]);
+	} while (nr == sizeof(gone) / sizeof(gone[0]));
+}
+
 bool bpf_profile_timed(const struct bpf_profile *b)
 {
 	return b->time_cell_ns != 0;
@@ -326,6 +346,7 @@ void bpf_profile_drain_over(struct bpf_profile *b, struct recorder *r, struct re
 	bpf_profile_class_fds(b, from.fds);
 	bpf_stacks_drain_before(&from, bpf_map__fd(b->skel->maps.counts), over < UINT32_MAX ? (uint32_t)over + 1 : UINT32_MAX,
 				r, stats, limit, &b->drained_pids);
+	forget_exited_pids(&b->drained_pids, r);
 }
 
 void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r)

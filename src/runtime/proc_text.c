@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 /* A /proc file read whole (at most max bytes), NUL-terminated; NULL when
- * it cannot be read. */
+ * it cannot be read. The buffer grows with what is read (from a page's
+ * worth), not to max at once: a process's maps are a few KiB, and a
+ * buffer of the bound for every process met costs a system-wide
+ * recording a fresh 16 MiB mapping per process. */
 static char *read_proc(uint32_t pid, const char *what, size_t max, size_t *len)
 {
 	char path[64];
@@ -21,11 +24,19 @@ static char *read_proc(uint32_t pid, const char *what, size_t max, size_t *len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	char *buf = xmalloc(max + 1);
+	size_t cap = max < 4096 ? max : 4096;
+	char *buf = xmalloc(cap + 1);
 	size_t got = 0;
 	ssize_t r;
-	while (got < max && (r = read(fd, buf + got, max - got)) > 0)
+	for (;;) {
+		if (got == cap && cap < max) {
+			cap = cap > max / 2 ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		if (got >= cap || (r = read(fd, buf + got, cap - got)) <= 0)
+			break;
 		got += (size_t)r;
+	}
 	close(fd);
 	buf[got] = 0;
 	*len = got;
