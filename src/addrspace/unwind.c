@@ -30,6 +30,19 @@ void unwinder_free(struct unwinder *u)
 	free(u);
 }
 
+void unwinder_set_budget(struct unwinder *u, size_t bytes)
+{
+	unwind_tables_budget(u->tables, bytes);
+}
+
+void unwinder_held(const struct unwinder *u, size_t *bytes, uint64_t *dropped)
+{
+	struct unwind_tables_held h;
+	unwind_tables_held(u->tables, &h);
+	*bytes = h.bytes;
+	*dropped = h.evicted;
+}
+
 /* The sample's registers in DWARF numbering (rax rdx rcx rbx rsi rdi rbp
  * rsp r8..r15, then the return-address column holding the pc), from
  * perf_regs order (ax bx cx dx si di bp sp ip .. r8..r15), keeping the

@@ -48,6 +48,12 @@ typedef bool (*unwind_source_of)(void *arg, const struct mapping *m, struct unwi
 /* NULL when this build has no DWARF unwinder (no elfutils). */
 struct unwinder *unwinder_new(void);
 void unwinder_free(struct unwinder *u);
+/* The files' unwind tables' byte budget (unwind_tables.c's default,
+ * UNWIND_TABLES_BYTES, otherwise). */
+void unwinder_set_budget(struct unwinder *u, size_t bytes);
+/* What the files' unwind tables hold now (bytes, within their budget:
+ * unwind_tables.c), and how many were dropped for it so far. */
+void unwinder_held(const struct unwinder *u, size_t *bytes, uint64_t *dropped);
 
 /* Unwind s against space (of maps) into ips: ips[0] the sampled pc, then
  * the callers' return addresses (a caller interrupted by a signal: its pc

@@ -10,24 +10,44 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
-/* Rules kept per address at most, over every file (each a few hundred
- * bytes of libdw's): a system-wide recording meets some tens of
- * thousands of distinct return addresses. */
-enum { FRAMES_KEPT_MAX = 200000 };
+/* Bytes of tables kept at once, over every file: past them the least
+ * recently used file's go (its mapping unmapped, its kept rules freed),
+ * to be opened again if its code turns up again. What a file's tables
+ * hold is counted: the sections libdw reads in place from the mapping
+ * (.eh_frame, .eh_frame_hdr, and .debug_frame once it is opened, each
+ * brought resident as it is read), the vdso's copy, and the rules kept
+ * per address (each a few hundred bytes of libdw's). A system-wide
+ * recording meets some tens of thousands of distinct return addresses
+ * in a few dozen busy files (a few MiB of rules, 10-20 MiB of sections);
+ * 64 MiB holds those with room, where a host that builds and runs new
+ * binaries all day would otherwise keep every one it ran. */
+#ifndef UNWIND_TABLES_BYTES /* (-DUNWIND_TABLES_BYTES=1: a build that drops a file's tables at each change of file) */
+#define UNWIND_TABLES_BYTES ((size_t)64 << 20)
+#endif
 
 struct segment {
 	uint64_t offset, filesz, vaddr;
 };
 
+struct kept {
+	uint64_t off;
+	Dwarf_Frame *frame; /* NULL: no CFI there */
+};
+
 struct unwind_file {
 	uint32_t id;        /* index in unwind_tables.files */
+	uint32_t key;       /* the caller's (unwind_source.key) */
 	char *image;        /* the vdso's copy, or NULL */
+	size_t image_len;
 	Elf *elf;
 	Dwarf_CFI *eh;      /* .eh_frame (owned by elf's CFI cache: dwarf_cfi_end) */
 	Dwarf *dwarf;       /* for .debug_frame, opened when .eh_frame has no FDE */
@@ -35,30 +55,45 @@ struct unwind_file {
 	bool debug_tried;
 	struct segment *segs;
 	size_t nr_segs;
+	struct hashmap frames; /* hash of the offset -> index in kept (probing on clash) */
+	struct kept *kept;
+	size_t nr_kept, alloc_kept;
+	size_t bytes;       /* what its tables hold (UNWIND_TABLES_BYTES) */
+	size_t bytes_pending; /* .debug_frame, once opened: counted with the next rule */
+	uint32_t newer, older; /* the LRU list (indexes in files, NO_FILE at the ends) */
 };
 
 struct unwind_tables {
-	struct unwind_file **files;
+	struct unwind_file **files; /* NULL: a free slot (in free_ids) */
 	size_t nr_files, alloc_files;
-	struct hashmap by_key;    /* caller's key -> index in files, UINT32_MAX - 1: none */
-	struct hashmap frames;    /* hash(file, offset) -> index in kept (probing on clash) */
-	struct kept {
-		uint64_t off;
-		uint32_t file;
-		Dwarf_Frame *frame; /* NULL: no CFI there */
-	} *kept;
-	size_t nr_kept, alloc_kept;
-	Dwarf_Frame *scratch; /* the last frame not kept */
+	uint32_t *free_ids;
+	size_t nr_free, alloc_free;
+	struct hashmap by_key;    /* caller's key -> index in files, NO_FILE: none */
+	size_t bytes, budget;
+	uint32_t newest, oldest;  /* the LRU list's ends */
+	uint64_t evicted;         /* files whose tables went for the budget */
+	Dwarf_Frame *scratch;     /* the last frame not kept */
 };
 
 enum { NO_FILE = UINT32_MAX - 1 };
+
+/* The heap bytes of a frame from libdw (allocated there, freed here). */
+static size_t frame_bytes(Dwarf_Frame *frame)
+{
+#ifdef __GLIBC__
+	return frame ? malloc_usable_size(frame) + 16 : 0; /* + malloc's own word and rounding */
+#else
+	return frame ? 256 : 0;
+#endif
+}
 
 struct unwind_tables *unwind_tables_new(void)
 {
 	struct unwind_tables *t = xcalloc(1, sizeof(*t));
 	elf_version(EV_CURRENT);
 	hashmap_init(&t->by_key);
-	hashmap_init(&t->frames);
+	t->budget = UNWIND_TABLES_BYTES;
+	t->newest = t->oldest = NO_FILE;
 	return t;
 }
 
@@ -66,6 +101,10 @@ static void file_free(struct unwind_file *f)
 {
 	if (!f)
 		return;
+	for (size_t i = 0; i < f->nr_kept; i++)
+		free(f->kept[i].frame);
+	free(f->kept);
+	hashmap_release(&f->frames);
 	if (f->eh)
 		dwarf_cfi_end(f->eh);
 	if (f->dwarf)
@@ -81,16 +120,97 @@ void unwind_tables_free(struct unwind_tables *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_kept; i++)
-		free(t->kept[i].frame);
-	free(t->kept);
 	free(t->scratch);
 	for (size_t i = 0; i < t->nr_files; i++)
 		file_free(t->files[i]);
 	free(t->files);
+	free(t->free_ids);
 	hashmap_release(&t->by_key);
-	hashmap_release(&t->frames);
 	free(t);
+}
+
+void unwind_tables_budget(struct unwind_tables *t, size_t bytes)
+{
+	t->budget = bytes;
+}
+
+void unwind_tables_held(const struct unwind_tables *t, struct unwind_tables_held *h)
+{
+	h->bytes = t->bytes;
+	h->files = (uint32_t)(t->nr_files - t->nr_free);
+	h->evicted = t->evicted;
+}
+
+/* ---- the LRU list ---- */
+
+static void lru_unlink(struct unwind_tables *t, struct unwind_file *f)
+{
+	if (f->newer != NO_FILE)
+		t->files[f->newer]->older = f->older;
+	else
+		t->newest = f->older;
+	if (f->older != NO_FILE)
+		t->files[f->older]->newer = f->newer;
+	else
+		t->oldest = f->newer;
+}
+
+static void lru_push(struct unwind_tables *t, struct unwind_file *f)
+{
+	f->newer = NO_FILE;
+	f->older = t->newest;
+	if (t->newest != NO_FILE)
+		t->files[t->newest]->newer = f->id;
+	t->newest = f->id;
+	if (t->oldest == NO_FILE)
+		t->oldest = f->id;
+}
+
+static void lru_touch(struct unwind_tables *t, struct unwind_file *f)
+{
+	if (t->newest == f->id)
+		return;
+	lru_unlink(t, f);
+	lru_push(t, f);
+}
+
+/* The oldest files' tables go until the budget holds the rest (keep, the
+ * file in use, stays whatever it holds). */
+static void evict_over_budget(struct unwind_tables *t, const struct unwind_file *keep)
+{
+	while (t->bytes > t->budget && t->oldest != NO_FILE && t->oldest != keep->id) {
+		struct unwind_file *old = t->files[t->oldest];
+		lru_unlink(t, old);
+		hashmap_remove(&t->by_key, old->key);
+		t->bytes -= old->bytes;
+		t->files[old->id] = NULL;
+		VEC_GROW(t->free_ids, t->nr_free + 1, t->alloc_free);
+		t->free_ids[t->nr_free++] = old->id;
+		t->evicted++;
+		file_free(old);
+	}
+}
+
+static void file_grew(struct unwind_tables *t, struct unwind_file *f, size_t more)
+{
+	f->bytes += more;
+	t->bytes += more;
+	evict_over_budget(t, f);
+}
+
+/* The size of the section called name in elf, 0 when none. */
+static size_t section_size(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (n && !strcmp(n, name))
+			return sh.sh_type == SHT_NOBITS ? 0 : (size_t)sh.sh_size;
+	}
+	return 0;
 }
 
 /* This process's vdso, copied (the same image is in every 64-bit process
@@ -121,10 +241,12 @@ static struct unwind_file *file_open(const struct unwind_source *src)
 	const char *path = src->path ? src->path : "";
 	if (src->image) {
 		f->image = xmemdup0(src->image, src->image_len);
+		f->image_len = src->image_len;
 		f->elf = elf_memory(f->image, src->image_len);
 	} else if (!strcmp(path, "[vdso]")) {
 		size_t len = 0;
 		f->image = own_vdso(&len);
+		f->image_len = len;
 		if (f->image)
 			f->elf = elf_memory(f->image, len);
 	} else if (path[0] == '/') {
@@ -155,8 +277,13 @@ static struct unwind_file *file_open(const struct unwind_source *src)
 	f->eh = cfi_registers_bounded(f->elf, true) ? dwarf_getcfi_elf(f->elf) : NULL;
 	if (!f->nr_segs)
 		goto none;
+	hashmap_init(&f->frames);
+	f->bytes = sizeof(*f) + f->nr_segs * sizeof(*f->segs) + f->image_len;
+	if (f->eh)
+		f->bytes += section_size(f->elf, ".eh_frame") + section_size(f->elf, ".eh_frame_hdr");
 	return f;
 none:
+	hashmap_init(&f->frames);
 	file_free(f);
 	return NULL;
 }
@@ -164,18 +291,34 @@ none:
 struct unwind_file *unwind_tables_file(struct unwind_tables *t, const struct unwind_source *src)
 {
 	uint32_t idx, key = src->key;
-	if (!hashmap_get(&t->by_key, key, &idx)) {
-		struct unwind_file *f = file_open(src);
-		idx = NO_FILE;
-		if (f) {
-			VEC_GROW(t->files, t->nr_files + 1, t->alloc_files);
-			idx = f->id = (uint32_t)t->nr_files;
-			t->files[t->nr_files++] = f;
-		}
-		bool inserted;
-		*hashmap_upsert(&t->by_key, key, idx, &inserted) = idx;
+	if (hashmap_get(&t->by_key, key, &idx)) {
+		if (idx == NO_FILE)
+			return NULL;
+		lru_touch(t, t->files[idx]);
+		return t->files[idx];
 	}
-	return idx == NO_FILE ? NULL : t->files[idx];
+	struct unwind_file *f = file_open(src);
+	idx = NO_FILE;
+	if (f) {
+		if (t->nr_free) {
+			idx = t->free_ids[--t->nr_free];
+		} else {
+			VEC_GROW(t->files, t->nr_files + 1, t->alloc_files);
+			idx = (uint32_t)t->nr_files++;
+		}
+		f->id = idx;
+		f->key = key;
+		t->files[idx] = f;
+		lru_push(t, f);
+	}
+	bool inserted;
+	*hashmap_upsert(&t->by_key, key, idx, &inserted) = idx;
+	if (f) {
+		size_t opened = f->bytes;
+		f->bytes = 0;
+		file_grew(t, f, opened);
+	}
+	return f;
 }
 
 /* The ELF address of file offset off (the segment that holds it). */
@@ -206,6 +349,8 @@ static Dwarf_Frame *lookup(struct unwind_file *f, uint64_t off)
 		f->dwarf = cfi_registers_bounded(f->elf, false) ? dwarf_begin_elf(f->elf, DWARF_C_READ, NULL) : NULL;
 		if (f->dwarf)
 			f->debug = dwarf_getcfi(f->dwarf);
+		if (f->debug)
+			f->bytes_pending += section_size(f->elf, ".debug_frame");
 	}
 	if (f->debug && !dwarf_cfi_addrframe(f->debug, vaddr, &frame))
 		return frame;
@@ -214,29 +359,37 @@ static Dwarf_Frame *lookup(struct unwind_file *f, uint64_t off)
 
 Dwarf_Frame *unwind_file_frame(struct unwind_tables *t, struct unwind_file *f, uint64_t off)
 {
-	uint32_t file = f->id;
-	uint64_t h = hash_u64(off ^ (uint64_t)file << 48);
+	uint64_t h = hash_u64(off);
 	for (uint64_t probe = h;; probe = hash_u64(probe)) {
 		uint32_t at;
-		if (!hashmap_get(&t->frames, probe, &at))
+		if (!hashmap_get(&f->frames, probe, &at))
 			break;
-		if (t->kept[at].off == off && t->kept[at].file == file)
-			return t->kept[at].frame;
+		if (f->kept[at].off == off)
+			return f->kept[at].frame;
 	}
 	Dwarf_Frame *frame = lookup(f, off);
-	if (t->nr_kept >= FRAMES_KEPT_MAX) {
+	size_t more = f->bytes_pending;
+	f->bytes_pending = 0;
+	if (f->bytes + more > t->budget) {
+		/* a file bigger than the budget alone: its rules are not kept */
 		free(t->scratch);
 		t->scratch = frame;
+		if (more)
+			file_grew(t, f, more);
 		return frame;
 	}
-	VEC_GROW(t->kept, t->nr_kept + 1, t->alloc_kept);
-	t->kept[t->nr_kept] = (struct kept){ off, file, frame };
+	VEC_GROW(f->kept, f->nr_kept + 1, f->alloc_kept);
+	f->kept[f->nr_kept] = (struct kept){ off, frame };
 	for (uint64_t probe = h;; probe = hash_u64(probe)) {
 		bool inserted;
-		hashmap_upsert(&t->frames, probe, (uint32_t)t->nr_kept, &inserted);
+		hashmap_upsert(&f->frames, probe, (uint32_t)f->nr_kept, &inserted);
 		if (inserted)
 			break;
 	}
-	t->nr_kept++;
+	f->nr_kept++;
+	/* the rule, its entry and its hash slots (the map is kept at most
+	 * half full) */
+	more += frame_bytes(frame) + sizeof(struct kept) + 2 * sizeof(struct hashmap_slot);
+	file_grew(t, f, more);
 	return frame;
 }

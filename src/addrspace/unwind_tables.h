@@ -8,9 +8,11 @@
  * in. "[vdso]" is this process's own vdso: the kernel maps the same one
  * into every 64-bit process.
  *
- * The rules found for an address are kept (a few hundred bytes each, up
- * to a bound), so a return address seen again costs a hash lookup, not a
- * CFI walk. x86-64 ELF files only: others get no tables. */
+ * The rules found for an address are kept (a few hundred bytes each), so
+ * a return address seen again costs a hash lookup, not a CFI walk. The
+ * files' tables live in a cache bounded by bytes (unwind_tables.c), the
+ * least recently used file's dropped past it (unmapped) and opened again
+ * when its code comes back. x86-64 ELF files only: others get no tables. */
 #ifndef SCORCH_ADDRSPACE_UNWIND_TABLES_H
 #define SCORCH_ADDRSPACE_UNWIND_TABLES_H
 
@@ -31,7 +33,19 @@ void unwind_tables_free(struct unwind_tables *t);
 struct unwind_file *unwind_tables_file(struct unwind_tables *t, const struct unwind_source *src);
 
 /* The CFI rules for the instruction at file offset off, or NULL when no
- * CFI covers it. Owned by the tables; valid until the next call. */
+ * CFI covers it. Owned by the tables; valid until the next call. A file
+ * from unwind_tables_file is valid until the next unwind_tables_file
+ * (which may drop it for the budget). */
 Dwarf_Frame *unwind_file_frame(struct unwind_tables *t, struct unwind_file *f, uint64_t off);
+
+/* The tables' byte budget (default UNWIND_TABLES_BYTES, unwind_tables.c). */
+void unwind_tables_budget(struct unwind_tables *t, size_t bytes);
+
+struct unwind_tables_held {
+	size_t bytes;     /* what the files' tables hold */
+	uint32_t files;   /* files open */
+	uint64_t evicted; /* files dropped for the budget so far */
+};
+void unwind_tables_held(const struct unwind_tables *t, struct unwind_tables_held *h);
 
 #endif

@@ -207,5 +207,49 @@ TEST(unwind_own_stack)
 	unwinder_free(u);
 	procmaps_release(&pm);
 }
+
+/* With a byte budget smaller than one file's tables, each step into
+ * another file drops the last one's (reopened when its code comes back):
+ * the walk finds the same frames, and the tables hold the file in use
+ * only. */
+TEST(unwind_budget_drops_and_reopens)
+{
+	static struct captured c;
+	outer(&c);
+	struct procmaps pm;
+	procmaps_init(&pm);
+	procmaps_read(&pm, (uint32_t)getpid());
+	struct unwinder *u = unwinder_new(), *open = unwinder_new();
+	REQUIRE(u && open);
+	unwinder_set_budget(u, 1);
+	struct unwind_stack s = { 0 };
+	s.regs_abi = 2;
+	s.regs_mask = record_user_regs_mask();
+	s.regs = c.regs;
+	s.stack = c.stack;
+	s.stack_len = c.stack_len;
+	uint32_t space = procmaps_space_of(&pm, (uint32_t)getpid());
+	uint64_t want[64], ips[64];
+	bool complete, want_complete;
+	int nw = unwind_user_stack(open, &pm, space, &s, mapped_path, &pm, want, 64, &want_complete);
+	REQUIRE(nw >= 4);
+	for (int round = 0; round < 3; round++) {
+		int n = unwind_user_stack(u, &pm, space, &s, mapped_path, &pm, ips, 64, &complete);
+		CHECK_EQ_U64(n, nw);
+		CHECK_EQ_U64(complete, want_complete);
+		for (int i = 0; i < n && i < nw; i++)
+			CHECK_EQ_U64(ips[i], want[i]);
+	}
+	size_t bytes, open_bytes;
+	uint64_t dropped, open_dropped;
+	unwinder_held(u, &bytes, &dropped);
+	unwinder_held(open, &open_bytes, &open_dropped);
+	CHECK(dropped >= 3); /* the walk crosses from the unit binary into libc and back each round */
+	CHECK_EQ_U64(open_dropped, 0);
+	CHECK(bytes > 0 && bytes < open_bytes); /* one file's, of the two or more */
+	unwinder_free(u);
+	unwinder_free(open);
+	procmaps_release(&pm);
+}
 #endif
 #endif
