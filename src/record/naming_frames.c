@@ -17,6 +17,7 @@
 #include "symbolize/symbolize.h" /* struct sym_inline */
 
 #include <stdint.h>
+#include <string.h>
 
 /* The symbolizer's view of the image a user ref fell in (one address
  * space per image). */
@@ -38,6 +39,13 @@ enum { NAMED_LATER = UINT32_MAX - 1 };
  * bits 0-62). */
 #define DWARF_FRAME_KEY (1ull << 63)
 
+/* A name from user_syms, copied into r->name_text (user_syms may drop
+ * the file's symbols at its next lookup in another file). */
+static const char *keep_name(struct recorder *r, const char *name)
+{
+	return name ? strpool_str(&r->name_text, strpool_intern(&r->name_text, name, strlen(name))) : NULL;
+}
+
 /* A DWARF-unwound frame's inlined functions, as report expands them:
  * copied into r->inlines (the symbolizer's array moves); none with
  * --no-inline. */
@@ -51,7 +59,7 @@ static void note_inlines(struct recorder *r, const struct symbols_map *sm, struc
 	un->nr_inlines = n > 0 ? (uint32_t)n : 0;
 	VEC_GROW(r->inlines, r->nr_inlines + un->nr_inlines, r->alloc_inlines);
 	for (uint32_t i = 0; i < un->nr_inlines; i++)
-		r->inlines[r->nr_inlines++] = chain[i];
+		r->inlines[r->nr_inlines++] = (struct sym_inline){ keep_name(r, chain[i].name), chain[i].inlined };
 }
 
 bool naming_preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dwarf)
@@ -67,6 +75,7 @@ bool naming_preload_user(struct recorder *r, uint32_t pid, uint64_t ref, bool dw
 	struct user_name un = { 0 };
 	if (!symbols_user_preload(r->user_syms, user_map(r, m, pid, ref, &sm), &un.name, &un.module))
 		return false;
+	un.name = keep_name(r, un.name);
 	if (dwarf)
 		note_inlines(r, &sm, &un);
 	VEC_GROW(r->names, r->nr_names + 1, r->alloc_names);

@@ -147,7 +147,7 @@ void recorder_held(const struct recorder *r, struct recorder_held *h)
 {
 	h->spaces = (uint32_t)r->maps.by_pid.nr;
 	h->mappings = procmaps_live(&r->maps);
-	h->images = r->images.nr;
+	h->images = r->images.nr - r->images.nr_free;
 	h->stacks = r->nr_stacks;
 	h->threads = (uint32_t)r->comm_by_tid.nr;
 	h->reaped = r->reaped;

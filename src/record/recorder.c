@@ -39,6 +39,7 @@ static void recorder_init(struct recorder *r, const struct record_opts *opts)
 		r->unwinder = unwinder_new();
 	r->user_syms = symbols_new_user(opts->force, opts->no_debuginfod, !opts->quiet);
 	hashmap_init(&r->named);
+	strpool_init(&r->name_text);
 	r->runtimes = runtime_set_open(opts, NULL, 0);
 	if (opts->keep_time && !opts->off_cpu)
 		r->times = time_cells_new();
@@ -99,6 +100,7 @@ static void recorder_release(struct recorder *r)
 	symbols_free(r->user_syms);
 	hashmap_release(&r->named);
 	free(r->names);
+	strpool_release(&r->name_text);
 	naming_builder_free(r->builder);
 	runtime_set_close(r->runtimes);
 	hashmap_release(&r->looked);

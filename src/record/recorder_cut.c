@@ -3,12 +3,15 @@
  * since the last cut are named into the profile, handed over
  * (record_opts.on_interval), and dropped with their counts; the process
  * table, the images, the symbols and the unwind tables stay for the next
- * interval, so a cut costs the naming of one interval's stacks and
- * nothing is left unsampled between two intervals. */
+ * interval (the files' tables within their byte budgets, symbols.c and
+ * unwind_tables.c; the anonymous images of exited processes go), so a
+ * cut costs the naming of one interval's stacks and nothing is left
+ * unsampled between two intervals. */
 #include "record/recorder.h"
 
 #include "addrspace/unwind.h"
 #include "base/hashmap.h"
+#include "base/strpool.h"
 #include "profile/profile.h"
 #include "profile/time_cells.h"
 #include "record/naming.h"
@@ -57,7 +60,7 @@ uint64_t recorder_next_cut(const struct recorder *r)
 }
 
 /* What grows with the stacks goes; what follows the processes and the
- * files they run stays. */
+ * files they run stays (the files' tables within their budgets). */
 static void drop_stacks(struct recorder *r)
 {
 	r->nr_stacks = 0;
@@ -70,6 +73,8 @@ static void drop_stacks(struct recorder *r)
 	hashmap_init(&r->named);
 	r->nr_names = 0;
 	r->nr_inlines = 0;
+	strpool_release(&r->name_text);
+	strpool_init(&r->name_text);
 	if (r->times) {
 		time_cells_free(r->times);
 		r->times = time_cells_new();
@@ -77,33 +82,28 @@ static void drop_stacks(struct recorder *r)
 	}
 }
 
-/* New files met since the symbols and unwind tables were last renewed,
- * past which they are renewed at the next cut. Each file read costs its
- * symbol table, inline index and unwind rules (and its pages mapped) for
- * as long as they are kept: a host whose binaries change (builds, tests,
- * deploys) would keep every one it ever ran. Renewed, they are read again
- * for the files the next interval meets (bench/NOTES.md). */
-enum { RENEW_AFTER_FILES = 128 };
-
-/* Between two intervals nothing borrows from them: the names went into
- * the profile, the names by address were dropped. */
-static void renew_files(struct recorder *r)
+/* What the files' tables dropped for their budgets (symbols.c,
+ * unwind_tables.c) freed since the last cut goes back to the system
+ * (else it stays resident, free in the heap, until reused). */
+static void trim_if_dropped(struct recorder *r)
 {
-	const struct record_opts *o = r->opts;
-	symbols_free(r->user_syms);
-	r->user_syms = symbols_new_user(o->force, o->no_debuginfod, !o->quiet);
-	const struct hashmap *live = &r->maps.by_pid;
-	for (size_t i = 0; live->nr && i <= live->mask; i++)
-		if (live->slots[i].value != HASHMAP_EMPTY && live->slots[i].key)
-			symbols_note_process(r->user_syms, (uint32_t)live->slots[i].key, false);
-	if (r->unwinder) {
-		unwinder_free(r->unwinder);
-		r->unwinder = unwinder_new();
-	}
-	r->images_renewed = r->images.nr;
+	size_t bytes;
+	uint64_t dropped = 0, unwind_dropped = 0;
+	symbols_held(r->user_syms, &bytes, &dropped);
+	if (r->unwinder)
+		unwinder_held(r->unwinder, &bytes, &unwind_dropped);
+	dropped += unwind_dropped;
+	if (dropped == r->tables_dropped)
+		return;
+	r->tables_dropped = dropped;
 #ifdef __GLIBC__
-	malloc_trim(0); /* what they held, back to the system (else it stays resident, free in the heap) */
+	malloc_trim(0);
 #endif
+}
+
+static void forget_map(void *syms, const struct mapping *m, uint32_t id)
+{
+	symbols_forget_map(syms, id, m->pid);
 }
 
 /* A wall clock this far off the cut it was aimed at has been stepped. */
@@ -132,8 +132,8 @@ static void cut(struct recorder *r)
 	profile_release(r->out);
 	profile_init(r->out);
 	drop_stacks(r);
-	if (r->images.nr - r->images_renewed >= RENEW_AFTER_FILES)
-		renew_files(r);
+	images_drop_unheld(&r->images, &r->maps, forget_map, r->user_syms);
+	trim_if_dropped(r);
 	r->intervals++;
 	r->interval_start = end;
 	r->interval_mono = mono;

@@ -90,7 +90,7 @@ struct recorder {
 	struct symbols *kernel_syms;
 	uint64_t cut_wall, cut_mono, interval_start, interval_base, intervals;
 	uint64_t interval_mono;      /* CLOCK_MONOTONIC at the interval's start (clock steps) */
-	uint32_t images_renewed;    /* images when the symbols and unwind tables were last renewed */
+	uint64_t tables_dropped;    /* files' symbol and unwind tables dropped for their budgets, at the last cut */
 	struct strpool comms;
 	struct hashmap comm_by_tid; /* tid -> comms id */
 	struct rstack *stacks;
@@ -115,12 +115,16 @@ struct recorder {
 	struct symbols *user_syms;
 	struct hashmap named;       /* user ref -> index in names, or NAMED_LATER */
 	struct user_name {
-		const char *name, *module; /* owned by user_syms */
+		const char *name;   /* in name_text */
+		const char *module; /* owned by user_syms or maps */
 		uint32_t inlines, nr_inlines; /* a DWARF frame's expansion, in inlines */
 	} *names;
 	size_t nr_names, alloc_names;
-	struct sym_inline *inlines; /* names owned by user_syms, innermost first */
+	struct sym_inline *inlines; /* names in name_text, innermost first */
 	size_t nr_inlines, alloc_inlines;
+	/* The function names of names and inlines, copied: user_syms keeps
+	 * a file's symbols only while they fit its budget (symbols.h). */
+	struct strpool name_text;
 	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
 	size_t nr_unwound_alloc;
 	uint64_t nr_unwound;        /* samples unwound with DWARF */

@@ -21,6 +21,19 @@
  * recently asked closed first; addresses named once stay named). */
 enum { USER_INLINE_FILES = 32 };
 
+/* Bytes of user files' symbol tables held at once (sym_options'
+ * symbols_budget: the least recently used file's dropped past it, read
+ * again if its code comes back). A table costs about 100 bytes a symbol
+ * (its arrays, and the symbol and string tables it reads in place from
+ * the mapped file): libc's 3,000 about 0.5 MB, the largest libraries a
+ * host runs (a browser's, LLVM's, 100k-300k symbols) 10-30 MB each. 64
+ * MiB keeps the files a busy host runs all the time, where a host that
+ * builds and runs new binaries all day would otherwise keep every one it
+ * ever ran; a file read again costs a few milliseconds. */
+#ifndef USER_SYMBOLS_BYTES /* (-DUSER_SYMBOLS_BYTES=1: a build that drops a table at each change of file) */
+#define USER_SYMBOLS_BYTES ((size_t)64 << 20)
+#endif
+
 struct symbols {
 	struct symbolizer *sym;
 	struct hashmap fed; /* mapping id -> 1: already given to the symbolizer */
@@ -47,6 +60,7 @@ struct symbols *symbols_new_user(bool force, bool no_debuginfod, bool warn)
 	 * runs: the inline expansion's files (mapped, their DWARF read)
 	 * would stay resident for each (bench/NOTES.md). */
 	o.inline_max_open = USER_INLINE_FILES;
+	o.symbols_budget = USER_SYMBOLS_BYTES;
 	s->sym = symbolizer_new(&o);
 	hashmap_init(&s->fed);
 	hashmap_init(&s->noted);
@@ -62,6 +76,11 @@ void symbols_free(struct symbols *s)
 	hashmap_release(&s->noted);
 	kmodules_release(&s->modules);
 	free(s);
+}
+
+void symbols_held(const struct symbols *s, size_t *bytes, uint64_t *dropped)
+{
+	sym_symbols_held(s->sym, bytes, dropped);
 }
 
 void symbols_note_process(struct symbols *s, uint32_t pid, bool exec)
@@ -80,6 +99,13 @@ void symbols_note_process(struct symbols *s, uint32_t pid, bool exec)
 void symbols_forget_process(struct symbols *s, uint32_t pid)
 {
 	hashmap_remove(&s->noted, pid);
+	sym_perfmap_owner_gone(s->sym, (int32_t)pid);
+}
+
+void symbols_forget_map(struct symbols *s, uint32_t id, uint32_t pid)
+{
+	hashmap_remove(&s->fed, id);
+	sym_perfmap_release(s->sym, (int32_t)pid);
 }
 
 void symbols_add_perfmap(struct symbols *s, uint32_t pid, const char *text, size_t len)

@@ -28,12 +28,20 @@ struct symbols *symbols_new_user(bool force, bool no_debuginfod, bool warn);
  * root's (symbolize/perfmap.h). */
 void symbols_note_process(struct symbols *s, uint32_t pid, bool exec);
 /* pid exited: a process later with its pid is noted afresh (the user
- * noted stays with the symbolizer for the perf map read at the end). */
+ * noted stays with the symbolizer for the perf map read at the end, if
+ * the process left one). */
 void symbols_forget_process(struct symbols *s, uint32_t pid);
+/* Mapping id (symbols_map.id) of anonymous code of process pid, which
+ * exited, is no longer used: the id may come back for another mapping,
+ * and what was read of pid's perf map goes. */
+void symbols_forget_map(struct symbols *s, uint32_t id, uint32_t pid);
 /* Perf-map lines for process pid known otherwise than by its file (what
  * every dump of a JVM's map gave). */
 void symbols_add_perfmap(struct symbols *s, uint32_t pid, const char *text, size_t len);
 void symbols_free(struct symbols *s);
+/* What the user files' symbol tables hold now (bytes, within their
+ * budget: symbols.c), and how many were dropped for it so far. */
+void symbols_held(const struct symbols *s, size_t *bytes, uint64_t *dropped);
 
 /* The kernel function at addr; *module gets perf script's name for its
  * module: "[kernel.kallsyms]", or a loaded module's ("[ext4]"). */

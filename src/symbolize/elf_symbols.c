@@ -207,7 +207,7 @@ static bool string_table(Elf *elf, size_t link, const char **strs, size_t *size)
  * (SIZE_MAX: all). With held, names are not copied: the table's data must
  * outlive t (symtab_hold). */
 static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phdrs *ph,
-		      bool demangle_names, bool held, size_t limit)
+		      bool demangle_names, bool held, size_t limit, size_t *in_place)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -229,6 +229,8 @@ static int load_table(struct symtab *t, Elf *elf, Elf_Scn *scn, const struct phd
 			n = d->d_size / sizeof(*direct);
 	}
 	held &= direct != NULL;
+	if (held) /* the symbols read here, their names when looked up */
+		*in_place += n * sizeof(*direct) + strs_size;
 	symtab_reserve(t, t->nr + n);
 	int added = 0;
 	size_t nsec = 0;
@@ -538,13 +540,14 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 	 * (an in-memory image is not ours to keep: its names are copied). */
 	struct elf_file *src = syms.elf ? &syms : &runtime;
 	bool held = !r->image;
+	size_t in_place = 0;
 	int n = load_table(t, src->elf, syms.elf ? syms.symtab : runtime.dynsym, &ph, r->demangle, held,
-			   SIZE_MAX);
+			   SIZE_MAX, &in_place);
 	/* perf fixes sizes and duplicates, then adds the PLT entries. */
 	symtab_finish(t, false);
 	size_t stop = syms.elf ? dynsym_stop(syms.elf, syms.dynsym) : SIZE_MAX;
 	if (stop != SIZE_MAX)
-		load_table(t, syms.elf, syms.dynsym, &ph, r->demangle, held, stop);
+		load_table(t, syms.elf, syms.dynsym, &ph, r->demangle, held, stop, &in_place);
 	else if (n > 0 && runtime.elf)
 		n += synthesize_plt(t, runtime.elf, r->demangle);
 	if (runtime.path)
@@ -563,7 +566,7 @@ int elf_load_symbols(struct symtab *t, const struct elf_load_req *r, struct elf_
 		/* the names stay with t; the descriptor is not needed */
 		Elf *kept = src->elf;
 		elf_cntl(kept, ELF_C_FDDONE);
-		symtab_hold(t, kept, release_elf);
+		symtab_hold(t, kept, release_elf, in_place);
 		if (runtime.elf == kept)
 			runtime.elf = NULL;
 		if (syms.elf == kept)

@@ -24,7 +24,18 @@ struct dso {
 	char *runtime_path; /* ELF file with the code (unwinding), or NULL */
 	char *symsrc_path;  /* ELF file the symbols came from, or NULL */
 	uint64_t text_offset;
-	struct hashmap inline_cache; /* dso address -> index into symbolizer chains */
+	/* inline chains (sym_inline_chain): dso address -> the index in
+	 * chain_items of its first entry; each chain ends with a NULL name.
+	 * The inlined functions' names are in chain_names. */
+	struct hashmap inline_cache;
+	struct sym_inline *chain_items;
+	size_t nr_chain_items, chain_items_alloc;
+	struct strpool chain_names;
+	/* sym_options.symbols_budget: the bytes its tables hold, as last
+	 * counted, and its place in the symbolizer's LRU list. */
+	size_t bytes;
+	struct dso *newer, *older;
+	bool in_lru;
 	void *image;        /* in-memory copy (vdso), owned */
 	size_t image_len;
 	uint32_t maj, min;  /* the file's identity (MMAP2), all 0 when unknown */
@@ -66,6 +77,8 @@ struct lookup_slot {
 	uint32_t as, gen; /* as = UINT32_MAX: kernel */
 	const char *name, *dso;
 	uint64_t offset, dso_addr;
+	uint32_t epoch; /* symbolizer.epoch when filled */
+	struct dso *owner; /* the file the name is of (user addresses), or NULL */
 	uint8_t valid, have_map, ret;
 };
 
@@ -106,11 +119,13 @@ struct symbolizer {
 	struct unwinder *unwinder; /* user_stack.c: DWARF unwinding, made on first use */
 	bool unwinder_tried;
 	struct inline_resolver *inline_dw; /* DWARF of inline chains, opened on demand */
-	/* inline chains: chain i = chain_items[chain_first[i] .. + chain_len[i]] */
-	struct sym_inline *chain_items;
-	size_t nr_chain_items, chain_items_alloc;
-	uint32_t *chain_first, *chain_len;
-	size_t nr_chains, chains_alloc, chains_alloc2;
+	/* sym_options.symbols_budget: the files' tables by use (newest
+	 * first), the bytes they hold, and the tables dropped so far; epoch
+	 * is bumped at each drop (the lookup cache's names went with it). */
+	struct dso *newest, *oldest;
+	size_t symbols_bytes;
+	uint64_t symbols_evicted;
+	uint32_t epoch;
 	struct debuginfo_client *debuginfod; /* NULL: none to ask */
 	struct hashmap perfmap_owner; /* pid -> uid + 1 of the process (sym_perfmap_owner) */
 };

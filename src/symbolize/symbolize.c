@@ -14,6 +14,7 @@
 #include "symbolize/inline.h"
 #endif
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,8 @@ void symbolizer_free(struct symbolizer *s)
 		free(d->symsrc_path);
 		free(d->unopened_path);
 		hashmap_release(&d->inline_cache);
+		free(d->chain_items);
+		strpool_release(&d->chain_names);
 		free(d->image);
 		free(d->jit);
 		pthread_mutex_destroy(&d->lock);
@@ -93,9 +96,6 @@ void symbolizer_free(struct symbolizer *s)
 #ifdef HAVE_ELFUTILS
 	inline_resolver_free(s->inline_dw);
 #endif
-	free(s->chain_items);
-	free(s->chain_first);
-	free(s->chain_len);
 	free(s->debug_home);
 	hashmap_release(&s->tid_map);
 	hashmap_release(&s->dso_map);
@@ -278,6 +278,7 @@ static uint32_t new_dso(struct symbolizer *s, uint32_t key, enum dso_kind kind, 
 	d->kind = kind;
 	symtab_init(&d->syms);
 	hashmap_init(&d->inline_cache);
+	strpool_init(&d->chain_names);
 	if (header_id)
 		d->build_id_len = (uint8_t)lookup_build_id(s, d->name, d->build_id);
 	return (uint32_t)s->nr_dsos++;
@@ -364,6 +365,15 @@ void sym_perfmap_owner(struct symbolizer *s, int32_t pid, uint32_t uid)
 	*hashmap_upsert(&s->perfmap_owner, (uint32_t)pid, uid + 1, &inserted) = uid + 1;
 }
 
+void sym_perfmap_owner_gone(struct symbolizer *s, int32_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRId32 ".map", pid);
+	if (lstat(path, &st) && errno == ENOENT)
+		hashmap_remove(&s->perfmap_owner, (uint32_t)pid);
+}
+
 /* A missed lookup in a perf map looks at the file again at most this
  * often: a JIT appends to it, or rewrites it, while the samples are read. */
 enum { PERFMAP_RECHECK_NS = 100 * 1000 * 1000 };
@@ -432,6 +442,7 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 	struct elf_load_info info;
 	int got = elf_load_symbols(&d->syms, &req, &info);
 	d->open_errno = info.open_errno;
+	free(d->unopened_path); /* (read before, its tables dropped for the budget) */
 	d->unopened_path = info.unopened_path;
 	d->runtime_path = info.runtime_path;
 	d->symsrc_path = info.symsrc_path;
@@ -462,6 +473,90 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 		free(info.unopened_path); /* a cache copy: the vdso's own is what counts */
 	}
 #endif
+}
+
+/* ---- the budget of the files' tables (sym_options.symbols_budget) ---- */
+
+static size_t chain_bytes(const struct dso *d)
+{
+	const struct strpool *p = &d->chain_names;
+	size_t n = d->chain_items_alloc * sizeof(*d->chain_items) + (d->inline_cache.mask + 1) * sizeof(struct hashmap_slot);
+	n += p->arena.total + p->alloc * sizeof(*p->entries);
+	return p->slots ? n + ((size_t)p->mask + 1) * sizeof(*p->slots) : n;
+}
+
+static void lru_unlink(struct symbolizer *s, struct dso *d)
+{
+	if (d->newer)
+		d->newer->older = d->older;
+	else
+		s->newest = d->older;
+	if (d->older)
+		d->older->newer = d->newer;
+	else
+		s->oldest = d->newer;
+	d->newer = d->older = NULL;
+}
+
+static void lru_push(struct symbolizer *s, struct dso *d)
+{
+	d->older = s->newest;
+	d->newer = NULL;
+	if (s->newest)
+		s->newest->newer = d;
+	s->newest = d;
+	if (!s->oldest)
+		s->oldest = d;
+}
+
+/* d's tables go: read again at its next lookup, as at its first. */
+static void dso_evict(struct symbolizer *s, struct dso *d)
+{
+	lru_unlink(s, d);
+	d->in_lru = false;
+	s->symbols_bytes -= d->bytes;
+	d->bytes = 0;
+	symtab_release(&d->syms);
+	symtab_init(&d->syms);
+	hashmap_release(&d->inline_cache);
+	hashmap_init(&d->inline_cache);
+	free(d->chain_items);
+	d->chain_items = NULL;
+	d->nr_chain_items = d->chain_items_alloc = 0;
+	strpool_release(&d->chain_names);
+	strpool_init(&d->chain_names);
+	free(d->runtime_path);
+	free(d->symsrc_path);
+	d->runtime_path = d->symsrc_path = NULL;
+	d->loaded = false;
+	s->symbols_evicted++;
+	s->epoch++; /* the lookup cache's names of it are gone */
+}
+
+/* d was just used: the newest, its bytes counted again, and the oldest
+ * files' tables dropped while over the budget (never d's). */
+static void dso_used(struct symbolizer *s, struct dso *d)
+{
+	if (!s->opts.symbols_budget || s->threaded || d->kind != DSO_FILE || !d->loaded)
+		return;
+	if (!d->in_lru) {
+		d->in_lru = true;
+		lru_push(s, d);
+	} else if (s->newest != d) {
+		lru_unlink(s, d);
+		lru_push(s, d);
+	}
+	size_t now = symtab_bytes(&d->syms) + chain_bytes(d);
+	s->symbols_bytes += now - d->bytes;
+	d->bytes = now;
+	while (s->symbols_bytes > s->opts.symbols_budget && s->oldest && s->oldest != d)
+		dso_evict(s, s->oldest);
+}
+
+void sym_symbols_held(const struct symbolizer *s, size_t *bytes, uint64_t *evicted)
+{
+	*bytes = s->symbols_bytes;
+	*evicted = s->symbols_evicted;
 }
 
 static void dso_lock(struct symbolizer *s, struct dso *d)
@@ -505,6 +600,26 @@ void sym_perfmap_extra(struct symbolizer *s, int32_t pid, const char *text, size
 	dso_unlock(s, d);
 }
 
+void sym_perfmap_release(struct symbolizer *s, int32_t pid)
+{
+	char jit[64];
+	uint32_t idx;
+	int n = snprintf(jit, sizeof(jit), "/tmp/perf-%" PRId32 ".map", pid);
+	uint32_t key = strpool_find(&s->strs, jit, (size_t)n);
+	hashmap_remove(&s->perfmap_owner, (uint32_t)pid);
+	if (key == UINT32_MAX || !hashmap_get(&s->dso_map, key, &idx) || s->dsos[idx]->kind != DSO_JIT)
+		return;
+	struct dso *d = s->dsos[idx];
+	dso_lock(s, d);
+	symtab_release(&d->syms);
+	symtab_init(&d->syms);
+	free(d->jit);
+	d->jit = NULL;
+	d->loaded = false;
+	dso_unlock(s, d);
+	s->epoch++; /* the lookup cache's names of it are gone */
+}
+
 struct dso *sym_file_dso(struct symbolizer *s, const char *path)
 {
 	uint32_t idx = findnew_dso(s, path, DSO_FILE); /* may move s->dsos */
@@ -519,6 +634,7 @@ void sym_dso_prepare(struct symbolizer *s, struct dso *d)
 	uint64_t lo, hi;
 	symtab_bounds(&d->syms, &lo, &hi); /* sorts it for lookups */
 	dso_unlock(s, d);
+	dso_used(s, d);
 }
 
 struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
@@ -528,6 +644,7 @@ struct dso *sym_dso_loaded(struct symbolizer *s, uint32_t idx)
 	if (!d->loaded)
 		load_dso(s, d);
 	dso_unlock(s, d);
+	dso_used(s, d);
 	return d;
 }
 
@@ -727,6 +844,7 @@ int sym_dso_symbol(struct symbolizer *s, struct dso *d, uint64_t a, bool load, s
 		f->offset = a - sy->start;
 	}
 	dso_unlock(s, d);
+	dso_used(s, d);
 	return sy ? 0 : 1;
 }
 
@@ -791,28 +909,45 @@ int sym_lookup(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip, bool
 		gen = procmaps_space_gen(&s->maps, as);
 	}
 	struct lookup_slot *c = &s->cache[(hash_u64(ip ^ ((uint64_t)as << 40)) >> 20) & (LOOKUP_SLOTS - 1)];
-	if (c->valid && c->ip == ip && c->as == as && c->gen == gen) {
+	if (c->valid && c->ip == ip && c->as == as && c->gen == gen && c->epoch == s->epoch) {
 		f->name = c->name;
 		f->dso = c->dso;
 		f->offset = c->offset;
 		f->dso_addr = c->dso_addr;
 		f->have_map = c->have_map;
+		if (c->owner && c->owner->in_lru && s->newest != c->owner) { /* used: the newest */
+			lru_unlink(s, c->owner);
+			lru_push(s, c->owner);
+		}
 		return c->ret;
 	}
-	int ret = sym_lookup_in(s, as, ip, is_kernel, f);
+	struct dso *owner = NULL;
+	int ret;
+	if (is_kernel) {
+		ret = sym_lookup_in(s, as, ip, true, f);
+	} else {
+		owner = sym_map_in(s, as, ip, f);
+		ret = owner ? sym_symbol_in(s, owner, f) : 1;
+	}
 	if (is_kernel)
 		gen = s->kgen; /* loading kallsyms may have moved the map */
 	else
 		gen = procmaps_space_gen(&s->maps, as);
-	*c = (struct lookup_slot){ .ip = ip, .as = as, .gen = gen, .name = f->name, .dso = f->dso,
+	*c = (struct lookup_slot){ .ip = ip, .as = as, .gen = gen, .epoch = s->epoch, .name = f->name, .dso = f->dso,
 				   .offset = f->offset, .dso_addr = f->dso_addr, .valid = 1,
-				   .have_map = f->have_map, .ret = (uint8_t)ret };
+				   .have_map = f->have_map, .ret = (uint8_t)ret, .owner = owner };
 	return ret;
+}
+
+static void chain_push(struct dso *d, const char *name, bool inlined)
+{
+	VEC_GROW(d->chain_items, d->nr_chain_items + 1, d->chain_items_alloc);
+	d->chain_items[d->nr_chain_items++] = (struct sym_inline){ name, inlined };
 }
 
 #ifdef HAVE_ELFUTILS
 struct chain_build {
-	struct symbolizer *s;
+	struct dso *d;
 	const char *base; /* the frame's own symbol name */
 	bool no_demangle;
 };
@@ -820,18 +955,13 @@ struct chain_build {
 static void chain_add(const char *func, void *arg)
 {
 	struct chain_build *b = arg;
-	struct symbolizer *s = b->s;
+	struct dso *d = b->d;
 	char *dm = b->no_demangle ? NULL : demangle(func, strlen(func));
 	const char *name = dm ? dm : func;
-	VEC_GROW(s->chain_items, s->nr_chain_items + 1, s->chain_items_alloc);
-	struct sym_inline *it = &s->chain_items[s->nr_chain_items++];
-	if (!strcmp(name, b->base)) {
-		it->name = b->base; /* perf reuses the real symbol */
-		it->inlined = false;
-	} else {
-		it->name = intern(s, name, strlen(name));
-		it->inlined = true;
-	}
+	if (!strcmp(name, b->base)) /* perf reuses the real symbol */
+		chain_push(d, b->base, false);
+	else
+		chain_push(d, strpool_str(&d->chain_names, strpool_intern(&d->chain_names, name, strlen(name))), true);
 	free(dm);
 }
 #endif
@@ -850,14 +980,14 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 	if (d->kind != DSO_FILE)
 		return 0;
 	uint64_t addr = f.dso_addr + d->text_offset;
-	uint32_t idx;
-	if (!hashmap_get(&d->inline_cache, addr, &idx)) {
-		size_t first = s->nr_chain_items;
+	uint32_t first;
+	if (!hashmap_get(&d->inline_cache, addr, &first)) {
+		first = (uint32_t)d->nr_chain_items;
 #ifdef HAVE_ELFUTILS
 		/* perf runs addr2line on the file it read symbols from */
 		const char *path = d->symsrc_path ? d->symsrc_path : d->name;
 		if (path[0] != '[' && strncmp(path, "/tmp/perf-", 10)) {
-			struct chain_build b = { s, f.name, s->opts.no_demangle };
+			struct chain_build b = { d, f.name, s->opts.no_demangle };
 			if (!s->inline_dw) {
 				s->inline_dw = inline_resolver_new(false);
 				inline_resolver_limit(s->inline_dw, s->opts.inline_max_open);
@@ -865,14 +995,14 @@ int sym_inline_chain(struct symbolizer *s, int32_t pid, int32_t tid, uint64_t ip
 			inline_chain(s->inline_dw, path, addr, chain_add, &b);
 		}
 #endif
-		VEC_GROW(s->chain_first, s->nr_chains + 1, s->chains_alloc);
-		VEC_GROW(s->chain_len, s->nr_chains + 1, s->chains_alloc2);
-		s->chain_first[s->nr_chains] = (uint32_t)first;
-		s->chain_len[s->nr_chains] = (uint32_t)(s->nr_chain_items - first);
-		idx = (uint32_t)s->nr_chains++;
+		chain_push(d, NULL, false); /* its end */
 		bool ins;
-		*hashmap_upsert(&d->inline_cache, addr, idx, &ins) = idx;
+		*hashmap_upsert(&d->inline_cache, addr, first, &ins) = first;
+		dso_used(s, d); /* (counts what the chain added) */
 	}
-	*out = s->chain_items + s->chain_first[idx];
-	return (int)s->chain_len[idx];
+	*out = d->chain_items + first;
+	int n = 0;
+	while ((*out)[n].name)
+		n++;
+	return n;
 }

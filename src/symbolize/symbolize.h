@@ -19,7 +19,8 @@
  *     them.
  *
  * Every string the symbolizer returns is owned by it and stays valid, at the
- * same address, until symbolizer_free(): callers may cache on the pointer.
+ * same address, until symbolizer_free(): callers may cache on the pointer
+ * (but see sym_options.symbols_budget).
  * Nothing here prints unless asked (sym_options.verbose), and nothing dies:
  * a file that cannot be read only makes its addresses unknown. */
 #ifndef SCORCH_SYMBOLIZE_SYMBOLIZE_H
@@ -42,7 +43,18 @@ struct sym_options {
 	bool no_debuginfod;     /* never ask debuginfod servers (DEBUGINFOD_URLS) */
 	bool debuginfod_notices;/* say when the servers fail (once) */
 	size_t inline_max_open; /* files the inline expansion holds open at once (0: no limit) */
+	/* Bytes the files' symbol tables (and their inline chains) may hold
+	 * at once (0: no limit): past it the least recently used file's go
+	 * (its mapping unmapped), to be read again at its next lookup. With a
+	 * budget, a function name (sym_frame.name, sym_inline_chain's) stays
+	 * valid only until the next lookup in another file: keep a copy.
+	 * Not with `threaded`. */
+	size_t symbols_budget;
 };
+
+/* What the files' symbol tables hold now (symbols_budget), and how many
+ * were dropped for it so far. */
+void sym_symbols_held(const struct symbolizer *s, size_t *bytes, uint64_t *evicted);
 
 struct symbolizer *symbolizer_new(const struct sym_options *opts);
 void symbolizer_free(struct symbolizer *s);
@@ -102,6 +114,13 @@ void sym_reserve(struct symbolizer *s, uint64_t mmaps, uint64_t forks);
 /* The user (euid) of process pid, whose /tmp/perf-PID.map must be owned by
  * it or by root (perfmap.h); without a call, scorch's own euid, as perf. */
 void sym_perfmap_owner(struct symbolizer *s, int32_t pid, uint32_t uid);
+/* Process pid exited: its user is forgotten unless it left a perf map
+ * (to be read later, against that user). */
+void sym_perfmap_owner_gone(struct symbolizer *s, int32_t pid);
+/* Process pid exited and nothing is left to name from its perf map: what
+ * was read of it, and its user, go (a lookup in it reads it afresh). Its
+ * names from earlier lookups are gone too. */
+void sym_perfmap_release(struct symbolizer *s, int32_t pid);
 
 /* More lines for the perf map of process pid ("START SIZE name", as in
  * the file), known otherwise than by its file: record keeps what every

@@ -304,10 +304,33 @@ void symtab_reserve(struct symtab *t, size_t n)
 	VEC_GROW(t->v, n, t->alloc);
 }
 
-void symtab_hold(struct symtab *t, void *p, void (*release)(void *))
+void symtab_hold(struct symtab *t, void *p, void (*release)(void *), size_t bytes)
 {
 	VEC_GROW(t->owners, t->nr_owners + 1, t->owners_alloc);
 	t->owners[t->nr_owners++] = (struct symtab_owner){ p, release };
+	t->held_bytes += bytes;
+}
+
+size_t symtab_bytes(const struct symtab *t)
+{
+	size_t n = t->alloc * sizeof(*t->v) + t->held_bytes + t->names.total;
+	n += t->owners_alloc * sizeof(*t->owners);
+	n += t->groups_alloc * sizeof(*t->groups) + t->members_alloc * sizeof(*t->members);
+	if (t->dead)
+		n += t->nr;
+	if (t->rb)
+		n += t->nr * sizeof(*t->rb);
+	if (t->sorted) /* (sized for every symbol at most) */
+		n += t->nr * sizeof(*t->sorted);
+	if (t->by_start)
+		n += t->nr * sizeof(*t->by_start);
+	if (t->starts)
+		n += t->nr_sorted * sizeof(*t->starts);
+	if (t->buckets)
+		n += (t->nr_buckets + 1) * sizeof(*t->buckets);
+	if (t->memo)
+		n += sizeof(*t->memo) << t->memo_bits;
+	return n + 2 * t->nr_contested * sizeof(*t->contested);
 }
 
 /* Names a demangler could change: their choice is deferred. */

@@ -90,6 +90,7 @@ struct symtab {
 	struct arena names;
 	struct symtab_owner { void *p; void (*release)(void *); } *owners;
 	size_t nr_owners, owners_alloc;
+	size_t held_bytes;        /* what the owners hold for it (symtab_hold) */
 };
 
 void symtab_init(struct symtab *t);
@@ -112,8 +113,12 @@ void symtab_add_mangled(struct symtab *t, uint64_t start, uint64_t size, int bin
  * table that symtab_hold keeps. */
 static inline void symtab_add_held(struct symtab *t, uint64_t start, uint64_t size, int bind,
 				   const char *name, bool mangled);
-/* release(p) when the table is released. */
-void symtab_hold(struct symtab *t, void *p, void (*release)(void *));
+/* release(p) when the table is released; bytes: what p holds for the
+ * table (symtab_bytes). */
+void symtab_hold(struct symtab *t, void *p, void (*release)(void *), size_t bytes);
+/* The bytes the table holds: its arrays, its names, and what it holds
+ * in place (symtab_hold: the string and symbol tables of a mapped file). */
+size_t symtab_bytes(const struct symtab *t);
 /* Room for n symbols in all (saves regrowing while loading). */
 void symtab_reserve(struct symtab *t, size_t n);
 void symtab_finish(struct symtab *t, bool kallsyms);

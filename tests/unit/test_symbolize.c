@@ -260,3 +260,76 @@ TEST(symbolize_thread_names)
 	CHECK(sym_thread_comm(s, 500, 501) == sym_thread_comm(s, 500, 501));
 	fixture_close(&fx);
 }
+
+/* This process's executable mappings of files, into space pid of s as
+ * their MMAP records would put them; returns how many. */
+static int map_own_files(struct symbolizer *s, int32_t pid)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int n = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		char perms[8], path[4000] = "";
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %3999s", &start, &end, perms, &pgoff, path) < 4 ||
+		    perms[2] != 'x' || path[0] != '/')
+			continue;
+		struct sym_mmap m = { .pid = pid, .tid = pid, .start = start, .len = end - start, .pgoff = pgoff,
+				      .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE, .filename = path };
+		sym_mmap(s, &m);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+__attribute__((noinline)) static int unit_own_function(int x)
+{
+	return x * 3 + 1;
+}
+
+/* With a byte budget for the files' symbol tables smaller than one file's,
+ * every lookup in another file drops the last one's tables: lookups that
+ * alternate between the unit binary and libc read each file again each
+ * time, and answer as a symbolizer without a budget does. */
+TEST(symbolize_symbols_budget_drops_and_rereads)
+{
+	int32_t pid = (int32_t)getpid();
+	struct sym_options bounded = { .kallsyms = "/dev/null", .no_debuginfod = true, .symbols_budget = 1 };
+	struct sym_options open = { .kallsyms = "/dev/null", .no_debuginfod = true };
+	struct symbolizer *b = symbolizer_new(&bounded), *u = symbolizer_new(&open);
+	REQUIRE(map_own_files(b, pid) >= 2);
+	REQUIRE(map_own_files(u, pid) >= 2);
+	const uint64_t addrs[] = { (uint64_t)(uintptr_t)unit_own_function, (uint64_t)(uintptr_t)getpid,
+				   (uint64_t)(uintptr_t)unit_own_function + 4, (uint64_t)(uintptr_t)fopen };
+	int named = 0;
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+			struct sym_frame fb, fu;
+			int rb = sym_lookup(b, pid, pid, addrs[i], false, &fb);
+			int ru = sym_lookup(u, pid, pid, addrs[i], false, &fu);
+			CHECK_EQ_U64(rb, ru);
+			if (!rb && !ru) {
+				CHECK_STR(fb.name, fu.name);
+				CHECK_EQ_U64(fb.offset, fu.offset);
+				named++;
+			}
+			CHECK_STR(fb.dso, fu.dso);
+		}
+	}
+	CHECK_EQ_U64(named, 3 * 4);
+	size_t bytes, ubytes;
+	uint64_t dropped, udropped;
+	sym_symbols_held(b, &bytes, &dropped);
+	sym_symbols_held(u, &ubytes, &udropped);
+	CHECK(dropped >= 3 * 4 - 1); /* each lookup after the first changes file */
+	CHECK(bytes > 0);            /* the file in use stays, whatever it holds */
+	CHECK_EQ_U64(ubytes, 0);     /* no budget: not counted */
+	CHECK_EQ_U64(udropped, 0);
+	struct sym_frame f;
+	REQUIRE(sym_lookup(b, pid, pid, (uint64_t)(uintptr_t)unit_own_function, false, &f) == 0);
+	CHECK_STR(f.name, "unit_own_function");
+	symbolizer_free(b);
+	symbolizer_free(u);
+}
