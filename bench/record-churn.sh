@@ -3,7 +3,8 @@
 # hundreds of short-lived processes a second), for this build and, side by
 # side in the same run (both recording the same churn at once), a base
 # build: RSS (VmRSS) and open descriptors every STEP seconds, then each
-# one's growth over the second half of the run and its summary line.
+# one's growth over the second half of the run, its CPU (as last read,
+# at the last step) and its summary line.
 #   bench/record-churn.sh            CHURN_SECONDS=600 CHURN_HZ=999 STEP=30
 #   BASE=REV (a commit to build, default main; none: this build only),
 #   or BASE_BIN=path (a scorch built already)
@@ -40,16 +41,20 @@ while [ $t -lt "$SECS" ]; do
 		rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null)
 		fds=$(ls "/proc/$p/fd" 2>/dev/null | wc -l)
 		printf ' %12s %5s' "${rss:--}" "$fds"
+		awk '{ printf "%.1f\n", ($14 + $15) / 100 }' "/proc/$p/stat" >"$W/cpu.$p" 2>/dev/null
 	done
 	echo
 done | tee "$W/table"
 for p in $pids; do wait "$p"; done
 i=0
+set -- $pids
 for n in $names; do
+	cpu=$(cat "$W/cpu.$1" 2>/dev/null)
+	shift
 	awk -v c=$((2 + 2 * i)) -v n="$n" '$c ~ /^[0-9]+$/ { v[++k] = $c; f[k] = $(c + 1) } END {
 		if (k < 2) exit; h = int((k + 1) / 2)
-		printf "%s: RSS %d KiB at %ds -> %d KiB at the end, second half %+.1f%%; fds %d -> %d\n",
-			n, v[1], '"$STEP"', v[k], 100 * (v[k] - v[h]) / v[h], f[1], f[k] }' "$W/table"
+		printf "%s: RSS %d KiB at %ds -> %d KiB at the end, second half %+.1f%%; fds %d -> %d; CPU %s s\n",
+			n, v[1], '"$STEP"', v[k], 100 * (v[k] - v[h]) / v[h], f[1], f[k], cpu }' cpu="${cpu:--}" "$W/table"
 	grep -h "distinct" "$W/$n.err" | tail -1
 	i=$((i + 1))
 done
