@@ -19,6 +19,7 @@
 #include "profile/time_cells.h"
 #include "profile/time_ranges.h"
 #include "render/graph.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,12 @@ static int load_data(struct profile *p, const struct input *in, const char *samp
 		if (unit && st.count_unit)
 			*unit = st.count_unit;
 		return ret;
+	}
+	if (in->len >= 8 && !memcmp(in->data, "SCCOUNT1", 8)) { /* a directory store's interval */
+		if (ranges)
+			usage_error(cmd, "--time %s: %s carries no sample times (a store keeps one aggregate per "
+				    "interval)", ranges->text, in->name);
+		return store_dir_interval(p, in->name, in->data, in->len);
 	}
 	const struct collapse_format *fmt = in->len ? collapse_detect(in->data, in->len) : NULL;
 	struct collapse_opts co = { .sample_index = sample_index, .unit = unit, .time_ranges = ranges };
@@ -169,7 +176,9 @@ static int read_whole(struct profile *p, int fd, const char *name, char *buf, si
 			fmt = collapse_detect(data, len);
 	}
 	int ret;
-	if ((!fmt || !strcmp(fmt->name, "folded")) && o->time_ranges) {
+	if (len >= 8 && !memcmp(data, "SCCOUNT1", 8) && !o->time_ranges && !o->reverse) {
+		ret = store_dir_interval(p, name, data, len); /* a directory store's interval */
+	} else if ((!fmt || !strcmp(fmt->name, "folded")) && o->time_ranges) {
 		ret = no_times(o, name);
 	} else if (!fmt || !strcmp(fmt->name, "folded")) {
 		struct folded_opts fo = { .reverse = o->reverse };

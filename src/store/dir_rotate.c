@@ -1,5 +1,6 @@
 /* Removing old intervals from the directory store (dir_rotate.h). */
 #include "store/dir_rotate.h"
+#include "store/dir_table.h"
 #include "store/dir_walk.h"
 
 #include "base/alloc.h"
@@ -55,11 +56,30 @@ static void scan_release(struct scan *s)
 	free(s->v);
 }
 
+/* A day's stack table goes with its last interval: each interval counts
+ * an equal share of it, so removing a whole day frees what it held. */
+static void share_tables(struct scan *s)
+{
+	for (size_t i = 0, j; i < s->n; i = j) {
+		for (j = i + 1; j < s->n && !strcmp(s->v[j].day_dir, s->v[i].day_dir); j++)
+			;
+		char *path = xmalloc(strlen(s->v[i].day_dir) + sizeof(DIR_TABLE_NAME) + 2);
+		sprintf(path, "%s/%s", s->v[i].day_dir, DIR_TABLE_NAME);
+		struct stat st;
+		uint64_t table = stat(path, &st) ? 0 : (uint64_t)st.st_size, n = j - i;
+		free(path);
+		for (size_t k = i; k < j; k++)
+			s->v[k].size += table / n + (k - i < table % n);
+		s->total += table;
+	}
+}
+
 static int scan(struct dir_rotate *r, struct scan *s)
 {
 	*s = (struct scan){ .oldest = UINT64_MAX };
 	if (dir_walk(r->root, NULL, NULL, collect, s) < 0)
 		return -1;
+	share_tables(s);
 	r->total_bytes = s->total;
 	r->oldest_end_ns = s->oldest;
 	return 0;
@@ -112,6 +132,10 @@ static int rewrite_index(const char *day_dir)
 	}
 	if (!kept) {
 		unlink(path);
+		char *table = xmalloc(strlen(day_dir) + sizeof(DIR_TABLE_NAME) + 2);
+		sprintf(table, "%s/%s", day_dir, DIR_TABLE_NAME);
+		unlink(table);
+		free(table);
 		rmdir(day_dir); /* fails harmlessly when something else is there */
 		char *host_dir = xstrdup(day_dir);
 		*strrchr(host_dir, '/') = 0;

@@ -1,8 +1,13 @@
-/* The directory sink: one gzipped pprof per interval under
- * DIR/HOST/DAY/, its line appended to the day's index (dir_index.h), and
- * rotation by age and size (dir_rotate.h). */
+/* The directory sink: one file per interval under DIR/HOST/DAY/, its
+ * counts by the numbers of the day's stack table (dir_counts.h,
+ * dir_table.h; a gzipped pprof when built without zstd, or when the table
+ * cannot be read), its line appended to the day's index (dir_index.h),
+ * and rotation by age and size (dir_rotate.h). */
+#include "store/dir_counts.h"
 #include "store/dir_index.h"
 #include "store/dir_rotate.h"
+#include "store/dir_table.h"
+#include "store/dir_walk.h"
 #include "store/store.h"
 #include "store/when.h"
 
@@ -14,16 +19,39 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* A writer's table is forgotten past this many stacks (dir_table.h): the
+ * memory of a day's new stacks stays bounded, at the price of repeating
+ * some in the file. */
+enum { TABLE_STACKS_MAX = 1 << 20 };
 
 struct dir_sink {
 	char *root;
 	struct dir_rotate rot;
+	/* the stack table of the day last written (table_dir), as far as read */
+	struct dir_table table;
+	char *table_dir;
+	dev_t table_dev;
+	ino_t table_ino;
+	/* rotation's clock: the wall clock at open, advanced on the monotonic
+	 * clock (a step of the wall clock does not age what is stored) */
+	uint64_t wall0_ns, mono0_ns;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* mkdir -p of path (modified while walking, restored). 0 or -1 (errno). */
 static int mkdirs(char *path)
@@ -63,6 +91,9 @@ static int dir_open(struct sink *s, const char *url, const struct sink_opts *o)
 	}
 	struct dir_sink *d = xcalloc(1, sizeof(*d));
 	d->root = root;
+	dir_table_init(&d->table, true);
+	d->wall0_ns = when_now();
+	d->mono0_ns = mono_ns();
 	if (dir_rotate_init(&d->rot, root, o->keep_ns, o->max_bytes)) {
 		free(root);
 		free(d);
@@ -86,8 +117,8 @@ static int append_index(const char *day_dir, const char *line, size_t len)
 	return ret;
 }
 
-/* The interval's pprof at day_dir/START-END[-N].pb.gz; its name in *file. */
-static int write_profile(const char *day_dir, const struct profile *p, const struct store_meta *m, char **file)
+/* A free name for the interval: day_dir/START-END[-N]SUFFIX (malloc'd). */
+static char *interval_path(const char *day_dir, const struct store_meta *m, const char *suffix)
 {
 	size_t n = strlen(day_dir) + 80;
 	char *path = xmalloc(n);
@@ -96,10 +127,17 @@ static int write_profile(const char *day_dir, const struct profile *p, const str
 		int w = snprintf(path, n, "%s/%" PRIu64 "-%" PRIu64, day_dir, m->start_ns, m->end_ns);
 		if (k)
 			snprintf(path + w, n - (size_t)w, "-%d", k);
-		strcat(path, ".pb.gz");
+		strcat(path, suffix);
 		if (lstat(path, &st))
-			break;
+			return path;
 	}
+}
+
+/* The interval's pprof at day_dir/START-END[-N].pb.gz; its name in *file. */
+static int write_profile(const char *day_dir, const struct profile *p, const struct store_meta *m, char **file)
+{
+	char *path = interval_path(day_dir, m, ".pb.gz");
+	struct stat st;
 	struct out *o = out_open(path);
 	if (!o) {
 		free(path);
@@ -122,6 +160,131 @@ static int write_profile(const char *day_dir, const struct profile *p, const str
 	return *file ? (int)st.st_size : -1;
 }
 
+/* Bring d->table up to the file open (and locked) at fd: read what other
+ * writers appended, start again when it is another file, and cut off a
+ * last frame cut short. 0, or -1 (error printed: the table is unusable). */
+static int sync_table(struct dir_sink *d, int fd, const char *day_dir, const char *path)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return error("%s: %s", path, strerror(errno));
+	if (!d->table_dir || strcmp(d->table_dir, day_dir) || st.st_dev != d->table_dev ||
+	    st.st_ino != d->table_ino || (uint64_t)st.st_size < d->table.file_len) {
+		dir_table_release(&d->table);
+		dir_table_init(&d->table, true);
+		free(d->table_dir);
+		d->table_dir = xstrdup(day_dir);
+		d->table_dev = st.st_dev;
+		d->table_ino = st.st_ino;
+	}
+	if ((uint64_t)st.st_size == d->table.file_len)
+		return 0;
+	size_t len;
+	char *data = dir_read_file(path, &len);
+	if (!data)
+		return error("%s: %s", path, strerror(errno));
+	int ret = dir_table_read(&d->table, path, data, len);
+	free(data);
+	if (!ret && d->table.file_len < (uint64_t)st.st_size && ftruncate(fd, (off_t)d->table.file_len))
+		ret = error("%s: cannot cut off its unfinished last frame: %s", path, strerror(errno));
+	if (ret) {
+		free(d->table_dir);
+		d->table_dir = NULL; /* read again next time */
+	}
+	return ret;
+}
+
+/* p's counts by the table's numbers, the table's new records appended to
+ * fd (at its end, d->table.file_len before). 0, or -1 (error printed; the
+ * table is read again next time). */
+static int count_by_table(struct dir_sink *d, int fd, const char *path, const struct profile *p,
+			  struct dir_count **counts, size_t *nr)
+{
+	struct dir_table *t = &d->table;
+	uint32_t *id = xmalloc((p->nr ? p->nr : 1) * sizeof(*id));
+	struct dir_count *c = xmalloc((p->nr ? p->nr : 1) * sizeof(*c));
+	size_t n = 0;
+	id[PROFILE_ROOT] = 0;
+	for (node_t i = 1; i < p->nr; i++) {
+		uint32_t name = dir_table_name(t, profile_name(p, i), profile_name_len(p, i));
+		id[i] = dir_table_stack(t, id[p->nodes[i].parent], name);
+		double v = profile_self(p, i, 0);
+		uint64_t whole = p->fractional ? (v >= 0.5 && v < 0x1p63 ? (uint64_t)llround(v) : 0)
+					       : p->nodes[i].self[0].u;
+		if (whole)
+			c[n++] = (struct dir_count){ id[i], whole };
+	}
+	free(id);
+	uint64_t at = t->file_len;
+	size_t len = 0;
+	char *frame = dir_table_take_frame(t, &len);
+	int ret = 0;
+	if (frame && pwrite(fd, frame, len, (off_t)at) != (ssize_t)len) {
+		ret = error("%s: %s", path, errno ? strerror(errno) : "short write");
+		if (ftruncate(fd, (off_t)at))
+			warn("%s: cannot cut off a failed write: %s", path, strerror(errno));
+		free(d->table_dir);
+		d->table_dir = NULL;
+	}
+	free(frame);
+	if (t->nr_stacks > TABLE_STACKS_MAX)
+		dir_table_forget(t);
+	if (ret) {
+		free(c);
+		return -1;
+	}
+	*counts = c;
+	*nr = n;
+	return 0;
+}
+
+/* The interval's counts at day_dir/START-END[-N].zst, its new stacks in
+ * the day's table; its name in *file. The size it added, or -1, or -2
+ * when the table could not be used (error printed; nothing written). */
+static int write_counts(struct dir_sink *d, const char *day_dir, const struct profile *p,
+			const struct store_meta *m, char **file)
+{
+	char *tpath = xmalloc(strlen(day_dir) + sizeof(DIR_TABLE_NAME) + 2);
+	sprintf(tpath, "%s/%s", day_dir, DIR_TABLE_NAME);
+	int fd = open(tpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		error("%s: %s", tpath, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tpath);
+		return -2;
+	}
+	uint64_t before = d->table.file_len;
+	struct dir_count *c = NULL;
+	size_t n = 0, len = 0;
+	int ret = sync_table(d, fd, day_dir, tpath) ? -2 : 0;
+	if (!ret)
+		before = d->table.file_len;
+	if (!ret && count_by_table(d, fd, tpath, p, &c, &n))
+		ret = -1;
+	char *bytes = ret ? NULL : dir_counts_encode(c, n, &len), *path = NULL;
+	if (!ret && !bytes)
+		ret = -1;
+	if (!ret) {
+		path = interval_path(day_dir, m, DIR_COUNTS_SUFFIX);
+		struct out *o = out_open(path);
+		if (o)
+			out_write(o, bytes, len);
+		if (!o || out_commit(o))
+			ret = -1;
+	}
+	if (!ret) {
+		*file = xstrdup(strrchr(path, '/') + 1);
+		ret = (int)(len + (d->table.file_len - before));
+	}
+	close(fd); /* and its lock */
+	free(path);
+	free(bytes);
+	free(c);
+	free(tpath);
+	return ret;
+}
+
 static int dir_put(struct sink *s, const struct profile *p, const struct store_meta *m)
 {
 	struct dir_sink *d = s->state;
@@ -136,7 +299,16 @@ static int dir_put(struct sink *s, const struct profile *p, const struct store_m
 	int ret = 0, size = 0;
 	if (mkdirs(day_dir))
 		ret = error("%s: %s", day_dir, strerror(errno));
-	if (!ret && (size = write_profile(day_dir, p, m, &file)) < 0)
+#ifdef HAVE_ZSTD
+	if (!ret && (size = write_counts(d, day_dir, p, m, &file)) == -2) {
+		warn("%s: the interval is written as pprof instead", day_dir);
+		size = write_profile(day_dir, p, m, &file);
+	}
+#else
+	if (!ret)
+		size = write_profile(day_dir, p, m, &file);
+#endif
+	if (!ret && size < 0)
 		ret = -1;
 	if (!ret) {
 		size_t len;
@@ -146,7 +318,10 @@ static int dir_put(struct sink *s, const struct profile *p, const struct store_m
 	}
 	if (!ret) {
 		s->stats.sent++;
-		ret = dir_rotate_added(&d->rot, (uint64_t)size, m->end_ns, when_now());
+		/* --keep ages intervals by the sink's clock and by the interval
+		 * just stored, whichever is older (dir_rotate.h) */
+		uint64_t now = d->wall0_ns + (mono_ns() - d->mono0_ns);
+		ret = dir_rotate_added(&d->rot, (uint64_t)size, m->end_ns, now < m->end_ns ? now : m->end_ns);
 	}
 	free(file);
 	free(day_dir);
@@ -157,6 +332,8 @@ static int dir_put(struct sink *s, const struct profile *p, const struct store_m
 static void dir_close(struct sink *s)
 {
 	struct dir_sink *d = s->state;
+	dir_table_release(&d->table);
+	free(d->table_dir);
 	free(d->root);
 	free(d);
 }

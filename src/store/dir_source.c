@@ -1,8 +1,13 @@
 /* The directory source: the intervals of a query read from the index of
- * each host and day they may fall in, their pprof files summed (under a
- * root per host when asked), and with time asked each interval's counts
- * at its start. The store is read as it is found: a file an index names
- * that is gone (rotated meanwhile) is an error. */
+ * each host and day they may fall in, their files summed (under a root
+ * per host when asked), and with time asked each interval's counts at its
+ * start. An interval file is counts by the numbers of its day's stack
+ * table (dir_counts.h, dir_table.h), read once per day, or a gzipped pprof
+ * (what stores written before the tables hold, and what a store built
+ * without zstd writes). The store is read as it is found: a file an index
+ * names that is gone (rotated meanwhile) is an error. */
+#include "store/dir_counts.h"
+#include "store/dir_table.h"
 #include "store/dir_walk.h"
 #include "store/store.h"
 #include "store/when.h"
@@ -13,6 +18,7 @@
 #include "collapse/pprof_proto.h"
 #include "profile/time_cells.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +30,21 @@ struct dir_source {
 	char unit[64];
 };
 
+/* The stack table of the day being read, and the query profile's node
+ * of each of its stacks met so far (0: not yet), below `under`. */
+struct day_table {
+	char *day_dir; /* NULL: none read */
+	struct dir_table t;
+	node_t *node, under;
+	sym_t *sym; /* name number -> the query profile's name + 1 (0: not yet) */
+};
+
 struct query_ctx {
 	const struct store_query *q;
 	struct profile *p;
 	struct store_found *found;
 	struct dir_source *d;
+	struct day_table day;
 };
 
 static int dir_src_open(struct source *s, const char *url)
@@ -69,11 +85,9 @@ static void stamp_interval(struct profile *one, uint64_t when)
 	}
 }
 
-/* One interval's file into ctx->p. */
-static int add_interval(struct query_ctx *c, const char *day_dir, const struct dir_entry *e)
+/* One interval's pprof file into ctx->p. */
+static int add_pprof(struct query_ctx *c, const char *path, const struct dir_entry *e)
 {
-	char *path = xmalloc(strlen(day_dir) + strlen(e->file) + 2);
-	sprintf(path, "%s/%s", day_dir, e->file);
 	struct input in;
 	int ret = input_load(&in, path);
 	struct profile one;
@@ -94,11 +108,159 @@ static int add_interval(struct query_ctx *c, const char *day_dir, const struct d
 		if (c->q->group_by_host)
 			under = profile_push_str(c->p, PROFILE_ROOT, e->host, strlen(e->host));
 		profile_merge_under(c->p, &one, under);
+	}
+	profile_release(&one);
+	return ret;
+}
+
+static void day_release(struct day_table *day)
+{
+	if (day->day_dir)
+		dir_table_release(&day->t);
+	free(day->day_dir);
+	free(day->node);
+	free(day->sym);
+	*day = (struct day_table){ 0 };
+}
+
+/* day_dir's table in day (read when it is another day's). */
+static int day_load(struct day_table *day, const char *day_dir)
+{
+	if (day->day_dir && !strcmp(day->day_dir, day_dir))
+		return 0;
+	day_release(day);
+	char *path = xmalloc(strlen(day_dir) + sizeof(DIR_TABLE_NAME) + 2);
+	sprintf(path, "%s/%s", day_dir, DIR_TABLE_NAME);
+	size_t len;
+	char *data = dir_read_file(path, &len);
+	int ret = 0;
+	dir_table_init(&day->t, false);
+	if (!data)
+		ret = error("%s: %s", path, strerror(errno));
+	else
+		ret = dir_table_read(&day->t, path, data, len);
+	free(data);
+	free(path);
+	if (ret) {
+		dir_table_release(&day->t);
+		return -1;
+	}
+	day->day_dir = xstrdup(day_dir);
+	day->node = xcalloc(day->t.nr_stacks, sizeof(*day->node));
+	day->sym = xcalloc(day->t.nr_names ? day->t.nr_names : 1, sizeof(*day->sym));
+	return 0;
+}
+
+/* The query profile's node of stack id (its parents made first). */
+static node_t stack_node(struct profile *p, struct day_table *day, uint32_t id, uint32_t **chain, size_t *alloc)
+{
+	size_t n = 0;
+	while (id && !day->node[id]) {
+		VEC_GROW(*chain, n + 1, *alloc);
+		(*chain)[n++] = id;
+		id = day->t.parent[id];
+	}
+	node_t at = id ? day->node[id] : day->under;
+	while (n--) {
+		uint32_t s = (*chain)[n], name = day->t.name[s];
+		if (!day->sym[name]) {
+			uint32_t len;
+			const char *str = dir_table_frame(&day->t, s, &len);
+			day->sym[name] = profile_sym(p, str, len) + 1;
+		}
+		at = day->node[s] = profile_push(p, at, day->sym[name] - 1);
+	}
+	return at;
+}
+
+/* An interval file's decompressed bytes (path's) into p below under, with
+ * time at `when` when p keeps time. */
+static int add_counts(struct profile *p, struct day_table *day, const char *path, const char *data, size_t len,
+		      node_t under, uint64_t when)
+{
+	if (day->under != under) { /* another host in the same day's index */
+		memset(day->node, 0, day->t.nr_stacks * sizeof(*day->node));
+		day->under = under;
+	}
+	struct dir_count *counts = NULL;
+	size_t n = 0;
+	int ret = dir_counts_decode(path, data, len, day->t.nr_stacks, &counts, &n);
+	uint32_t *chain = NULL;
+	size_t alloc = 0;
+	for (size_t i = 0; !ret && i < n; i++)
+		profile_count_at(p, stack_node(p, day, counts[i].stack, &chain, &alloc), counts[i].count, when);
+	free(chain);
+	free(counts);
+	return ret;
+}
+
+/* An interval file into c->p: its day's table (read once a day), then
+ * its counts. */
+static int add_counts_file(struct query_ctx *c, const char *day_dir, const char *path, const struct dir_entry *e,
+			   node_t under)
+{
+	if (day_load(&c->day, day_dir))
+		return -1;
+	struct input in;
+	if (input_load(&in, path))
+		return -1;
+	uint64_t when = c->q->time_bucket_ns ? e->start_ns - e->start_ns % c->q->time_bucket_ns : 0;
+	if (c->q->time_bucket_ns)
+		profile_keep_time(c->p);
+	int ret = add_counts(c->p, &c->day, path, in.data, in.len, under, when);
+	input_release(&in);
+	return ret;
+}
+
+int dir_counts_add(struct profile *p, const struct dir_table *t, const char *path, const char *data, size_t len)
+{
+	struct day_table day = { .t = *t }; /* borrowed: not released here */
+	day.node = xcalloc(t->nr_stacks, sizeof(*day.node));
+	day.sym = xcalloc(t->nr_names ? t->nr_names : 1, sizeof(*day.sym));
+	int ret = add_counts(p, &day, path, data, len, PROFILE_ROOT, 0);
+	free(day.node);
+	free(day.sym);
+	return ret;
+}
+
+int store_dir_interval(struct profile *p, const char *path, const char *data, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char *day_dir = slash ? xmemdup0(path, (size_t)(slash - path)) : xstrdup(".");
+	struct day_table day = { 0 };
+	int ret = day_load(&day, day_dir);
+	if (!ret)
+		ret = add_counts(p, &day, path, data, len, PROFILE_ROOT, 0);
+	day_release(&day);
+	free(day_dir);
+	return ret;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* One interval's file into ctx->p. */
+static int add_interval(struct query_ctx *c, const char *day_dir, const struct dir_entry *e)
+{
+	char *path = xmalloc(strlen(day_dir) + strlen(e->file) + 2);
+	sprintf(path, "%s/%s", day_dir, e->file);
+	int ret;
+	if (has_suffix(e->file, DIR_COUNTS_SUFFIX)) {
+		node_t under = PROFILE_ROOT;
+		if (c->q->group_by_host)
+			under = profile_push_str(c->p, PROFILE_ROOT, e->host, strlen(e->host));
+		ret = add_counts_file(c, day_dir, path, e, under);
+	} else {
+		ret = add_pprof(c, path, e);
+	}
+	if (!ret) {
 		c->found->intervals++;
 		if (strcmp(e->unit, "samples") && !c->d->unit[0])
 			snprintf(c->d->unit, sizeof(c->d->unit), "%s", e->unit);
 	}
-	profile_release(&one);
 	free(path);
 	return ret;
 }
@@ -122,8 +284,9 @@ static int dir_src_query(struct source *s, const struct store_query *q, struct p
 	uint64_t day_ns = 86400ull * 1000000000ull;
 	when_day(q->from_ns > day_ns ? q->from_ns - day_ns : 0, first);
 	when_day(q->to_ns ? q->to_ns - 1 : 0, last);
-	struct query_ctx c = { q, p, found, d };
+	struct query_ctx c = { q, p, found, d, { 0 } };
 	int ret = dir_walk(d->root, first, last, each_entry, &c);
+	day_release(&c.day);
 	found->unit = d->unit[0] ? d->unit : NULL;
 	return ret ? -1 : 0;
 }

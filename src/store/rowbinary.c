@@ -21,6 +21,8 @@ static void put_le(struct rb_buf *b, uint64_t v, int bytes)
 	put(b, tmp, (size_t)bytes);
 }
 
+void rb_bytes(struct rb_buf *b, const void *p, size_t n) { put(b, p, n); }
+
 void rb_u16(struct rb_buf *b, uint16_t v) { put_le(b, v, 2); }
 void rb_u32(struct rb_buf *b, uint32_t v) { put_le(b, v, 4); }
 void rb_u64(struct rb_buf *b, uint64_t v) { put_le(b, v, 8); }

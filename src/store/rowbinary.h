@@ -19,6 +19,7 @@ void rb_u32(struct rb_buf *b, uint32_t v);
 void rb_u64(struct rb_buf *b, uint64_t v);
 void rb_leb(struct rb_buf *b, uint64_t v);
 void rb_str(struct rb_buf *b, const char *s, size_t n);
+void rb_bytes(struct rb_buf *b, const void *p, size_t n); /* as they are, no length */
 void rb_release(struct rb_buf *b);
 
 /* Reading a reply: every read checks the bounds; a short or malformed

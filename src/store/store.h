@@ -117,6 +117,12 @@ struct source *source_open(const char *url);
 int source_query(struct source *s, const struct store_query *q, struct profile *p, struct store_found *found);
 void source_close(struct source *s);
 
+/* One interval file of a directory store read by itself (merge, diff,
+ * flamegraph of DIR/HOST/DAY/START-END.zst): data, its decompressed
+ * bytes (starting "SCCOUNT1"), counted into p with the names of the stack
+ * table beside path. 0, or -1 with an error. */
+int store_dir_interval(struct profile *p, const char *path, const char *data, size_t len);
+
 /* The sink and source tables (store/dir_*.c, clickhouse*.c, pyroscope.c). */
 extern const struct sink_ops dir_sink_ops, clickhouse_sink_ops, pyroscope_sink_ops;
 extern const struct source_ops dir_source_ops, clickhouse_source_ops;
