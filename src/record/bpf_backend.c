@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* libbpf's own messages are not for our users; we explain failures. */
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -284,20 +285,55 @@ static int open_inputs(struct bpf_run *s)
 	return 0;
 }
 
+static uint64_t monotonic_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the samples' and the cuts' clock */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The poll's timeout: ms, or less when the cut (monotonic ns, 0: none)
+ * whose counts are still to be read comes sooner. */
+static int until_cut_ms(uint64_t cut, uint64_t counts_cut, int ms)
+{
+	uint64_t now = monotonic_now();
+	if (!cut || cut == counts_cut)
+		return ms;
+	if (cut <= now)
+		return 0;
+	uint64_t left = (cut - now + 999999) / 1000000;
+	return left < (uint64_t)ms ? (int)left : ms;
+}
+
 /* Until record_should_stop: read the copies, the side band and the
  * spills, scan for new processes, draw progress. */
 static double sample(struct bpf_run *s)
 {
 	const struct record_opts *o = s->o;
 	double start = record_now(), last_scan = start, last_progress = 0, last_counts = start;
+	uint64_t counts_cut = 0; /* the cut whose counts were read (--every) */
 	struct pollfd *pfd = xcalloc(s->t->nr_watch + 2, sizeof(*pfd));
 	while (!record_should_stop(o, s->t, start, s->stats)) {
 		/* Sleep, or wake at once when a target exits or the program
 		 * finds the stack-copy ring a quarter full (ustack_send). */
 		size_t npfd = target_pollfds(s->t, pfd);
 		pfd[npfd++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->ustack_ring), .events = POLLIN };
-		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, 50));
+		uint64_t cut = recorder_next_cut(s->r);
+		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, until_cut_ms(cut, counts_cut, 50)));
 		double now = record_now();
+		/* --every: the in-kernel counts have no time (unless the heat
+		 * map keys them by cell): they count in the interval they are
+		 * read in. So they are read as soon as the cut's time has
+		 * passed (the poll wakes then), before the records after it
+		 * (copies, spills: timed, the first past the cut makes it)
+		 * are taken, and not again until the cut is made. */
+		bool untimed = !s->offcpu && !bpf_profile_timed(s->prof); /* (timed: the cells over are read below) */
+		cut = recorder_next_cut(s->r);
+		if (untimed && cut && cut != counts_cut && monotonic_now() >= cut) {
+			bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
+			counts_cut = cut;
+			last_counts = now;
+		}
 		s->ustacks.budget = USTACK_BUDGET;
 		/* First, so that the program walks a new interpreter's frames
 		 * from its next sample on (the rest can take a while). */
@@ -319,13 +355,15 @@ static double sample(struct bpf_run *s)
 		 * short), their counts are read now. --off-cpu's sums are
 		 * read at the end only: its processes stay to the end. */
 		/* --every: an interval is over once the records before its
-		 * end are in; the counts are read first (they have no time). */
-		uint64_t horizon = perf_sideband_horizon(s->sideband), cut = recorder_next_cut(s->r);
+		 * end are in (the counts were read at its time, above). */
+		uint64_t horizon = perf_sideband_horizon(s->sideband);
+		cut = recorder_next_cut(s->r);
 		bool over = cut && horizon >= cut && s->ustacks.budget;
-		if (!s->offcpu && (over || now - last_counts >= COUNTS_READ_S)) {
-			if (!bpf_profile_timed(s->prof)) /* (timed: the cells over are read above) */
+		bool cut_due = cut && monotonic_now() >= cut;
+		if (!s->offcpu && !cut_due && now - last_counts >= COUNTS_READ_S) {
+			if (untimed)
 				bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
-			if (s->ustacks.budget)
+			if (s->ustacks.budget) /* (an exited process's counts were read: it can go) */
 				recorder_reap(s->r);
 			last_counts = now;
 		}
