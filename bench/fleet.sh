@@ -1,10 +1,11 @@
 #!/bin/bash
 # Fleet store figures (doc/fleet.md), against a private clickhouse-server
 # (tests/fleet/clickhouse.sh) on this shared 2-core machine:
-#  1. bytes stored per host per day at 19 and 99 Hz: `record --every 10s -a`
-#     for FLEET_SECONDS (default 60) while bench/churn.sh keeps the host
-#     busy, into a directory and ClickHouse (its own database per rate,
-#     parts merged first), extrapolated to a day from that short run; and
+#  1. bytes stored in the first FLEET_SECONDS (default 60) at 19 and 99 Hz:
+#     `record --every 10s -a` while bench/churn.sh keeps the host busy, into
+#     a directory and ClickHouse (its own database per rate, parts merged
+#     first), times a day: an upper bound (every stack is new at first;
+#     bench/fleet-bytes.sh measures the growth over a longer run); and
 #     scorch's CPU over the run, as seconds per hour;
 #  2. insert throughput: ten hosts x 360 intervals (an hour at 10 s), each
 #     a copy of the largest real 99 Hz interval of step 1 (synthetic: every
@@ -46,14 +47,14 @@ for hz in 19 99; do
 	awk -v hz="$hz" -v s="$SECS" -v d="$dir" -v c="$chb" -v cores="$cores" -v n="$n" -v u="$user" -v y="$sys" \
 		-v w="$wall" -v rss="$rss" -v smp="$samples" 'BEGIN {
 		day = 86400 / s
-		printf "%d Hz, %d s (%d intervals, %d samples), extrapolated to a day: directory %.1f MB/host/day (%.1f MB/core/day), ClickHouse %.1f MB/host/day (%.1f MB/core/day)\n", hz, s, n, smp, d * day / 1e6, d * day / 1e6 / cores, c * day / 1e6, c * day / 1e6 / cores
+		printf "%d Hz, %d s (%d intervals, %d samples), the first minute times a day (an upper bound): directory %.1f MB/host/day (%.1f MB/core/day), ClickHouse %.1f MB/host/day (%.1f MB/core/day)\n", hz, s, n, smp, d * day / 1e6, d * day / 1e6 / cores, c * day / 1e6, c * day / 1e6 / cores
 		printf "%d Hz: scorch used %.2f s CPU in %.1f s (%.1f%% of one CPU, %.0f CPU s per hour), peak RSS %d KiB\n", hz, u + y, w, 100 * (u + y) / w, 3600 * (u + y) / w, rss
 	}'
 done
 
 # 2. an hour of ten hosts, synthetic
-tmpl=$(ls -S "$W/dir99"/*/*/*.pb.gz | head -1)
-"$SCORCH" collapse --sample-index samples "$tmpl" >"$W/tmpl.folded"
+tmpl=$(ls -S "$W/dir99"/*/*/*-*.zst | head -1)
+"$SCORCH" merge "$tmpl" >"$W/tmpl.folded"
 rows=$(wc -l <"$W/tmpl.folded")
 T0=1796032800
 start=$(date +%s.%N)
