@@ -293,11 +293,11 @@ static uint64_t monotonic_now(void)
 }
 
 /* The poll's timeout: ms, or less when the cut (monotonic ns, 0: none)
- * whose counts are still to be read comes sooner. */
-static int until_cut_ms(uint64_t cut, uint64_t counts_cut, int ms)
+ * whose untimed counts are still to be read comes sooner. */
+static int until_cut_ms(bool untimed, uint64_t cut, uint64_t counts_cut, int ms)
 {
 	uint64_t now = monotonic_now();
-	if (!cut || cut == counts_cut)
+	if (!untimed || !cut || cut == counts_cut)
 		return ms;
 	if (cut <= now)
 		return 0;
@@ -318,9 +318,6 @@ static double sample(struct bpf_run *s)
 		 * finds the stack-copy ring a quarter full (ustack_send). */
 		size_t npfd = target_pollfds(s->t, pfd);
 		pfd[npfd++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->ustack_ring), .events = POLLIN };
-		uint64_t cut = recorder_next_cut(s->r);
-		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, until_cut_ms(cut, counts_cut, 50)));
-		double now = record_now();
 		/* --every: the in-kernel counts have no time (unless the heat
 		 * map keys them by cell): they count in the interval they are
 		 * read in. So they are read as soon as the cut's time has
@@ -328,6 +325,9 @@ static double sample(struct bpf_run *s)
 		 * (copies, spills: timed, the first past the cut makes it)
 		 * are taken, and not again until the cut is made. */
 		bool untimed = !s->offcpu && !bpf_profile_timed(s->prof); /* (timed: the cells over are read below) */
+		uint64_t cut = recorder_next_cut(s->r);
+		poll(pfd, (nfds_t)npfd, record_poll_ms(o, start, until_cut_ms(untimed, cut, counts_cut, 50)));
+		double now = record_now();
 		cut = recorder_next_cut(s->r);
 		if (untimed && cut && cut != counts_cut && monotonic_now() >= cut) {
 			bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
