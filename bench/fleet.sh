@@ -12,7 +12,10 @@
 #     host has the same stacks), one `scorch store put` process per interval
 #     (process start and schema check included), intervals and rows a second;
 #  3. query time for that hour of ten hosts (--group-by host), from
-#     ClickHouse (summed in the server) and from the directory store.
+#     ClickHouse (summed in the server), from the directory store, and
+#     from the same hour laid out as the directory store was before its
+#     stack tables (a gzipped pprof per interval: copies of the template,
+#     read by the same build).
 #   bench/fleet.sh            FLEET_SECONDS=N for step 1's length
 set -u
 cd "$(dirname "$0")/.."
@@ -78,12 +81,25 @@ done
 end=$(date +%s.%N)
 awk -v a="$start" -v b="$end" 'BEGIN { t = b - a; printf "insert into the directory store: 3600 intervals in %.1f s: %.1f intervals/s\n", t, 3600 / t }'
 echo "ClickHouse holds the hour in $(ch_bytes hour) bytes; the directory in $(du -sb "$W/hour" | cut -f1) bytes"
+"$SCORCH" merge "$W/tmpl.folded" -o "$W/tmpl.pb.gz"
+day=$(date -u -d "@$T0" +%F)
+for h in 0 1 2 3 4 5 6 7 8 9; do
+	mkdir -p "$W/hour-pprof/host$h/$day"
+	for i in $(seq 0 359); do
+		s=$((T0 + 10 * i))
+		f=${s}000000000-$((s + 10))000000000.pb.gz
+		cp "$W/tmpl.pb.gz" "$W/hour-pprof/host$h/$day/$f"
+		printf '%s\t%s\t%s\thost%d\tcpu-clock\t99\tsamples\n' "${s}000000000" "$((s + 10))000000000" "$f" "$h"
+	done >"$W/hour-pprof/host$h/$day/index.tsv"
+done
+echo "the hour as pprof intervals: $(du -sb "$W/hour-pprof" | cut -f1) bytes"
 
 # 3. query time for the hour
-for src in "$BASE/hour" "$W/hour"; do
+for src in "$BASE/hour" "$W/hour" "$W/hour-pprof"; do
+	case $src in clickhouse:*) what=ClickHouse ;; *-pprof) what="the directory, pprof intervals" ;; *) what="the directory" ;; esac
 	for k in 1 2 3; do
 		"$TIMEIT" "$W/q$k" "$SCORCH" query --from "@$T0" --to "@$((T0 + 3600))" --group-by host "$src" -o "$W/q.folded"
 	done
 	med=$(for k in 1 2 3; do cut -d' ' -f1 "$W/q$k"; done | sort -n | sed -n 2p)
-	echo "query of one hour of ten hosts from ${src%%://*}: median of 3 runs $med s wall ($(wc -l <"$W/q.folded") stacks out)"
+	echo "query of one hour of ten hosts from $what: median of 3 runs $med s wall ($(wc -l <"$W/q.folded") stacks out)"
 done
