@@ -32,3 +32,11 @@ void unwinder_set_budget(struct unwinder *u, size_t bytes)
 {
 	(void)u, (void)bytes;
 }
+
+int unwind_user_stack_fp(struct unwinder *u, const struct procmaps *maps, uint32_t space,
+			 const struct unwind_stack *s, unwind_source_of source_of, void *arg, uint64_t *ips,
+			 uint64_t *fps, int max, bool *complete)
+{
+	(void)fps;
+	return unwind_user_stack(u, maps, space, s, source_of, arg, ips, max, complete);
+}

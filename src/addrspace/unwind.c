@@ -151,6 +151,13 @@ static struct unwind_file *file_of(struct unwinder *u, const struct mapping *m, 
 int unwind_user_stack(struct unwinder *u, const struct procmaps *maps, uint32_t space, const struct unwind_stack *s,
 		      unwind_source_of source_of, void *arg, uint64_t *ips, int max, bool *complete)
 {
+	return unwind_user_stack_fp(u, maps, space, s, source_of, arg, ips, NULL, max, complete);
+}
+
+int unwind_user_stack_fp(struct unwinder *u, const struct procmaps *maps, uint32_t space,
+			 const struct unwind_stack *s, unwind_source_of source_of, void *arg, uint64_t *ips,
+			 uint64_t *fps, int max, bool *complete)
+{
 	struct unwind_regs regs, next;
 	*complete = false;
 	if (space == UINT32_MAX || s->regs_abi != PERF_REG_ABI_64 || !s->regs || max <= 0 || !initial_regs(s, &regs))
@@ -163,6 +170,8 @@ int unwind_user_stack(struct unwinder *u, const struct procmaps *maps, uint32_t 
 		/* A caller's pc is a return address: the call is just before. */
 		uint64_t at = exact ? pc : pc - 1;
 		ips[n] = n && exact ? pc + 1 : pc; /* the collector moves callers back by one */
+		if (fps)
+			fps[n] = regs.have >> DWREG_RBP & 1 ? regs.reg[DWREG_RBP] : 0;
 		n++;
 		const struct mapping *m = procmaps_space_find(maps, space, at);
 		struct unwind_file *f = file_of(u, m, source_of, arg);

@@ -62,5 +62,22 @@ void unwinder_held(const struct unwinder *u, size_t *bytes, uint64_t *dropped);
  * the unwind tables say the stack starts. */
 int unwind_user_stack(struct unwinder *u, const struct procmaps *maps, uint32_t space, const struct unwind_stack *s,
 		      unwind_source_of source_of, void *arg, uint64_t *ips, int max, bool *complete);
+/* As unwind_user_stack, and fps[i] (when fps is not NULL): the frame
+ * pointer (rbp) frame i had, as the walk knew it, 0 when it did not. */
+int unwind_user_stack_fp(struct unwinder *u, const struct procmaps *maps, uint32_t space,
+			 const struct unwind_stack *s, unwind_source_of source_of, void *arg, uint64_t *ips,
+			 uint64_t *fps, int max, bool *complete);
+
+/* The frame pointer of each of a chain's n frames (ips: the sampled pc,
+ * then return addresses), into fps: fps[0..known) as the DWARF walk gave
+ * them (known 0: none, a frame-pointer chain: the leaf's is the sampled
+ * rbp), then on along the frame-pointer chain in the stack copy: frame
+ * k+1's is the word at frame k's when the word above it is frame k+1's
+ * return address, as the kernel's walk found it. The rest (a word
+ * outside the copy, a chain that does not match) are 0. */
+void unwind_frame_pointers(const struct unwind_stack *s, const uint64_t *ips, uint32_t n, uint64_t *fps,
+			   uint32_t known);
+/* The word at addr in s's stack copy (as sampled); false outside it. */
+bool unwind_stack_word(const struct unwind_stack *s, uint64_t addr, uint64_t *out);
 
 #endif

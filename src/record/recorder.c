@@ -95,6 +95,7 @@ static void recorder_release(struct recorder *r)
 	free(r->events);
 	time_cells_free(r->times);
 	free(r->unwound);
+	free(r->unwound_fp);
 	free(r->inlines);
 	unwinder_free(r->unwinder);
 	symbols_free(r->user_syms);
@@ -240,10 +241,11 @@ static void unwind_user(struct recorder *r, const struct record_sample *smp, str
 	 * the stack copy is the real bound. */
 	uint32_t limit = o->max_stack ? o->max_stack : UNWIND_MAX_FRAMES;
 	VEC_GROW(r->unwound, limit, r->nr_unwound_alloc);
+	VEC_GROW(r->unwound_fp, limit, r->nr_unwound_fp_alloc);
 	struct unwind_stack us = { smp->regs_abi, smp->regs_mask, smp->regs, smp->stack, smp->stack_len,
 				   smp->stack_holes };
-	int n = unwind_user_stack(r->unwinder, &r->maps, procmaps_space_of(&r->maps, smp->pid), &us, mapped_file,
-				  &r->maps, r->unwound, (int)limit, &u->complete);
+	int n = unwind_user_stack_fp(r->unwinder, &r->maps, procmaps_space_of(&r->maps, smp->pid), &us, mapped_file,
+				     &r->maps, r->unwound, r->unwound_fp, (int)limit, &u->complete);
 	if (n <= 0)
 		return;
 	r->nr_unwound++;
@@ -314,6 +316,19 @@ static void scratch_frames(struct recorder *r, const struct record_sample *smp, 
 		memcpy(wf + k->nr_waker_user + k->nr_waker_kernel, r->tokens, k->nr_tokens * sizeof(uint64_t));
 }
 
+/* The frame pointer of each of u's frames (0: unknown), for a runtime
+ * that reads its frames' slots (runtime.h: runtime_sample.user_fp). */
+static const uint64_t *user_fps(struct recorder *r, const struct record_sample *smp, const struct user_part *u)
+{
+	if (!u->nr || !smp->stack_len)
+		return NULL;
+	VEC_GROW(r->unwound_fp, u->nr, r->nr_unwound_fp_alloc);
+	struct unwind_stack us = { smp->regs_abi, smp->regs_mask, smp->regs, smp->stack, smp->stack_len,
+				   smp->stack_holes };
+	unwind_frame_pointers(&us, u->frames, u->nr, r->unwound_fp, u->nr_dwarf < u->nr ? u->nr_dwarf : u->nr);
+	return r->unwound_fp;
+}
+
 /* The tokens of the runtime that owns smp's process, if any, into
  * r->tokens (runtime.h's sample hook). */
 static void runtime_tokens(struct recorder *r, const struct record_sample *smp, const struct user_part *u,
@@ -327,7 +342,8 @@ static void runtime_tokens(struct recorder *r, const struct record_sample *smp, 
 	if (!r->tokens)
 		r->tokens = xmalloc(RUNTIME_MAX_TOKENS * sizeof(uint64_t));
 	struct runtime_sample rs = { smp->pid, smp->tid, smp->time, u->frames, u->nr, smp->regs_abi, smp->regs_mask,
-				     smp->regs, smp->stack, smp->stack_len, smp->payload, smp->payload_len };
+				     smp->regs, smp->stack, smp->stack_len, smp->payload, smp->payload_len,
+				     user_fps(r, smp, u), smp->stack_holes };
 	k->nr_tokens = runtime_set_sample(r->runtimes, &rs, r->tokens, RUNTIME_MAX_TOKENS);
 	if (!k->nr_tokens)
 		k->runtime = 0;

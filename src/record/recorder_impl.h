@@ -126,7 +126,8 @@ struct recorder {
 	 * a file's symbols only while they fit its budget (symbols.h). */
 	struct strpool name_text;
 	uint64_t *unwound;          /* one sample's DWARF-unwound frames */
-	size_t nr_unwound_alloc;
+	uint64_t *unwound_fp;       /* their frame pointers (0: unknown), then the chain's (runtime_tokens) */
+	size_t nr_unwound_alloc, nr_unwound_fp_alloc;
 	uint64_t nr_unwound;        /* samples unwound with DWARF */
 	uint64_t user_samples, reached; /* set by build_profile */
 	/* Stacks become profile nodes while sampling runs, as they come in

@@ -119,6 +119,12 @@ struct runtime_sample {
 	size_t stack_len;
 	const void *payload;         /* what the BPF program read for it (bpf_params), or NULL */
 	size_t payload_len;
+	/* user[i]'s frame pointer (rbp) at the sample, 0 when not known:
+	 * from the DWARF walk, then along the frame-pointer chain in the
+	 * stack copy (addrspace/unwind.h: unwind_frame_pointers); NULL
+	 * without a stack copy */
+	const uint64_t *user_fp;
+	uint32_t stack_holes;        /* bit i: the i-th page from the sp's page is not in the copy */
 };
 
 /* One distinct stack at naming time (stacks of several processes are one

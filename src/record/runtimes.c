@@ -13,11 +13,13 @@
  * process). Add one: an extern line here and an entry before the NULL
  * (README.md). */
 extern const struct record_runtime record_runtime_jit;
+extern const struct record_runtime record_runtime_jvm;
 extern const struct record_runtime record_runtime_python;
 
 static const struct record_runtime *const runtimes[] = {
 	&record_runtime_python,
-	&record_runtime_jit,
+	&record_runtime_jit, /* owns no process: before jvm, which owns JVMs */
+	&record_runtime_jvm,
 	NULL, /* the end (and C has no empty initializer) */
 };
 static const size_t nr_runtimes = sizeof(runtimes) / sizeof(runtimes[0]) - 1;

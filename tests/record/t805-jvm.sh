@@ -7,10 +7,14 @@
 # thread's start, in order. The workload (tests/workloads/java/Phases.java)
 # times its phases with its threads' own CPU clocks: each phase method's
 # share of the samples is held to that, within 0.05, with and without the
-# flag (a phase's method is the leaf Java frame: named either way). Also: a
-# JVM that was running before record started (-p), and record's perf-map
-# checks (another user's map refused, --force reads it). java and javac
-# are required: a missing one fails the test.
+# flag (a phase's method is the leaf Java frame: named either way).
+# Interpreted frames are named by their methods (read from the JVM's
+# memory with its vmStructs, src/runtime/hotspot_*.c) as the perf map
+# names compiled ones: with -Xint every Java frame is interpreted, and the
+# stacks hold the program's own call chains, in order, with the shares of
+# the phases. Also: a JVM that was running before record started (-p),
+# and record's perf-map checks (another user's map refused, --force reads
+# it). java and javac are required: a missing one fails the test.
 . "${0%/*}/lib.sh" # the suite's: tests/lib.sh, the backends' probes (perf_ok, bpf_ok)
 
 J=$TMPDIR/jvm
@@ -36,7 +40,8 @@ if [ -n "$jvm_missing" ]; then
 		for t in "a JVM's methods named with no flag, the frame-pointer flag named once" "a JVM with no flag, shares" \
 			"with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note" \
 			"a JVM with -XX:+PreserveFramePointer, shares" \
-			"after the warm-up the Java threads run compiled, named methods"; do
+			"after the warm-up the Java threads run compiled, named methods" \
+			"with -Xint interpreted methods are named by their methods, in order" "a JVM with -Xint, shares"; do
 			not_ok "record $be: $t" "missing:$jvm_missing (scripts/setup installs them)"
 		done
 	done
@@ -60,6 +65,9 @@ else
 				"the $be backend cannot run here"
 			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "the $be backend cannot run here"
 			not_ok "record $be: after the warm-up the Java threads run compiled, named methods" "the $be backend cannot run here"
+			not_ok "record $be: with -Xint interpreted methods are named by their methods, in order" \
+				"the $be backend cannot run here"
+			not_ok "record $be: a JVM with -Xint, shares" "the $be backend cannot run here"
 			continue
 		fi
 		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Phases "$J/plain.$be.times" 4 \
@@ -80,16 +88,17 @@ else
 		name="record $be: with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note"
 		"$SCORCH" record --backend "$be" -F 499 -o "$J/pfp.$be.folded" -- java -XX:+PreserveFramePointer -cp "$J" \
 			Phases "$J/pfp.$be.times" 4 >/dev/null 2>"$J/pfp.$be.err"
-		# (Phases.call, called once a phase, may not be compiled yet on a
-		# loaded machine: then it is Interpreter)
+		# (main and the spinner's loop stay interpreted, or run OSR-compiled
+		# code that may inline Phases.call: named either way; Phases.call,
+		# called once a phase, is interpreted or compiled: named either way)
 		whole=$(jvm_share "$J/pfp.$be.folded" '^(java;start_thread;ThreadJavaMain;JavaMain;|spinner;start_thread;thread_native_entry;)')
 		if [ "$whole" -lt 95 ]; then
 			not_ok "$name" "$whole% of the phase samples reach the thread's start" \
 				"$(grep 'Phases\$' "$J/pfp.$be.folded" | grep -Ev '^(java|spinner);start_thread' | head -3 | cut -c1-200)" \
 				"$(grep -v '^scorch: no hardware' "$J/pfp.$be.err" | head -4)"
-		elif ! grep -Eq '^java;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;.*;Interpreter;(void Phases\.call;|Interpreter;)void Phases\$Alpha\.run ' "$J/pfp.$be.folded" ||
-			! grep -Eq '^spinner;start_thread;thread_native_entry;.*;thread_entry;.*;Interpreter;(.*void Phases\.call;|Interpreter;)void Phases\$Spin\.run ' "$J/pfp.$be.folded"; then
-			not_ok "$name" "no main;...;Interpreter;Phases.call;Phases\$Alpha.run or spinner;...;Phases\$Spin.run stack" \
+		elif ! grep -Eq '^java;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;.*;StubRoutines ;void Phases\.main;(void Phases\.call;)?void Phases\$Alpha\.run ' "$J/pfp.$be.folded" ||
+			! grep -Eq '^spinner;start_thread;thread_native_entry;.*;thread_entry;.*;StubRoutines ;void java\.lang\.Thread\.run;void Phases\$\$Lambda[^;]*\.run;void Phases\.lambda\$main\$1;(void Phases\.call;)?void Phases\$Spin\.run ' "$J/pfp.$be.folded"; then
+			not_ok "$name" "no main;...;Phases.main;Phases.call;Phases\$Alpha.run or spinner;...;Thread.run;...;Phases\$Spin.run stack" \
 				"$(grep 'Phases\$' "$J/pfp.$be.folded" | head -3 | cut -c1-300)"
 		elif grep -q 'PreserveFramePointer' "$J/pfp.$be.err"; then
 			not_ok "$name" "a note about the flag that was given"
@@ -99,16 +108,45 @@ else
 		bad=$(phase_shares "$J/pfp.$be.folded" "$J/pfp.$be.times" "$@")
 		if [ -z "$bad" ]; then ok "record $be: a JVM with -XX:+PreserveFramePointer, shares"; else
 			not_ok "record $be: a JVM with -XX:+PreserveFramePointer, shares" "$bad" "$(cat "$J/pfp.$be.times")"; fi
-		# interpreted frames are only Interpreter: the methods that run
-		# most get compiled (and named) early, so in a run of 4 s 90% or
-		# more of the samples in Java code (under JavaCalls::call_helper)
-		# of the two threads have a phase's compiled frame
+		# the methods that run most get compiled early, so in a run of 4 s
+		# 90% or more of the samples in Java code (under
+		# JavaCalls::call_helper) of the two threads have a phase's frame
+		# (compiled, named from the perf map; interpreted, from its Method*)
 		name="record $be: after the warm-up the Java threads run compiled, named methods"
 		compiled=$(awk '/^(java|spinner);.*;JavaCalls::call_helper;/ { t += $NF; if ($0 ~ /Phases\$(Alpha|Beta|Spin)\.run/) n += $NF }
 			END { print t ? int(100 * n / t) : -1 }' "$J/pfp.$be.folded")
 		if [ "$compiled" -ge 90 ]; then ok "$name"; else
 			not_ok "$name" "$compiled% of their samples in Java code have a compiled phase frame" \
 				"$(grep '^java;.*JavaCalls::call_helper;' "$J/pfp.$be.folded" | grep -v 'Phases\$' | sort -t' ' -k2 -nr | head -3 | cut -c1-200)"; fi
+
+		# -Xint: every Java frame is interpreted (the interpreter links
+		# rbp: whole chains without the flag), so every phase frame is
+		# named from its Method*, not the perf map; the expectation is the
+		# program's own calls: main -> call -> Alpha/Beta.run, and
+		# Thread.run -> the lambda's run -> lambda$main$1 -> call ->
+		# Spin.run; 95% or more of the Java samples have no Interpreter
+		# frame left (a frame whose slot is outside the stack copy stays
+		# one: deep class loading under a call)
+		name="record $be: with -Xint interpreted methods are named by their methods, in order"
+		"$SCORCH" record --backend "$be" -F 499 -o "$J/xint.$be.folded" -- java -Xint -cp "$J" Phases \
+			"$J/xint.$be.times" 3 >/dev/null 2>"$J/xint.$be.err"
+		inorder=$(jvm_share "$J/xint.$be.folded" ';StubRoutines ;void Phases\.main;void Phases\.call;void Phases\$(Alpha|Beta)\.run( |;|$)|;StubRoutines ;void java\.lang\.Thread\.run;void Phases\$\$Lambda[^;]*\.run;void Phases\.lambda\$main\$1;void Phases\.call;void Phases\$Spin\.run( |;|$)')
+		named=$(awk '/^(java|spinner);.*;JavaCalls::call_helper;StubRoutines ;/ { t += $NF; if ($0 !~ /;Interpreter(;| [0-9]+$)/) n += $NF }
+			END { print t ? int(100 * n / t) : -1 }' "$J/xint.$be.folded")
+		if [ "$inorder" -lt 99 ]; then
+			not_ok "$name" "$inorder% of the phase samples have the program's call chain" \
+				"$(grep 'Phases\$' "$J/xint.$be.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-300)"
+		elif [ "$named" -lt 95 ]; then
+			not_ok "$name" "$named% of the Java samples have every interpreted frame named" \
+				"$(grep ';Interpreter[; ]' "$J/xint.$be.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-300)"
+		elif ! grep -q '^scorch: Java: 1 JVM read, ' "$J/xint.$be.err"; then
+			not_ok "$name" "no summary line for the JVM:" "$(cat "$J/xint.$be.err")"
+		else
+			ok "$name"
+		fi
+		bad=$(phase_shares "$J/xint.$be.folded" "$J/xint.$be.times" "$@")
+		if [ -z "$bad" ]; then ok "record $be: a JVM with -Xint, shares"; else
+			not_ok "record $be: a JVM with -Xint, shares" "$bad" "$(cat "$J/xint.$be.times")"; fi
 	done
 
 	# (its phases timed over its whole run, the samples over the rest of it, after

@@ -1,0 +1,269 @@
+/* HotSpot's interpreted frames named by their methods, in record's
+ * runtime table (after `jit`, which names compiled code from perf maps
+ * and owns no process). A JVM (a `java` executable, or libjvm.so mapped)
+ * is owned; once its vmStructs are read (src/runtime/hotspot_jvm.h),
+ * each sample's user frames inside the template interpreter's code get a
+ * token each, leaf first: the id of the method's name read from the
+ * frame's Method* slot (frame pointer - 24, read from the sample's stack
+ * copy: what the frame held at the sample), 0 when it cannot be read or
+ * fails validation (hotspot_method.h). merge() puts the names in place
+ * of the `Interpreter` frames the perf map gives them, matched from the
+ * root; a stack whose count of `Interpreter` frames is not the count of
+ * tokens keeps its native names. Names are cached per process, Method*
+ * -> name, checked against the Method's ConstMethod* on every use. */
+#include "record/runtime.h"
+
+#include "addrspace/unwind.h"
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/strpool.h"
+#include "profile/frame_rules.h"
+#include "runtime/hotspot_jvm.h"
+#include "runtime/hotspot_method.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	MAX_CACHED = 16384, /* Method*s remembered per process; then the cache starts over */
+	FIND_TRIES = 40,    /* looks for a launcher's libjvm.so, one per FIND_EVERY samples */
+	FIND_EVERY = 16,
+};
+
+struct jvm_run {
+	bool quiet, annotate_jit;
+	struct strpool names;          /* id 0: "" (no name) */
+	uint32_t jvms, refused;
+	struct hashmap counted;        /* pids counted in jvms or refused (a JVM is met again at its exec) */
+	uint64_t frames, named;        /* interpreted frames met, and named */
+	struct frame_parts parts;
+	char *line;
+	size_t line_alloc;
+	char name[HOTSPOT_NAME_CAP];
+};
+
+struct cached {
+	uint64_t const_method;
+	uint32_t id;                   /* 0: refused */
+};
+
+struct jvm_proc {
+	struct hotspot_jvm j;
+	enum hotspot_found found;
+	const char *why;               /* the last refusal's reason, or NULL */
+	uint32_t samples, tries;
+	struct hashmap by_method;      /* Method* -> index into cache + 1 */
+	struct cached *cache;
+	size_t nr_cache, alloc_cache;
+};
+
+static void *jvm_open(const struct record_opts *opts)
+{
+	if (opts->kernel_only)
+		return NULL;
+	struct jvm_run *run = xcalloc(1, sizeof(*run));
+	run->quiet = opts->quiet;
+	run->annotate_jit = opts->annotate_jit;
+	strpool_init(&run->names);
+	strpool_intern(&run->names, "", 0);
+	hashmap_init(&run->counted);
+	return run;
+}
+
+/* A java launcher (it maps libjvm.so later), by its executable's name. */
+static bool java_executable(const struct runtime_process *proc)
+{
+	char path[4096], exe[4096];
+	snprintf(path, sizeof(path), "%s/%u/exe", proc->proc_root ? proc->proc_root : "/proc", proc->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	const char *base = strrchr(exe, '/');
+	return !strcmp(base ? base + 1 : exe, "java");
+}
+
+/* One notice and one count for a JVM scorch cannot read. */
+static void note_refused(struct jvm_run *run, struct jvm_proc *p)
+{
+	bool inserted;
+	hashmap_upsert(&run->counted, p->j.pid, 1, &inserted);
+	if (!inserted)
+		return;
+	run->refused++;
+	if (!run->quiet)
+		fprintf(stderr,
+			"scorch: notice: java %" PRIu32 " (%s): its interpreted frames are not named (%s): they stay "
+			"Interpreter\n",
+			p->j.pid, p->j.path, p->why);
+}
+
+/* Look for the JVM's tables. A refusal is tried again (a launcher's
+ * libjvm.so can be met mapped but not yet relocated) until FIND_TRIES,
+ * then noted; so is one still refused when the process exits. */
+static void look(struct jvm_run *run, struct jvm_proc *p, uint32_t pid, const char *proc_root)
+{
+	const char *why = NULL;
+	p->tries++;
+	p->found = hotspot_jvm_find(&p->j, pid, proc_root, &why);
+	if (p->found == HOTSPOT_REFUSED) {
+		p->why = why ? why : "unknown";
+		if (p->tries < FIND_TRIES)
+			p->found = HOTSPOT_NONE;
+		else
+			note_refused(run, p);
+		return;
+	}
+	bool inserted;
+	if (p->found == HOTSPOT_FOUND && (hashmap_upsert(&run->counted, pid, 1, &inserted), inserted))
+		run->jvms++;
+}
+
+static void *jvm_detect(void *arg, const struct runtime_process *proc)
+{
+	struct jvm_run *run = arg;
+	if (!run)
+		return NULL;
+	struct jvm_proc *p = xcalloc(1, sizeof(*p));
+	look(run, p, proc->pid, proc->proc_root);
+	if (p->found == HOTSPOT_NONE && !p->why && !java_executable(proc)) {
+		free(p);
+		return NULL;
+	}
+	hashmap_init(&p->by_method);
+	return p;
+}
+
+/* The name id of method (0: refused), read once and cached. */
+static uint32_t method_id(struct jvm_run *run, struct jvm_proc *p, uint64_t method)
+{
+	uint64_t cm;
+	uint32_t at;
+	if (!hotspot_const_method(hotspot_read_process, &p->j.pid, &p->j.layout, method, &cm))
+		return 0;
+	if (hashmap_get(&p->by_method, method, &at) && p->cache[at - 1].const_method == cm)
+		return p->cache[at - 1].id;
+	uint32_t id = 0;
+	if (hotspot_method_name(hotspot_read_process, &p->j.pid, &p->j.layout, method, run->name,
+				sizeof(run->name))) {
+		/* the names the perf map's lines get: argument lists dropped, _[j] with --annotate-jit */
+		struct frame_opts fo = { .jit = run->annotate_jit, .java = true };
+		struct frame_fields fr = { .symbol = run->name, .module = "/tmp/perf-1.map" };
+		run->parts.len = run->parts.nr = 0;
+		if (frame_names_of(&fr, &fo, &run->parts, &run->line, &run->line_alloc) && run->parts.nr == 1) {
+			struct frame_slice s = frame_part(&run->parts, 0);
+			id = strpool_intern(&run->names, s.s, s.n);
+		}
+	}
+	if (p->nr_cache == MAX_CACHED) { /* bounded: start over */
+		hashmap_release(&p->by_method);
+		hashmap_init(&p->by_method);
+		p->nr_cache = 0;
+	}
+	VEC_GROW(p->cache, p->nr_cache + 1, p->alloc_cache);
+	p->cache[p->nr_cache] = (struct cached){ cm, id };
+	bool inserted;
+	*hashmap_upsert(&p->by_method, method, 0, &inserted) = (uint32_t)++p->nr_cache;
+	return id;
+}
+
+static uint32_t jvm_sample(void *arg, void *state, const struct runtime_sample *smp, uint64_t *tokens,
+			   uint32_t cap)
+{
+	struct jvm_run *run = arg;
+	struct jvm_proc *p = state;
+	if (p->found == HOTSPOT_NONE && p->tries < FIND_TRIES && ++p->samples % FIND_EVERY == 0)
+		look(run, p, smp->pid, NULL);
+	if (p->found != HOTSPOT_FOUND || !hotspot_jvm_interpreter(&p->j))
+		return 0;
+	struct unwind_stack us = { smp->regs_abi, smp->regs_mask, smp->regs, smp->stack, smp->stack_len,
+				   smp->stack_holes };
+	uint32_t n = 0;
+	bool any = false;
+	for (uint32_t i = 0; i < smp->nr_user && n < cap; i++) {
+		uint64_t at = i ? smp->user[i] - 1 : smp->user[i];
+		if (at < p->j.interp_lo || at >= p->j.interp_hi)
+			continue;
+		uint64_t fp = smp->user_fp ? smp->user_fp[i] : 0, method;
+		uint32_t id = 0;
+		if (fp > HOTSPOT_FRAME_METHOD_OFFSET &&
+		    unwind_stack_word(&us, fp - HOTSPOT_FRAME_METHOD_OFFSET, &method))
+			id = method_id(run, p, method);
+		tokens[n++] = id;
+		any |= id != 0;
+		run->frames++;
+		run->named += id != 0;
+	}
+	return any ? n : 0;
+}
+
+static void jvm_exit(void *arg, void *state, uint32_t pid)
+{
+	struct jvm_proc *p = state;
+	(void)pid;
+	if (p->found != HOTSPOT_FOUND && p->why)
+		note_refused(arg, p);
+	hashmap_release(&p->by_method);
+	free(p->cache);
+	free(p);
+}
+
+static bool interpreter_frame(const char *name, bool annotated)
+{
+	return !strcmp(name, annotated ? "Interpreter_[j]" : "Interpreter");
+}
+
+static void jvm_merge(void *arg, const struct runtime_stack *st,
+		      void (*emit)(void *arg, const char *name, size_t len), void *emit_arg)
+{
+	const struct jvm_run *run = arg;
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < st->nr_native; i++)
+		count += interpreter_frame(st->native[i], run->annotate_jit);
+	uint32_t k = st->nr_tokens; /* tokens are leaf first: the root's is the last */
+	for (uint32_t i = 0; i < st->nr_native; i++) {
+		const char *name = st->native[i];
+		if (count == st->nr_tokens && interpreter_frame(name, run->annotate_jit) && st->tokens[--k])
+			name = strpool_str(&run->names, (uint32_t)st->tokens[k]);
+		emit(emit_arg, name, strlen(name));
+	}
+}
+
+static void jvm_summary(void *arg, char *buf, size_t cap)
+{
+	const struct jvm_run *run = arg;
+	if (cap)
+		buf[0] = 0;
+	if (!run || !cap || (!run->jvms && !run->refused))
+		return;
+	snprintf(buf, cap, "Java: %" PRIu32 " JVM%s read, %.1f%% of %" PRIu64 " interpreted frames named by their method%s",
+		 run->jvms, run->jvms == 1 ? "" : "s",
+		 run->frames ? 100.0 * (double)run->named / (double)run->frames : 0.0, run->frames,
+		 run->refused ? " (some JVMs not read: see the notices)" : "");
+}
+
+static void jvm_close(void *arg)
+{
+	struct jvm_run *run = arg;
+	if (!run)
+		return;
+	strpool_release(&run->names);
+	hashmap_release(&run->counted);
+	frame_parts_release(&run->parts);
+	free(run->line);
+	free(run);
+}
+
+const struct record_runtime record_runtime_jvm = {
+	.name = "jvm",
+	.open = jvm_open,
+	.detect = jvm_detect,
+	.sample = jvm_sample,
+	.exit = jvm_exit,
+	.merge = jvm_merge,
+	.summary = jvm_summary,
+	.close = jvm_close,
+};

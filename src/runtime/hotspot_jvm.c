@@ -1,0 +1,169 @@
+/* Finding a JVM's vmStructs (hotspot_jvm.h). */
+#include "runtime/hotspot_jvm.h"
+
+#include "runtime/hotspot_method.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifdef HAVE_ELFUTILS
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+bool hotspot_read_process(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	uint32_t pid = *(const uint32_t *)arg;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	if (!addr || !len)
+		return false;
+	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* libjvm.so's mapping at file offset 0: its path and start. */
+static bool find_libjvm(const char *maps_path, char *path, size_t cap, uint64_t *start)
+{
+	FILE *f = fopen(maps_path, "re");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, pgoff;
+		int at = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &pgoff, &at) < 3 || !at ||
+		    line[at] != '/' || pgoff)
+			continue;
+		char *p = line + at;
+		p[strcspn(p, "\n")] = 0;
+		const char *slash = strrchr(p, '/');
+		if (strcmp(slash, "/libjvm.so") || strlen(p) >= cap)
+			continue;
+		snprintf(path, cap, "%s", p);
+		*start = lo;
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The exported variables, by name, and where their values go. */
+static uint64_t *export_slot(struct hotspot_exports *ex, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t at;
+	} names[] = {
+#define X(n, m) { n, offsetof(struct hotspot_exports, m) }
+		X("gHotSpotVMStructs", structs),
+		X("gHotSpotVMStructEntryTypeNameOffset", s_type_name),
+		X("gHotSpotVMStructEntryFieldNameOffset", s_field_name),
+		X("gHotSpotVMStructEntryIsStaticOffset", s_is_static),
+		X("gHotSpotVMStructEntryOffsetOffset", s_offset),
+		X("gHotSpotVMStructEntryAddressOffset", s_address),
+		X("gHotSpotVMStructEntryArrayStride", s_stride),
+		X("gHotSpotVMTypes", types),
+		X("gHotSpotVMTypeEntryTypeNameOffset", t_type_name),
+		X("gHotSpotVMTypeEntrySizeOffset", t_size),
+		X("gHotSpotVMTypeEntryArrayStride", t_stride),
+#undef X
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].name, name))
+			return (uint64_t *)((char *)ex + names[i].at);
+	return NULL;
+}
+
+enum { NR_EXPORTS = 11 };
+_Static_assert(sizeof(struct hotspot_exports) == NR_EXPORTS * sizeof(uint64_t), "the exports are read as an array");
+
+#ifdef HAVE_ELFUTILS
+/* The exports' symbol values (st_value) into *ex, and the first PT_LOAD's
+ * page-aligned vaddr (what the load bias is measured from). */
+static bool read_exports(const char *path, struct hotspot_exports *ex, uint64_t *bias_base)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t nph = 0, found = 0;
+	*bias_base = UINT64_MAX;
+	if (e && !elf_getphdrnum(e, &nph))
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset == 0)
+				*bias_base = ph.p_vaddr & ~(uint64_t)4095;
+		}
+	Elf_Scn *scn = NULL;
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t nsym = d ? d->d_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < nsym; i++) {
+			GElf_Sym sym;
+			const char *name;
+			uint64_t *slot;
+			if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
+			    (name = elf_strptr(e, sh.sh_link, sym.st_name)) && (slot = export_slot(ex, name)) &&
+			    !*slot) {
+				*slot = sym.st_value;
+				found++;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found == NR_EXPORTS && *bias_base != UINT64_MAX;
+}
+#endif
+
+enum hotspot_found hotspot_jvm_find(struct hotspot_jvm *j, uint32_t pid, const char *proc_root, const char **why)
+{
+	memset(j, 0, sizeof(*j));
+	j->pid = pid;
+	const char *root = proc_root ? proc_root : "/proc";
+	char path[4096];
+	uint64_t start;
+	snprintf(path, sizeof(path), "%s/%u/maps", root, pid);
+	if (!find_libjvm(path, j->path, sizeof(j->path), &start))
+		return HOTSPOT_NONE;
+#ifdef HAVE_ELFUTILS
+	struct hotspot_exports where = { 0 }, ex;
+	uint64_t bias_base;
+	/* the file as the process sees it (its mount namespace) */
+	snprintf(path, sizeof(path), "%s/%u/root%s", root, pid, j->path);
+	if (!read_exports(path, &where, &bias_base) && !read_exports(j->path, &where, &bias_base)) {
+		*why = "its libjvm.so exports no vmStructs";
+		return HOTSPOT_REFUSED;
+	}
+	uint64_t bias = start - bias_base;
+	for (size_t i = 0; i < NR_EXPORTS; i++) {
+		uint64_t at = ((uint64_t *)&where)[i], *v = (uint64_t *)&ex + i;
+		if (!hotspot_read_process(&j->pid, at + bias, v, sizeof(*v))) {
+			*why = "its memory could not be read";
+			return HOTSPOT_REFUSED;
+		}
+	}
+	if (!hotspot_structs_read(hotspot_read_process, &j->pid, &ex, &j->layout, why))
+		return HOTSPOT_REFUSED;
+	hotspot_jvm_interpreter(j);
+	return HOTSPOT_FOUND;
+#else
+	*why = "this build of scorch has no ELF reader (elfutils)";
+	return HOTSPOT_REFUSED;
+#endif
+}
+
+bool hotspot_jvm_interpreter(struct hotspot_jvm *j)
+{
+	if (!j->interp_hi)
+		hotspot_interpreter_range(hotspot_read_process, &j->pid, &j->layout, &j->interp_lo, &j->interp_hi);
+	return j->interp_hi != 0;
+}
