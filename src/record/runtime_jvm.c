@@ -38,6 +38,12 @@ struct jvm_run {
 	struct strpool names;          /* id 0: "" (no name) */
 	uint32_t jvms, refused;
 	struct hashmap counted;        /* pids counted in jvms or refused (a JVM is met again at its exec) */
+	struct pending {               /* JVMs refused on a try, to be noted unless read later */
+		uint32_t pid;
+		const char *why;
+		char path[sizeof(((struct hotspot_jvm *)0)->path)];
+	} *pending;
+	size_t nr_pending, alloc_pending;
 	uint64_t frames, named;        /* interpreted frames met, and named */
 	struct frame_parts parts;
 	char *line;
@@ -54,6 +60,7 @@ struct jvm_proc {
 	struct hotspot_jvm j;
 	enum hotspot_found found;
 	const char *why;               /* the last refusal's reason, or NULL */
+	size_t pending_at;             /* its entry in run->pending + 1 */
 	uint32_t samples, tries;
 	struct hashmap by_method;      /* Method* -> index into cache + 1 */
 	struct cached *cache;
@@ -87,10 +94,10 @@ static bool java_executable(const struct runtime_process *proc)
 }
 
 /* One notice and one count for a JVM scorch cannot read. */
-static void note_refused(struct jvm_run *run, struct jvm_proc *p)
+static void note_refused(struct jvm_run *run, uint32_t pid, const char *path, const char *why)
 {
 	bool inserted;
-	hashmap_upsert(&run->counted, p->j.pid, 1, &inserted);
+	hashmap_upsert(&run->counted, pid, 1, &inserted);
 	if (!inserted)
 		return;
 	run->refused++;
@@ -98,12 +105,12 @@ static void note_refused(struct jvm_run *run, struct jvm_proc *p)
 		fprintf(stderr,
 			"scorch: notice: java %" PRIu32 " (%s): its interpreted frames are not named (%s): they stay "
 			"Interpreter\n",
-			p->j.pid, p->j.path, p->why);
+			pid, path, why);
 }
 
 /* Look for the JVM's tables. A refusal is tried again (a launcher's
- * libjvm.so can be met mapped but not yet relocated) until FIND_TRIES,
- * then noted; so is one still refused when the process exits. */
+ * libjvm.so can be met mapped but not yet relocated) up to FIND_TRIES
+ * times; one never followed by a read is noted at the end (summary). */
 static void look(struct jvm_run *run, struct jvm_proc *p, uint32_t pid, const char *proc_root)
 {
 	const char *why = NULL;
@@ -113,8 +120,14 @@ static void look(struct jvm_run *run, struct jvm_proc *p, uint32_t pid, const ch
 		p->why = why ? why : "unknown";
 		if (p->tries < FIND_TRIES)
 			p->found = HOTSPOT_NONE;
-		else
-			note_refused(run, p);
+		if (!p->pending_at) {
+			VEC_GROW(run->pending, run->nr_pending + 1, run->alloc_pending);
+			p->pending_at = ++run->nr_pending;
+		}
+		struct pending *one = &run->pending[p->pending_at - 1];
+		one->pid = pid;
+		one->why = p->why;
+		memcpy(one->path, p->j.path, sizeof(one->path));
 		return;
 	}
 	bool inserted;
@@ -203,9 +216,8 @@ static uint32_t jvm_sample(void *arg, void *state, const struct runtime_sample *
 static void jvm_exit(void *arg, void *state, uint32_t pid)
 {
 	struct jvm_proc *p = state;
+	(void)arg;
 	(void)pid;
-	if (p->found != HOTSPOT_FOUND && p->why)
-		note_refused(arg, p);
 	hashmap_release(&p->by_method);
 	free(p->cache);
 	free(p);
@@ -234,9 +246,13 @@ static void jvm_merge(void *arg, const struct runtime_stack *st,
 
 static void jvm_summary(void *arg, char *buf, size_t cap)
 {
-	const struct jvm_run *run = arg;
+	struct jvm_run *run = arg;
 	if (cap)
 		buf[0] = 0;
+	for (size_t i = 0; run && i < run->nr_pending; i++) /* (one notice each: counted once) */
+		note_refused(run, run->pending[i].pid, run->pending[i].path, run->pending[i].why);
+	if (run)
+		run->nr_pending = 0;
 	if (!run || !cap || (!run->jvms && !run->refused))
 		return;
 	snprintf(buf, cap, "Java: %" PRIu32 " JVM%s read, %.1f%% of %" PRIu64 " interpreted frames named by their method%s",
@@ -252,6 +268,7 @@ static void jvm_close(void *arg)
 		return;
 	strpool_release(&run->names);
 	hashmap_release(&run->counted);
+	free(run->pending);
 	frame_parts_release(&run->parts);
 	free(run->line);
 	free(run);
