@@ -13,6 +13,7 @@
  * -> name, checked against the Method's ConstMethod* on every use. */
 #include "record/runtime.h"
 
+#include "addrspace/procmaps.h"
 #include "addrspace/unwind.h"
 #include "base/alloc.h"
 #include "base/hashmap.h"
@@ -135,17 +136,35 @@ static void look(struct jvm_run *run, struct jvm_proc *p, uint32_t pid, const ch
 		run->jvms++;
 }
 
+/* Does the model of proc's mappings (as read so far) hold a libjvm.so?
+ * (No syscall: detect runs for every process met, and again each second
+ * for sampled ones no runtime owns.) */
+static bool maps_libjvm(const struct runtime_process *proc)
+{
+	const struct procmaps *pm = proc->maps;
+	uint32_t space = pm ? procmaps_space_of(pm, proc->pid) : UINT32_MAX;
+	if (space == UINT32_MAX)
+		return false;
+	uint32_t max = procmaps_space_pieces_max(pm, space);
+	struct map_piece *pieces = xcalloc(max ? max : 1, sizeof(*pieces));
+	uint32_t n = procmaps_space_pieces(pm, space, pieces);
+	bool found = false;
+	for (uint32_t i = 0; i < n && !found; i++) {
+		const char *path = strpool_str(&pm->paths, pm->maps[pieces[i].id].path);
+		size_t len = strlen(path);
+		found = len >= 10 && !strcmp(path + len - 10, "/libjvm.so");
+	}
+	free(pieces);
+	return found;
+}
+
 static void *jvm_detect(void *arg, const struct runtime_process *proc)
 {
 	struct jvm_run *run = arg;
-	if (!run)
+	if (!run || (!java_executable(proc) && !maps_libjvm(proc)))
 		return NULL;
 	struct jvm_proc *p = xcalloc(1, sizeof(*p));
 	look(run, p, proc->pid, proc->proc_root);
-	if (p->found == HOTSPOT_NONE && !p->why && !java_executable(proc)) {
-		free(p);
-		return NULL;
-	}
 	hashmap_init(&p->by_method);
 	return p;
 }
@@ -155,9 +174,12 @@ static uint32_t method_id(struct jvm_run *run, struct jvm_proc *p, uint64_t meth
 {
 	uint64_t cm;
 	uint32_t at;
+	bool cached = hashmap_get(&p->by_method, method, &at);
 	if (!hotspot_const_method(hotspot_read_process, &p->j.pid, &p->j.layout, method, &cm))
-		return 0;
-	if (hashmap_get(&p->by_method, method, &at) && p->cache[at - 1].const_method == cm)
+		/* the process is gone (its last samples are read after it
+		 * exits): the name the Method* had when it was read, if it was */
+		return cached ? p->cache[at - 1].id : 0;
+	if (cached && p->cache[at - 1].const_method == cm)
 		return p->cache[at - 1].id;
 	uint32_t id = 0;
 	if (hotspot_method_name(hotspot_read_process, &p->j.pid, &p->j.layout, method, run->name,
