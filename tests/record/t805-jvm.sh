@@ -126,10 +126,14 @@ else
 		# Thread.run -> the lambda's run -> lambda$main$1 -> call ->
 		# Spin.run; 95% or more of the Java samples have no Interpreter
 		# frame left (a frame whose slot is outside the stack copy stays
-		# one: deep class loading under a call)
+		# one: deep class loading under a call). (Names are read from
+		# the JVM as its samples are collected: record stops it after 4 s,
+		# so that all of them are, even on a loaded machine or in a
+		# sanitizer build, where collecting lags seconds behind; it
+		# writes its times as it is stopped.)
 		name="record $be: with -Xint interpreted methods are named by their methods, in order"
-		"$SCORCH" record --backend "$be" -F 499 -o "$J/xint.$be.folded" -- java -Xint -cp "$J" Phases \
-			"$J/xint.$be.times" 3 >/dev/null 2>"$J/xint.$be.err"
+		"$SCORCH" record --backend "$be" -F 499 -d 4 -o "$J/xint.$be.folded" -- java -Xint -cp "$J" Phases \
+			"$J/xint.$be.times" 60 >/dev/null 2>"$J/xint.$be.err"
 		inorder=$(jvm_share "$J/xint.$be.folded" ';StubRoutines ;void Phases\.main;void Phases\.call;void Phases\$(Alpha|Beta)\.run( |;|$)|;StubRoutines ;void java\.lang\.Thread\.run;void Phases\$\$Lambda[^;]*\.run;void Phases\.lambda\$main\$1;void Phases\.call;void Phases\$Spin\.run( |;|$)')
 		named=$(awk '/^(java|spinner);.*;JavaCalls::call_helper;StubRoutines ;/ { t += $NF; if ($0 !~ /;Interpreter(;| [0-9]+$)/) n += $NF }
 			END { print t ? int(100 * n / t) : -1 }' "$J/xint.$be.folded")
