@@ -59,6 +59,7 @@ struct cached {
 
 struct jvm_proc {
 	struct hotspot_jvm j;
+	const char *proc_root;         /* the runtime_process's (it lives as long as the run) */
 	enum hotspot_found found;
 	const char *why;               /* the last refusal's reason, or NULL */
 	size_t pending_at;             /* its entry in run->pending + 1 */
@@ -164,6 +165,7 @@ static void *jvm_detect(void *arg, const struct runtime_process *proc)
 	if (!run || (!java_executable(proc) && !maps_libjvm(proc)))
 		return NULL;
 	struct jvm_proc *p = xcalloc(1, sizeof(*p));
+	p->proc_root = proc->proc_root;
 	look(run, p, proc->pid, proc->proc_root);
 	hashmap_init(&p->by_method);
 	return p;
@@ -211,7 +213,7 @@ static uint32_t jvm_sample(void *arg, void *state, const struct runtime_sample *
 	struct jvm_run *run = arg;
 	struct jvm_proc *p = state;
 	if (p->found == HOTSPOT_NONE && p->tries < FIND_TRIES && ++p->samples % FIND_EVERY == 0)
-		look(run, p, smp->pid, NULL);
+		look(run, p, smp->pid, p->proc_root);
 	if (p->found != HOTSPOT_FOUND || !hotspot_jvm_interpreter(&p->j))
 		return 0;
 	struct unwind_stack us = { smp->regs_abi, smp->regs_mask, smp->regs, smp->stack, smp->stack_len,
