@@ -46,6 +46,7 @@ struct jvm_run {
 	} *pending;
 	size_t nr_pending, alloc_pending;
 	uint64_t frames, named;        /* interpreted frames met, and named */
+	uint64_t uncopied;             /* of those, in samples without a stack copy (--call-graph fp) */
 	struct frame_parts parts;
 	char *line;
 	size_t line_alloc;
@@ -231,6 +232,7 @@ static uint32_t jvm_sample(void *arg, void *state, const struct runtime_sample *
 			id = method_id(run, p, method);
 		tokens[n++] = id;
 		any |= id != 0;
+		run->uncopied += !smp->user_fp;
 		run->frames++;
 		run->named += id != 0;
 	}
@@ -279,10 +281,15 @@ static void jvm_summary(void *arg, char *buf, size_t cap)
 		run->nr_pending = 0;
 	if (!run || !cap || (!run->jvms && !run->refused))
 		return;
-	snprintf(buf, cap, "Java: %" PRIu32 " JVM%s read, %.1f%% of %" PRIu64 " interpreted frames named by their method%s",
-		 run->jvms, run->jvms == 1 ? "" : "s",
-		 run->frames ? 100.0 * (double)run->named / (double)run->frames : 0.0, run->frames,
-		 run->refused ? " (some JVMs not read: see the notices)" : "");
+	int len = snprintf(buf, cap, "Java: %" PRIu32 " JVM%s read, %.1f%% of %" PRIu64
+			   " interpreted frames named by their method%s",
+			   run->jvms, run->jvms == 1 ? "" : "s",
+			   run->frames ? 100.0 * (double)run->named / (double)run->frames : 0.0, run->frames,
+			   run->refused ? " (some JVMs not read: see the notices)" : "");
+	if (run->uncopied && len > 0 && (size_t)len < cap)
+		snprintf(buf + len, cap - (size_t)len,
+			 " (%.1f%% in samples without a stack copy, --call-graph fp: they stay Interpreter)",
+			 100.0 * (double)run->uncopied / (double)run->frames);
 }
 
 static void jvm_close(void *arg)

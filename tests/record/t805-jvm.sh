@@ -41,7 +41,8 @@ if [ -n "$jvm_missing" ]; then
 			"with -XX:+PreserveFramePointer stacks through Java code are whole, in order, no note" \
 			"a JVM with -XX:+PreserveFramePointer, shares" \
 			"after the warm-up the Java threads run compiled, named methods" \
-			"with -Xint interpreted methods are named by their methods, in order" "a JVM with -Xint, shares"; do
+			"with -Xint interpreted methods are named by their methods, in order" "a JVM with -Xint, shares" \
+			"with --call-graph fp interpreted frames stay Interpreter, and the summary says why"; do
 			not_ok "record $be: $t" "missing:$jvm_missing (scripts/setup installs them)"
 		done
 	done
@@ -68,6 +69,8 @@ else
 			not_ok "record $be: with -Xint interpreted methods are named by their methods, in order" \
 				"the $be backend cannot run here"
 			not_ok "record $be: a JVM with -Xint, shares" "the $be backend cannot run here"
+			not_ok "record $be: with --call-graph fp interpreted frames stay Interpreter, and the summary says why" \
+				"the $be backend cannot run here"
 			continue
 		fi
 		"$SCORCH" record --backend "$be" -F 499 -o "$J/plain.$be.folded" -- java -cp "$J" Phases "$J/plain.$be.times" 4 \
@@ -151,6 +154,23 @@ else
 		bad=$(phase_shares "$J/xint.$be.folded" "$J/xint.$be.times" "$@")
 		if [ -z "$bad" ]; then ok "record $be: a JVM with -Xint, shares"; else
 			not_ok "record $be: a JVM with -Xint, shares" "$bad" "$(cat "$J/xint.$be.times")"; fi
+
+		# --call-graph fp: no stack copy, so no frame's Method* slot as
+		# sampled: every interpreted frame stays Interpreter (with -Xint no
+		# Java frame has a name at all), never a name read later
+		name="record $be: with --call-graph fp interpreted frames stay Interpreter, and the summary says why"
+		"$SCORCH" record --backend "$be" --call-graph fp -F 499 -d 2 -o "$J/xfp.$be.folded" -- java -Xint -cp "$J" \
+			Phases "$J/xfp.$be.times" 60 >/dev/null 2>"$J/xfp.$be.err"
+		if ! grep -q ';Interpreter;Interpreter' "$J/xfp.$be.folded"; then
+			not_ok "$name" "no Interpreter frames:" "$(head -3 "$J/xfp.$be.folded" | cut -c1-200)"
+		elif grep -Eq ';void Phases[.$]' "$J/xfp.$be.folded"; then
+			not_ok "$name" "a Java method named without a stack copy:" \
+				"$(grep -E ';void Phases[.$]' "$J/xfp.$be.folded" | head -3 | cut -c1-300)"
+		elif ! grep -q '^scorch: Java: 1 JVM read, 0\.0% of [0-9]* interpreted frames named by their method (100\.0% in samples without a stack copy, --call-graph fp: they stay Interpreter)$' "$J/xfp.$be.err"; then
+			not_ok "$name" "the summary does not say why:" "$(tail -2 "$J/xfp.$be.err")"
+		else
+			ok "$name"
+		fi
 	done
 
 	# (its phases timed over its whole run, the samples over the rest of it, after
