@@ -264,6 +264,9 @@ void print_summary(const struct record_opts *o, const struct record_stats *st, d
 	}
 	if (st->lost)
 		fprintf(stderr, ", %" PRIu64 " lost", st->lost);
+	if (st->unread)
+		fprintf(stderr, " (%" PRIu64 " of them left unread when %s)", st->unread,
+			st->unread_signalled ? "a second signal came" : "reading the rest took over 1 s");
 	if (st->in_kernel + st->spilled + st->copied) /* bpf's on-CPU samples */
 		fprintf(stderr, ", %.1f%% counted in the kernel (%" PRIu64 " sent whole, %" PRIu64
 			" as user-stack copies)",

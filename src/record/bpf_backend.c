@@ -48,6 +48,8 @@ struct spill_ctx {
 	uint32_t depth; /* frames the stack map holds per stack */
 	uint32_t limit; /* a stack this deep reached the limit (root end lost) */
 	struct bpf_python *python; /* runtime frames the program read */
+	const struct record_bound *bound; /* finishing: a second signal leaves the rest unread */
+	uint64_t unread;
 };
 
 /* User stacks copied out by the program (--call-graph auto or dwarf): on
@@ -66,6 +68,7 @@ struct ustack_ctx {
 	 * with stack copies) is forever; a negative return ends it, and the
 	 * sampling loop gets to its deadline and stop checks. */
 	uint32_t budget;
+	struct record_bound *bound; /* while sampling: -d's deadline and Ctrl-C end a read too */
 	struct bpf_python *python; /* runtime frames the program read */
 };
 
@@ -79,7 +82,7 @@ enum { USTACK_BUDGET = 1 << 14 };
 static int on_ustack_in(void *ctx, void *data, size_t size)
 {
 	struct ustack_ctx *uc = ctx;
-	if (uc->budget == 0)
+	if (uc->budget == 0 || (!uc->bound->finishing && record_bound_over(uc->bound)))
 		return -EAGAIN; /* this record is taken; the rest wait */
 	uc->budget--;
 	uint64_t time;
@@ -162,6 +165,10 @@ static void on_spill(void *ctx, int cpu, void *data, __u32 size)
 	(void)cpu;
 	if (size < sizeof(sp))
 		return;
+	if (record_bound_signalled(sc->bound)) {
+		sc->unread++;
+		return;
+	}
 	memcpy(&sp, data, sizeof(sp));
 	char comm[PROFILE_COMM_LEN + 1];
 	memcpy(comm, sp.comm, PROFILE_COMM_LEN);
@@ -208,6 +215,7 @@ struct bpf_run {
 	struct spill_ctx spills;
 	struct ustack_ctx ustacks;
 	struct bpf_python python;
+	struct record_bound bound; /* when the drains give way (session.h) */
 };
 
 /* The programs loaded, or why they cannot be here (RECORD_UNAVAILABLE). */
@@ -272,6 +280,9 @@ static int open_inputs(struct bpf_run *s)
 		return -1;
 	s->sideband = perf_sideband_open(o, s->r, s->t);
 	s->ustacks.sideband = s->sideband;
+	s->ustacks.bound = &s->bound;
+	s->spills.bound = &s->bound;
+	perf_sideband_bound(s->sideband, &s->bound);
 	s->ustacks.limit = s->spills.limit;
 	bpf_profile_class_fds(s->prof, s->ustacks.class_fds);
 	s->ustacks.offcpu = s->offcpu;
@@ -312,6 +323,7 @@ static double sample(struct bpf_run *s)
 	const struct record_opts *o = s->o;
 	double start = record_now(), last_scan = start, last_progress = 0, last_counts = start;
 	uint64_t counts_cut = 0; /* the cut whose counts were read (--every) */
+	record_bound_start(&s->bound, o, start);
 	struct pollfd *pfd = xcalloc(s->t->nr_watch + 2, sizeof(*pfd));
 	while (!record_should_stop(o, s->t, start, s->stats)) {
 		/* Sleep, or wake at once when a target exits or the program
@@ -330,7 +342,7 @@ static double sample(struct bpf_run *s)
 		double now = record_now();
 		cut = recorder_next_cut(s->r);
 		if (untimed && cut && cut != counts_cut && monotonic_now() >= cut) {
-			bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
+			bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python, NULL); /* (whole) */
 			counts_cut = cut;
 			last_counts = now;
 		}
@@ -362,8 +374,10 @@ static double sample(struct bpf_run *s)
 		bool cut_due = cut && monotonic_now() >= cut;
 		if (!s->offcpu && !cut_due && now - last_counts >= COUNTS_READ_S) {
 			if (untimed)
-				bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python);
-			if (s->ustacks.budget) /* (an exited process's counts were read: it can go) */
+				bpf_profile_drain_new(s->prof, s->r, s->stats, s->spills.limit, &s->python, &s->bound);
+			/* (an exited process's counts were read: it can go, unless
+			 * the bound cut the read short) */
+			if (s->ustacks.budget && !record_bound_over(&s->bound))
 				recorder_reap(s->r);
 			last_counts = now;
 		}
@@ -391,13 +405,14 @@ static void finish(struct bpf_run *s, double start)
 	if (s->offcpu)
 		bpf_offcpu_detach(s->offcpu);
 	record_phase(&stats->phases, "programs detached");
+	stats->seconds = record_now() - start; /* (sampled until the programs were detached) */
+	record_bound_finish(&s->bound, stats);
 	s->ustacks.budget = UINT32_MAX; /* nothing writes now: the ring's rest */
 	ring_buffer__consume(s->ustack_ring);
 	record_phase(&stats->phases, "stack copies read");
-	perf_sideband_close(s->sideband);
+	stats->unread = perf_sideband_close(s->sideband);
 	s->sideband = NULL;
 	record_phase(&stats->phases, "side band read");
-	stats->seconds = record_now() - start;
 	if (s->o->progress)
 		record_progress_end(s->o);
 	/* Maps of processes still alive, again: libraries loaded late. */
@@ -415,7 +430,9 @@ static void finish(struct bpf_run *s, double start)
 	if (s->offcpu)
 		bpf_offcpu_drain(s->offcpu, s->r, stats, s->spills.limit, on_ustack_out, &s->ustacks);
 	record_phase(&stats->phases, "maps drained");
-	stats->lost += s->spills.lost;
+	stats->unread += s->spills.unread;
+	stats->unread_signalled = record_bound_signalled(&s->bound);
+	stats->lost += s->spills.lost + stats->unread;
 	stats->copy_full += bpf_profile_stat(s->prof, PROFILE_STAT_COPY_FULL); /* (+ bpf_offcpu_drain's) */
 	stats->bytes = s->ustacks.bytes;
 }
@@ -424,7 +441,7 @@ static int bpf_run(const struct record_opts *o, struct recorder *r, struct recor
 		   struct record_stats *stats)
 {
 	struct bpf_run s = { .o = o, .r = r, .t = t, .stats = stats };
-	s.spills = (struct spill_ctx){ r, 0, PROFILE_MAX_DEPTH, 0, &s.python };
+	s.spills = (struct spill_ctx){ .r = r, .depth = PROFILE_MAX_DEPTH, .python = &s.python };
 	s.ustacks = (struct ustack_ctx){ .r = r, .python = &s.python };
 	int ret = load(&s);
 	if (ret)

@@ -358,11 +358,11 @@ void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r)
 }
 
 void bpf_profile_drain_new(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
-			   struct bpf_python *python)
+			   struct bpf_python *python, struct record_bound *bound)
 {
 	/* (stacks one by one: the few keys that gained samples since the
 	 * last read, not the whole stack maps) */
-	struct bpf_stacks from = { .python = python };
+	struct bpf_stacks from = { .python = python, .bound = bound };
 	bpf_profile_class_fds(b, from.fds);
 	bpf_stacks_drain(&from, bpf_map__fd(b->skel->maps.counts), r, stats, limit, &b->seen);
 }

@@ -44,6 +44,7 @@ int bpf_profile_counts_fd(const struct bpf_profile *b);
  * since bpf_profile_drain_new last read them (everything, if it never
  * did). */
 struct bpf_python;
+struct record_bound;
 void bpf_profile_drain(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
 		       struct bpf_python *python);
 /* Time asked (keep_time, keep_order, time_ranges): the counts are per
@@ -59,9 +60,10 @@ void bpf_profile_drain_over(struct bpf_profile *b, struct recorder *r, struct re
 void bpf_profile_refresh_drained(struct bpf_profile *b, struct recorder *r);
 /* While sampling: what the counts gained since the last read, to the
  * recorder; the keys of exited processes (recorder_exiting) are deleted
- * once read. */
+ * once read. Once bound is over (-d, Ctrl-C: session.h) the keys left
+ * are passed over, for the final read. */
 void bpf_profile_drain_new(struct bpf_profile *b, struct recorder *r, struct record_stats *stats, uint32_t limit,
-			   struct bpf_python *python);
+			   struct bpf_python *python, struct record_bound *bound);
 /* The maps of the CPython walk (python.bpf.h): py_procs, py_stacks, py_seen. */
 void bpf_profile_python_fds(const struct bpf_profile *b, int *procs, int *stacks, int *seen);
 void bpf_profile_close(struct bpf_profile *b);

@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "record/session.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -163,6 +164,10 @@ static void drain_one(void *arg, const void *key_bytes, const void *value)
 	memcpy(&count, value, sizeof(count));
 	if (d->seen) {
 		uint64_t was = seen_count(d->seen, &key);
+		if (record_bound_over(d->from->bound) && !d->from->bound->finishing) {
+			seen_put(&d->next, &key, was); /* (handed over at the next read) */
+			return;
+		}
 		if (key.pid && recorder_exiting(d->r, key.pid)) {
 			VEC_GROW(d->gone, d->nr_gone + 1, d->alloc_gone);
 			d->gone[d->nr_gone++] = key;

@@ -37,6 +37,12 @@ struct bpf_stacks {
 	bool fill;
 	struct bpf_python *python; /* the runtime frames of on-CPU keys (bpf_python.h), or NULL */
 	uint64_t time_base, time_cell_ns;
+	/* When the counts' hand-over gives way (session.h; NULL: never):
+	 * while sampling, a read with seen passes over the keys left once
+	 * the bound is over (read next time: seen keeps their last count).
+	 * The final read is whole: the counts are the profile, and reading
+	 * them is a few batch calls and no unwinding. */
+	struct record_bound *bound;
 };
 /* The sample a counts key stands for, its frames read into user[] and
  * kernel[] (PROFILE_MAX_DEPTH each) unless cached, comm into comm[]; a

@@ -53,6 +53,7 @@ struct perf_state {
 	bool user_only; /* fell back to user space (perf_event_paranoid) */
 	const struct offcpu_format *offcpu_fmt; /* --off-cpu: the tracepoint */
 	struct perf_parser parser;
+	struct record_bound bound; /* when its drains give way (session.h) */
 };
 
 /* ---- opening ---------------------------------------------------------- */
@@ -406,6 +407,8 @@ static double sample(struct perf_state *st, struct record_target *t)
 	for (size_t i = 0; i < nr_events; i++)
 		pfd[i] = (struct pollfd){ .fd = st->rs.fds[i], .events = POLLIN };
 	double start = record_now(), last_progress = 0;
+	record_bound_start(&st->bound, o, start);
+	st->rs.bound = &st->bound;
 	while (!record_should_stop(o, t, start, st->stats)) {
 		size_t n = nr_events + target_pollfds(t, pfd + nr_events);
 		int ms = recorder_runtimes_active(st->r) ? POLL_MS_PYTHON : recorder_unwinds(st->r) ? POLL_MS_STACKS : POLL_MS;
@@ -435,6 +438,7 @@ static void finish(struct perf_state *st, double start)
 	record_phase(&stats->phases, "events disabled");
 	stats->seconds = record_now() - start;
 	uint64_t stopped = record_now_ns();
+	record_bound_finish(&st->bound, stats);
 	perf_rings_drain(&st->rs, true);
 	record_phase(&stats->phases, "rings drained");
 	if (st->parser.offcpu) {
@@ -446,7 +450,9 @@ static void finish(struct perf_state *st, double start)
 	}
 	if (st->opts->progress)
 		record_progress_end(st->opts);
-	stats->lost = st->parser.lost;
+	stats->unread = st->rs.unread;
+	stats->unread_signalled = record_bound_signalled(&st->bound);
+	stats->lost = st->parser.lost + st->rs.unread;
 	stats->bytes = st->parser.bytes;
 }
 

@@ -115,7 +115,21 @@ static int cmp_queued(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Hand the queued records up to limit to the recorder, in time order. */
+/* Finishing past the bound: is q a sample, counted as unread and left? */
+static bool left_unread(struct perf_rings *st, const struct perf_queued *q)
+{
+	struct perf_event_header h;
+	if (!q->foreign) {
+		memcpy(&h, st->queue + q->off, sizeof(h));
+		if (h.type != PERF_RECORD_SAMPLE)
+			return false;
+	}
+	st->unread++; /* (a foreign record: a BPF sample's stack copy) */
+	return true;
+}
+
+/* Hand the queued records up to limit to the recorder, in time order,
+ * until the bound says stop. */
 static void flush_queue(struct perf_rings *st, uint64_t limit)
 {
 	if (!st->nr_pending)
@@ -124,11 +138,19 @@ static void flush_queue(struct perf_rings *st, uint64_t limit)
 	size_t i = 0;
 	for (; i < st->nr_pending && st->pending[i].time <= limit; i++) {
 		const struct perf_queued *q = &st->pending[i];
+		if (record_bound_over(st->bound)) {
+			if (!st->bound->finishing)
+				break; /* the rest waits for the next round */
+			if (left_unread(st, q))
+				continue;
+		}
 		if (q->foreign)
 			st->foreign(st->foreign_arg, st->queue + q->off, q->len);
 		else
 			perf_parse_record(st->parser, (const void *)(st->queue + q->off));
 	}
+	if (i == 0)
+		return; /* (all kept, where they are: a bound can stop a round at once) */
 	/* Keep the rest (few: one round's newest records) at the front. */
 	size_t keep = st->nr_pending - i, len = 0;
 	char *rest = keep ? xmalloc(st->queue_len) : NULL;

@@ -6,6 +6,8 @@
 
 #include "record/perf_parse.h"
 
+struct record_bound;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +46,12 @@ struct perf_rings {
 	/* The handler of perf_rings_push records. */
 	void (*foreign)(void *arg, const void *data, size_t len);
 	void *foreign_arg;
+	/* When flushing gives way (session.h; NULL: never): while sampling
+	 * the rest waits for the next round; finishing, the samples left are
+	 * counted in unread (other records are still read: they are cheap
+	 * and name what was read). */
+	struct record_bound *bound;
+	uint64_t unread;
 	uint64_t *python_buf;      /* one PERF_PYTHON_FRAMES record (perf_python.h), when parser->python */
 	char *python_join;         /* a wrapped sample, joined for it */
 	size_t python_join_alloc;

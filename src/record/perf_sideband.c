@@ -84,12 +84,19 @@ uint64_t perf_sideband_horizon(const struct perf_sideband *sb)
 	return sb ? sb->rs.horizon : 0;
 }
 
-void perf_sideband_close(struct perf_sideband *sb)
+void perf_sideband_bound(struct perf_sideband *sb, struct record_bound *bound)
+{
+	sb->rs.bound = bound;
+}
+
+uint64_t perf_sideband_close(struct perf_sideband *sb)
 {
 	if (!sb)
-		return;
+		return 0;
 	perf_rings_drain(&sb->rs, true);
+	uint64_t unread = sb->rs.unread;
 	perf_rings_release(&sb->rs);
 	perf_parser_release(&sb->parser);
 	free(sb);
+	return unread;
 }

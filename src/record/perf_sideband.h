@@ -22,6 +22,11 @@ uint64_t perf_sideband_horizon(const struct perf_sideband *sb);
 void perf_sideband_on_push(struct perf_sideband *sb, void (*fn)(void *arg, const void *data, size_t len),
 			   void *arg);
 void perf_sideband_push(struct perf_sideband *sb, uint64_t time, const void *data, size_t len);
-void perf_sideband_close(struct perf_sideband *sb); /* drains first */
+/* Its flushes give way at bound (session.h; the pushed records' unwinding
+ * is most of their work). */
+struct record_bound;
+void perf_sideband_bound(struct perf_sideband *sb, struct record_bound *bound);
+/* Drains first; returns the samples (pushed records) left unread then. */
+uint64_t perf_sideband_close(struct perf_sideband *sb);
 
 #endif

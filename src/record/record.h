@@ -200,7 +200,12 @@ struct record_stats {
 	const char *backend;  /* "bpf" or "perf" */
 	const char *event;    /* "cpu-clock" or "cycles" */
 	uint64_t samples;     /* samples that reached the profile */
-	uint64_t lost;        /* samples the kernel dropped (ring full, map full) */
+	uint64_t lost;        /* samples the kernel dropped (ring full, map full),
+				 and those left unread */
+	uint64_t unread;      /* ...left in the rings (or maps) when draining them
+				 after sampling ran out of time or a second
+				 signal came (record/session.h: record_bound) */
+	bool unread_signalled; /* ...because of that signal */
 	uint64_t collisions;  /* samples whose stack was lost to a collision */
 	uint64_t map_full;    /* stacks lost because the stack map was full */
 	uint64_t spilled;     /* bpf: samples sent whole, not counted in the kernel

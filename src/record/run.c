@@ -64,6 +64,7 @@ static void stop_command(const struct record_opts *opts, struct recorder *r, str
 			 struct record_stats *stats, struct record_command *c)
 {
 	bool await = recorder_sampling_ended(r); /* runtimes' last look, before a command is stopped */
+	record_phase(&stats->phases, "runtimes' last look");
 	*c = (struct record_command){ .stop = opts->stop, .signals = stats->ended == RECORD_END_STOP };
 	target_terminate(t, c);
 	record_phase(&stats->phases, "command sent SIGTERM");

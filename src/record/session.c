@@ -101,3 +101,32 @@ bool record_should_stop(const struct record_opts *opts, struct record_target *t,
 	return true;
 }
 
+
+void record_bound_start(struct record_bound *b, const struct record_opts *opts, double start)
+{
+	*b = (struct record_bound){ .stop = opts->stop, .deadline = opts->duration > 0 ? start + opts->duration : 0 };
+}
+
+void record_bound_finish(struct record_bound *b, const struct record_stats *stats)
+{
+	b->finishing = true;
+	b->signals = stats->ended == RECORD_END_STOP;
+	b->deadline = record_now() + RECORD_FINISH_DRAIN_S;
+	b->over = false;
+}
+
+bool record_bound_signalled(const struct record_bound *b)
+{
+	return b && b->finishing && b->stop && *b->stop > b->signals;
+}
+
+bool record_bound_over(struct record_bound *b)
+{
+	if (!b)
+		return false;
+	if (!b->finishing)
+		return (b->stop && *b->stop) || (b->deadline > 0 && record_now() >= b->deadline);
+	if (!b->over)
+		b->over = record_bound_signalled(b) || record_now() >= b->deadline;
+	return b->over;
+}

@@ -27,6 +27,30 @@ int record_poll_ms(const struct record_opts *opts, double start, int ms);
 bool record_should_stop(const struct record_opts *opts, struct record_target *t, double start,
 			struct record_stats *stats);
 
+/* When the loops that drain rings and maps give way (record_bound_over).
+ * While sampling: at -d's deadline, or once a stop signal came, so that
+ * the loop gets to record_should_stop on time (what is left waits for the
+ * end). After it (record_bound_finish): RECORD_FINISH_DRAIN_S after
+ * sampling ended, or at a stop signal beyond those that ended it (a
+ * second Ctrl-C): what is left of the rings then is counted as lost
+ * (record_stats.unread). The in-kernel counts are the profile itself,
+ * read in a few batch calls without unwinding: their last read is whole
+ * (bpf_stacks.h), and only a second signal cuts the BPF spills'. */
+#define RECORD_FINISH_DRAIN_S 1.0
+struct record_bound {
+	const volatile sig_atomic_t *stop;
+	double deadline;      /* CLOCK_MONOTONIC s: -d's end, then the end of draining; 0: none */
+	bool finishing;       /* sampling has ended */
+	sig_atomic_t signals; /* finishing: the stop signals that ended sampling */
+	bool over;            /* finishing: sticky once true */
+};
+void record_bound_start(struct record_bound *b, const struct record_opts *opts, double start);
+void record_bound_finish(struct record_bound *b, const struct record_stats *stats);
+/* Should a drain loop stop now (b NULL: never)? */
+bool record_bound_over(struct record_bound *b);
+/* Finishing, has a second signal come (b NULL: no)? */
+bool record_bound_signalled(const struct record_bound *b);
+
 /* Progress line on stderr (progress.c). */
 void record_progress(const struct record_opts *opts, double elapsed, uint64_t samples, uint64_t lost);
 void record_progress_end(const struct record_opts *opts);

@@ -1,7 +1,11 @@
 # record -F 30000 -a -d 2 stops (issue 30 item 2): with DWARF stack copies
 # the BPF programs fill the copy ring faster than it is read, and reading
-# it must still give way to -d, and to Ctrl-C. Bounded: timeout -k 5 60
-# (exit 124 or 137 means record did not stop).
+# it must still give way to -d, and to Ctrl-C. A second Ctrl-C while the
+# rings' rest is read stops that reading: the samples left are counted as
+# lost, and the summary says how many were left unread and why (at this
+# rate the rings always hold more than 10 ms of reading when sampling
+# ends). Bounded: timeout -k 5 60 (exit 124 or 137 means record did not
+# stop).
 . "${0%/*}/lib.sh"
 
 for be in perf bpf; do
@@ -9,6 +13,7 @@ for be in perf bpf; do
 	if [ "$okv" != 1 ]; then
 		skip_or_fail "record $be: -F 30000 -a -d 2 stops and writes" "$why"
 		skip_or_fail "record $be: -F 30000 -a stops at Ctrl-C and writes" "$why"
+		skip_or_fail "record $be: a second Ctrl-C leaves the rings' rest unread, counted as lost" "$why"
 		continue
 	fi
 	timeout -k 5 60 "$SCORCH" record --backend $be -F 30000 -a -d 2 -o "$TMPDIR/hr.folded" \
@@ -34,5 +39,26 @@ for be in perf bpf; do
 		ok "record $be: -F 30000 -a stops at Ctrl-C and writes"
 	else
 		not_ok "record $be: -F 30000 -a stops at Ctrl-C and writes" "exit $rc" "$(tail -2 "$TMPDIR/int.err")"
+	fi
+
+	name="record $be: a second Ctrl-C leaves the rings' rest unread, counted as lost"
+	rm -f "$TMPDIR/int2.folded"
+	timeout -k 5 60 "$SCORCH" record --backend $be -F 30000 -a -o "$TMPDIR/int2.folded" \
+		>/dev/null 2>"$TMPDIR/int2.err" </dev/null &
+	pid=$!
+	sleep 2
+	rpid=$(pgrep -P $pid -x scorch || echo $pid)
+	kill -INT "$rpid" 2>/dev/null
+	sleep 0.01
+	kill -INT "$rpid" 2>/dev/null
+	wait $pid
+	rc=$?
+	summary=$(grep '^scorch: [a-z]* backend, ' "$TMPDIR/int2.err")
+	lost=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) lost (\([0-9]*\) of them left unread when a second signal came).*/\1 \2/p')
+	if [ "$rc" = 0 ] && [ -s "$TMPDIR/int2.folded" ] && [ -n "$lost" ] && [ "${lost% *}" -ge "${lost#* }" ] &&
+	   [ "${lost#* }" -gt 0 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, lost and unread: '$lost'" "$summary"
 	fi
 done
