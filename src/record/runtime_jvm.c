@@ -32,6 +32,7 @@ enum {
 	MAX_CACHED = 16384, /* Method*s remembered per process; then the cache starts over */
 	FIND_TRIES = 40,    /* looks for a launcher's libjvm.so, one per FIND_EVERY samples */
 	FIND_EVERY = 16,
+	MAX_FRAMES = 1024,  /* interpreted frames read per sample (RUNTIME_MAX_TOKENS) */
 };
 
 struct jvm_run {
@@ -51,6 +52,7 @@ struct jvm_run {
 	char *line;
 	size_t line_alloc;
 	char name[HOTSPOT_NAME_CAP];
+	uint64_t methods[MAX_FRAMES], addrs[MAX_FRAMES], cms[MAX_FRAMES]; /* one sample's */
 };
 
 struct cached {
@@ -172,13 +174,13 @@ static void *jvm_detect(void *arg, const struct runtime_process *proc)
 	return p;
 }
 
-/* The name id of method (0: refused), read once and cached. */
-static uint32_t method_id(struct jvm_run *run, struct jvm_proc *p, uint64_t method)
+/* The name id of method (0: refused), read once and cached; cm: its
+ * ConstMethod* as read now (0: unreadable). */
+static uint32_t method_id(struct jvm_run *run, struct jvm_proc *p, uint64_t method, uint64_t cm)
 {
-	uint64_t cm;
 	uint32_t at;
 	bool cached = hashmap_get(&p->by_method, method, &at);
-	if (!hotspot_const_method(hotspot_read_process, &p->j.pid, &p->j.layout, method, &cm))
+	if (!hotspot_plausible(cm))
 		/* the process is gone (its last samples are read after it
 		 * exits): the name the Method* had when it was read, if it was */
 		return cached ? p->cache[at - 1].id : 0;
@@ -219,23 +221,34 @@ static uint32_t jvm_sample(void *arg, void *state, const struct runtime_sample *
 		return 0;
 	struct unwind_stack us = { smp->regs_abi, smp->regs_mask, smp->regs, smp->stack, smp->stack_len,
 				   smp->stack_holes };
-	uint32_t n = 0;
-	bool any = false;
-	for (uint32_t i = 0; i < smp->nr_user && n < cap; i++) {
+	/* the interpreted frames' Method*s from the copy (0: none), then all
+	 * their ConstMethod*s in one read of the process */
+	uint32_t n = 0, k = 0;
+	for (uint32_t i = 0; i < smp->nr_user && n < cap && n < MAX_FRAMES; i++) {
 		uint64_t at = i ? smp->user[i] - 1 : smp->user[i];
 		if (at < p->j.interp_lo || at >= p->j.interp_hi)
 			continue;
-		uint64_t fp = smp->user_fp ? smp->user_fp[i] : 0, method;
+		uint64_t fp = smp->user_fp ? smp->user_fp[i] : 0, method = 0;
+		if (!(fp > HOTSPOT_FRAME_METHOD_OFFSET &&
+		      unwind_stack_word(&us, fp - HOTSPOT_FRAME_METHOD_OFFSET, &method) && hotspot_plausible(method)))
+			method = 0;
+		run->methods[n] = method;
+		if (method)
+			run->addrs[k++] = method + p->j.layout.method_const_method;
+		n++;
+	}
+	hotspot_read_words(p->j.pid, run->addrs, run->cms, k);
+	bool any = false;
+	for (uint32_t j = 0, c = 0; j < n; j++) {
 		uint32_t id = 0;
-		if (fp > HOTSPOT_FRAME_METHOD_OFFSET &&
-		    unwind_stack_word(&us, fp - HOTSPOT_FRAME_METHOD_OFFSET, &method))
-			id = method_id(run, p, method);
-		tokens[n++] = id;
+		if (run->methods[j])
+			id = method_id(run, p, run->methods[j], run->cms[c++]);
+		tokens[j] = id;
 		any |= id != 0;
-		run->uncopied += !smp->user_fp;
-		run->frames++;
 		run->named += id != 0;
 	}
+	run->frames += n;
+	run->uncopied += smp->user_fp ? 0 : n;
 	return any ? n : 0;
 }
 

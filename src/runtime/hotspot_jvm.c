@@ -23,6 +23,27 @@ bool hotspot_read_process(void *arg, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+void hotspot_read_words(uint32_t pid, const uint64_t *addrs, uint64_t *out, size_t n)
+{
+	enum { BATCH = 256 };
+	struct iovec local[BATCH], remote[BATCH];
+	size_t done = 0;
+	while (done < n) {
+		size_t k = n - done < BATCH ? n - done : BATCH;
+		for (size_t i = 0; i < k; i++) {
+			local[i] = (struct iovec){ out + done + i, 8 };
+			remote[i] = (struct iovec){ (void *)(uintptr_t)addrs[done + i], 8 };
+		}
+		/* (a read stops at the first word it cannot read: that one is 0,
+		 * and the next read starts after it) */
+		ssize_t got = process_vm_readv((pid_t)pid, local, k, remote, k, 0);
+		size_t words = got > 0 ? (size_t)got / 8 : 0;
+		done += words;
+		if (words < k)
+			out[done++] = 0;
+	}
+}
+
 /* libjvm.so's mapping at file offset 0: its path and start. */
 static bool find_libjvm(const char *maps_path, char *path, size_t cap, uint64_t *start)
 {

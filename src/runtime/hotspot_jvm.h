@@ -32,6 +32,11 @@ enum hotspot_found hotspot_jvm_find(struct hotspot_jvm *j, uint32_t pid, const c
  * j has one. */
 bool hotspot_jvm_interpreter(struct hotspot_jvm *j);
 
+/* The 8-byte words at addrs[0..n) of process pid into out, in as few
+ * reads as it takes (one for up to 256 readable words); a word that
+ * cannot be read is 0. */
+void hotspot_read_words(uint32_t pid, const uint64_t *addrs, uint64_t *out, size_t n);
+
 /* A hotspot_read_fn over another process's memory: arg points to its pid
  * (a uint32_t). */
 bool hotspot_read_process(void *arg, uint64_t addr, void *buf, size_t len);

@@ -27,11 +27,7 @@ static bool rd_u16(const struct reader *r, uint64_t addr, uint16_t *v)
 	return addr && r->read(r->arg, addr, v, sizeof(*v));
 }
 
-/* A pointer to metadata: non-null, aligned, in user space. */
-static bool plausible(uint64_t p)
-{
-	return p && !(p & 7) && p < (1ull << 47);
-}
+#define plausible hotspot_plausible
 
 bool hotspot_interpreter_range(hotspot_read_fn read, void *arg, const struct hotspot_layout *l, uint64_t *lo,
 			       uint64_t *hi)

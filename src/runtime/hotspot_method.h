@@ -28,6 +28,13 @@ enum {
 	HOTSPOT_FRAME_METHOD_OFFSET = 24,
 };
 
+/* A pointer to metadata as HotSpot allocates it: non-null, 8-byte
+ * aligned, in user space. */
+static inline bool hotspot_plausible(uint64_t p)
+{
+	return p && !(p & 7) && p < (1ull << 47);
+}
+
 /* The template interpreter's code: [*lo, *hi). False while the JVM has
  * not made it yet (or the queue is implausible). */
 bool hotspot_interpreter_range(hotspot_read_fn read, void *arg, const struct hotspot_layout *l, uint64_t *lo,
