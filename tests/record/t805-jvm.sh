@@ -209,13 +209,17 @@ else
 	mkdir -p "$J/cwd"
 	# (LeakSanitizer cannot run under ptrace: off for this run of a sanitized build)
 	(cd "$J/cwd" && ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -e trace=openat,unlink,unlinkat -o "$J/noattach.strace" "$SCORCH" record -F 99 \
+		strace -ff -qq -e trace=openat,unlink,unlinkat -o "$J/noattach.strace" "$SCORCH" record -F 99 \
 		-o "$J/noattach.folded" -- java -XX:+DisableAttachMechanism -cp "$J" Phases "$J/noattach.times" 1.5 \
 		>/dev/null 2>"$J/noattach.err")
-	made=$(grep -c 'openat(.*\.attach_pid[0-9]*", [^)]*O_CREAT[^)]*) = [0-9]' "$J/noattach.strace")
-	removed=$(grep -c 'unlink.*\.attach_pid[0-9]*".*) = 0' "$J/noattach.strace")
+	# (a file per thread, -ff: with one file, a call that another thread's
+	# interrupts is split in two lines, "<unfinished ...>" and its result)
+	cat "$J"/noattach.strace.* >"$J/noattach.strace"
+	# (strace pads a call's line to its result: ") *=")
+	made=$(grep -c 'openat(.*\.attach_pid[0-9]*", [^)]*O_CREAT[^)]*) *= [0-9]' "$J/noattach.strace")
+	removed=$(grep -c 'unlink.*\.attach_pid[0-9]*".*) *= 0' "$J/noattach.strace")
 	# (another recorder's file there already: record uses it, and leaves it to its owner)
-	theirs=$(grep -c 'openat(.*\.attach_pid[0-9]*", [^)]*O_CREAT[^)]*) = -1 EEXIST' "$J/noattach.strace")
+	theirs=$(grep -c 'openat(.*\.attach_pid[0-9]*", [^)]*O_CREAT[^)]*) *= -1 EEXIST' "$J/noattach.strace")
 	if [ "$(grep -c "java [0-9]*: its JIT code is not named: it exited before it answered the attach request" "$J/noattach.err")" != 1 ]; then
 		not_ok "$name" "no notice:" "$(cat "$J/noattach.err")"
 	elif [ "$made$theirs" = 00 ] || [ "$made" != "$removed" ]; then
