@@ -85,6 +85,22 @@ static void stamp_interval(struct profile *one, uint64_t when)
 	}
 }
 
+/* The root frame of host's intervals (the root itself unless grouped by
+ * host). A line break in the index's host (escaped there) would end a
+ * folded line early: it becomes '?'. */
+static node_t host_root(struct profile *p, const struct store_query *q, const char *host)
+{
+	if (!q->group_by_host)
+		return PROFILE_ROOT;
+	char *safe = xstrdup(host);
+	for (char *s = safe; *s; s++)
+		if (*s == '\n' || *s == '\r')
+			*s = '?';
+	node_t n = profile_push_str(p, PROFILE_ROOT, safe, strlen(safe));
+	free(safe);
+	return n;
+}
+
 /* One interval's pprof file into ctx->p. */
 static int add_pprof(struct query_ctx *c, const char *path, const struct dir_entry *e)
 {
@@ -104,10 +120,7 @@ static int add_pprof(struct query_ctx *c, const char *path, const struct dir_ent
 	if (!ret && c->q->time_bucket_ns)
 		stamp_interval(&one, e->start_ns - e->start_ns % c->q->time_bucket_ns);
 	if (!ret) {
-		node_t under = PROFILE_ROOT;
-		if (c->q->group_by_host)
-			under = profile_push_str(c->p, PROFILE_ROOT, e->host, strlen(e->host));
-		profile_merge_under(c->p, &one, under);
+		profile_merge_under(c->p, &one, host_root(c->p, c->q, e->host));
 	}
 	profile_release(&one);
 	return ret;
@@ -249,10 +262,7 @@ static int add_interval(struct query_ctx *c, const char *day_dir, const struct d
 	sprintf(path, "%s/%s", day_dir, e->file);
 	int ret;
 	if (has_suffix(e->file, DIR_COUNTS_SUFFIX)) {
-		node_t under = PROFILE_ROOT;
-		if (c->q->group_by_host)
-			under = profile_push_str(c->p, PROFILE_ROOT, e->host, strlen(e->host));
-		ret = add_counts_file(c, day_dir, path, e, under);
+		ret = add_counts_file(c, day_dir, path, e, host_root(c->p, c->q, e->host));
 	} else {
 		ret = add_pprof(c, path, e);
 	}

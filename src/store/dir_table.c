@@ -127,6 +127,22 @@ uint32_t dir_table_stack(struct dir_table *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
+/* A name read from the file: a line break or NUL would end a folded line
+ * early, so those bytes become '?' (as ClickHouse's names do). */
+static void add_safe_name(struct dir_table *t, const char *s, size_t n)
+{
+	if (!memchr(s, '\n', n) && !memchr(s, '\r', n) && !memchr(s, 0, n)) {
+		add_name(t, s, n);
+		return;
+	}
+	char *b = xmemdup0(s, n);
+	for (size_t i = 0; i < n; i++)
+		if (b[i] == '\n' || b[i] == '\r' || !b[i])
+			b[i] = '?';
+	add_name(t, b, n);
+	free(b);
+}
+
 /* The records of one decompressed frame. */
 static int read_records(struct dir_table *t, const char *path, uint64_t at, const unsigned char *b, size_t n)
 {
@@ -143,10 +159,7 @@ static int read_records(struct dir_table *t, const char *path, uint64_t at, cons
 			const char *s = rb_read_str(&r, &len);
 			if (r.bad)
 				break;
-			if (memchr(s, 0, len))
-				return error("%s: frame at byte %llu: name %u holds a NUL byte", path,
-					     (unsigned long long)at, t->nr_names);
-			add_name(t, s, len);
+			add_safe_name(t, s, len);
 		} else if (tag == 0x02) {
 			uint64_t back = rb_read_leb(&r), name = rb_read_leb(&r);
 			if (r.bad)

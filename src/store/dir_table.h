@@ -21,8 +21,9 @@
  *
  * (LEB: unsigned LEB128.) A stack's parent is numbered before it, so a
  * stack is its chain of parents, root first. A record never spans frames.
- * What is read is untrusted: a number out of range, a name with a NUL, a
- * frame that does not decompress is an error naming the file and offset;
+ * What is read is untrusted: a number out of range or a frame that does
+ * not decompress is an error naming the file and offset (a line break or
+ * NUL in a name is read as '?');
  * a last frame cut short (a writer that died mid-write) is ignored by
  * readers and cut off by the next writer. The same stack may appear twice
  * (two writers, or a writer that forgot the numbers to bound its memory):
