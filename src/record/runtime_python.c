@@ -64,8 +64,10 @@ static void note_met(struct py_run *run, const struct python_proc *p, bool suppo
 {
 	bool inserted;
 	uint32_t *slot = hashmap_upsert(&run->met, p->pid, 0, &inserted);
-	if (!inserted && *slot)
+	if (!inserted && *slot && (!supported || run->versions[*slot - 1].supported))
 		return;
+	if (!inserted && *slot) /* read after all (met again): counted as read */
+		run->versions[*slot - 1].procs--;
 	size_t i = 0;
 	while (i < run->nr_versions && (run->versions[i].version != p->version || run->versions[i].supported != supported))
 		i++;
@@ -313,7 +315,7 @@ static void py_summary(void *arg, char *buf, size_t cap)
 		bool first = true;
 		for (size_t i = 0; i < run->nr_versions && len < cap; i++) {
 			uint32_t v = run->versions[i].version;
-			if (run->versions[i].supported != supported)
+			if (run->versions[i].supported != supported || !run->versions[i].procs)
 				continue;
 			len += (size_t)snprintf(buf + len, cap - len, "%s %u.%u", first ? "" : ",", v >> 24, (v >> 16) & 0xff);
 			if (len < cap && (v & 0xffff)) /* from Py_Version; a file name says no more */
@@ -333,8 +335,7 @@ static void py_summary(void *arg, char *buf, size_t cap)
 						100.0 * (double)run->trimmed / (double)run->read_late);
 		if (len < cap && supported && run->read_late > run->checked)
 			len += (size_t)snprintf(buf + len, cap - len,
-						" (%.1f%% read after the sample and not checked against it: no stack copy, "
-						"--call-graph fp)",
+						" (%.1f%% read after the sample with no stack copy to check them against)",
 						100.0 * (double)(run->read_late - run->checked) / (double)run->read_late);
 		if (len >= cap)
 			break;

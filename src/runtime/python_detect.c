@@ -231,6 +231,10 @@ enum python_found python_detect(struct python_proc *p, uint32_t pid, const char 
 		else
 			p->version = version_from_name(files[i].path);
 		choose_layout(p);
+		/* A process met as it execs has its binary mapped before the
+		 * loader maps libc: not a verdict yet (met again later). */
+		if (p->supported && p->off.tstate_native_thread_id == PYTHON_NO_OFFSET && !libc.path[0])
+			return PYTHON_NONE;
 		if (p->supported && p->off.tstate_native_thread_id == PYTHON_NO_OFFSET)
 			find_pthread_tid(p, proc_root, &libc);
 		else if (!p->supported && !p->why)
