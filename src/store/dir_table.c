@@ -20,7 +20,7 @@ enum { TABLE_ZSTD_LEVEL = 9 };
 static const char *window(const struct dir_table *t, size_t *len)
 {
 	*len = t->history.len < DIR_TABLE_WINDOW ? t->history.len : DIR_TABLE_WINDOW;
-	return t->history.data + t->history.len - *len;
+	return t->history.len ? t->history.data + t->history.len - *len : NULL; /* (no history: no buffer) */
 }
 
 static void remember(struct dir_table *t, const char *b, size_t n)
