@@ -82,11 +82,18 @@ static void drop_stacks(struct recorder *r)
 	}
 }
 
+/* Cuts between two returns of freed memory to the system at most
+ * (malloc_trim walks the whole heap: under churn, files' tables are
+ * dropped in most intervals). */
+enum { TRIM_EVERY_CUTS = 6 };
+
 /* What the files' tables dropped for their budgets (symbols.c,
- * unwind_tables.c) freed since the last cut goes back to the system
- * (else it stays resident, free in the heap, until reused). */
+ * unwind_tables.c) freed goes back to the system (else it stays
+ * resident, free in the heap, until reused). */
 static void trim_if_dropped(struct recorder *r)
 {
+	if (r->intervals < r->trimmed_at + TRIM_EVERY_CUTS)
+		return;
 	size_t bytes;
 	uint64_t dropped = 0, unwind_dropped = 0;
 	symbols_held(r->user_syms, &bytes, &dropped);
@@ -96,6 +103,7 @@ static void trim_if_dropped(struct recorder *r)
 	if (dropped == r->tables_dropped)
 		return;
 	r->tables_dropped = dropped;
+	r->trimmed_at = r->intervals;
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif

@@ -90,7 +90,8 @@ struct recorder {
 	struct symbols *kernel_syms;
 	uint64_t cut_wall, cut_mono, interval_start, interval_base, intervals;
 	uint64_t interval_mono;      /* CLOCK_MONOTONIC at the interval's start (clock steps) */
-	uint64_t tables_dropped;    /* files' symbol and unwind tables dropped for their budgets, at the last cut */
+	uint64_t tables_dropped;    /* files' symbol and unwind tables dropped for their budgets, at the last trim */
+	uint64_t trimmed_at;        /* intervals at the last trim (recorder_cut.c) */
 	struct strpool comms;
 	struct hashmap comm_by_tid; /* tid -> comms id */
 	struct rstack *stacks;
