@@ -5,8 +5,11 @@
  * record resolves user addresses against the mapping they fell in when
  * sampled (procmaps.h), not against a process's maps at the end: each
  * file mapping gets an address space of its own in the symbolizer, so an
- * exec or munmap after the sample changes nothing. Names are borrowed and
- * valid until symbols_free(); NULL = unknown. */
+ * exec or munmap after the sample changes nothing. User files' symbol
+ * tables are kept within a byte budget (symbols.c), the least recently
+ * used dropped past it: a function name is borrowed and valid until the
+ * next lookup in another file (copy what is kept longer); module names
+ * until symbols_free(). NULL = unknown. */
 #ifndef SCORCH_RECORD_SYMBOLS_H
 #define SCORCH_RECORD_SYMBOLS_H
 
