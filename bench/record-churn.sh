@@ -33,7 +33,9 @@ if [ -n "$BASE_BIN" ]; then
 fi
 printf '%6s' s; for n in $names; do printf ' %12s %5s' "$n-RSS-KiB" fds; done; echo
 t=0
-while [ $t -lt "$SECS" ]; do
+# (the last step before the end: at the end itself the recordings are
+# writing their output and freeing what they held)
+while [ $((t + STEP)) -lt "$SECS" ]; do
 	sleep "$STEP"
 	t=$((t + STEP))
 	printf '%6d' $t
