@@ -77,9 +77,9 @@ struct lookup_slot {
 	uint32_t as, gen; /* as = UINT32_MAX: kernel */
 	const char *name, *dso;
 	uint64_t offset, dso_addr;
-	uint32_t epoch; /* symbolizer.epoch when filled */
 	struct dso *owner; /* the file the name is of (user addresses), or NULL */
-	uint8_t valid, have_map, ret;
+	uint32_t epoch; /* symbolizer.epoch when filled */
+	uint8_t valid, have_map, ret; /* (64 bytes in all: 64K slots are 4 MiB) */
 };
 
 enum { LOOKUP_SLOTS = 1 << 16 };
