@@ -34,16 +34,19 @@ if [ "$bpf_ok" = 1 ]; then
 	# Depths 12 and 40: user stacks of about 28 and 84 frames, in the
 	# second and third size classes (up to 56 and 127 frames), kernel
 	# stacks in the first (24); no stack lost to collisions at 29 bits of
-	# hash, so all counted in the kernel.
+	# hash, so all but a few (at most 1%) counted in the kernel.
 	for depth in 12 40; do
 		n="record bpf: $depth-deep distinct stacks are counted in the kernel, kernel and user parts joined right"
 		"$SCORCH" record --no-progress --backend bpf --call-graph fp --kernel -F 999 -o "$TMPDIR/br$depth.folded" \
 			-- "$WL/branches" 1 $depth 2>"$TMPDIR/br$depth.err"
 		why=$(joined_right "$TMPDIR/br$depth.folded" $depth)
 		lines=$(grep -c '_\[k\]' "$TMPDIR/br$depth.folded")
-		if [ -z "$why" ] && [ "$lines" -ge 100 ] &&
-			grep -q ', 100.0% counted in the kernel (0 sent whole, 0 as user-stack copies)' \
-				"$TMPDIR/br$depth.err" &&
+		# (a sample whose stack loses the race for its map slot to another
+		# CPU's, or collides, is sent whole: one in ~1,000 seen under ASan)
+		whole=$(sed -n 's/.*counted in the kernel (\([0-9,]*\) sent whole, 0 as user-stack copies).*/\1/p' \
+			"$TMPDIR/br$depth.err" | tr -d ,)
+		if [ -z "$why" ] && [ "$lines" -ge 100 ] && [ -n "$whole" ] &&
+			[ $((whole * 100)) -le "$(summary_samples "$TMPDIR/br$depth.err")" ] &&
 			[ "$(total "$TMPDIR/br$depth.folded")" = "$(summary_samples "$TMPDIR/br$depth.err")" ]; then
 			ok "$n"
 		else
