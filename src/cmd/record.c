@@ -14,6 +14,7 @@
 #include "base/out.h"
 #include "profile/folded.h"
 #include "record/record.h"
+#include "render/palette.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -23,6 +24,16 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Whether any frame is a runtime's (a node's JS frames come from its perf
+ * map, with no runtime line in the summary). */
+static bool has_runtime_frames(const struct profile *p)
+{
+	for (uint32_t id = 0; id < p->names.nr; id++)
+		if (palette_runtime_frame(strpool_str(&p->names, id), strpool_len(&p->names, id)))
+			return true;
+	return false;
+}
 
 /* The graph of p: its unit, period and times, and unless --title and
  * --subtitle say, what, where, when and how it was recorded. */
@@ -53,9 +64,9 @@ static int write_graph(struct record_args *a, struct profile *p, const struct re
 			snprintf(mode_title, sizeof(mode_title), "%s \xc2\xb7 %s", mode, title);
 		g->svg.title = mode ? mode_title : title;
 	}
-	/* Python frames drawn apart from native ones, unless --colors says. */
+	/* Runtime frames drawn apart from native ones, unless --colors says. */
 	enum palette_id given_palette = g->svg.palette;
-	if (!g->colors && st->runtimes[0])
+	if (!g->colors && (st->runtimes[0] || has_runtime_frames(p)))
 		g->svg.palette = PAL_PYTHON;
 	if (!g->svg.subtitle) {
 		describe_run(o, st, started, subtitle, sizeof(subtitle));

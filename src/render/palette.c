@@ -131,6 +131,51 @@ static bool contains(const char *s, size_t n, const char *needle)
 	return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
+static bool java_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* A Java method as HotSpot's perf map names it once stackcollapse's rules
+ * ran (and as record names interpreted frames): "TYPE Class.method", e.g.
+ * "void Phases$Alpha.run", "java.lang.String[] K.<init>". */
+static bool java_method_name(const char *s, size_t n)
+{
+	const char *sp = memchr(s, ' ', n);
+	if (!sp || sp == s)
+		return false;
+	for (const char *c = s; c < sp; c++) /* the type: a qualified name, [] allowed */
+		if (!java_ident_char(*c) && *c != '.' && *c != '[' && *c != ']')
+			return false;
+	const char *m = sp + 1, *end = s + n, *dot = NULL;
+	if (m == end)
+		return false;
+	for (const char *c = m; c < end; c++) {
+		if (*c == '.')
+			dot = c;
+		else if (!java_ident_char(*c) && *c != '<' && *c != '>')
+			return false;
+	}
+	return dot && dot > m && dot + 1 < end;
+}
+
+/* A frame of a runtime's own code, as record names them (doc/runtimes.md):
+ * Python "qualname (file.py)", "(<frozen ...>)", "[python]"; Java methods
+ * and HotSpot's "Interpreter"; V8's "JS:..." (and older "LazyCompile:",
+ * "Function:", "Script:"). */
+bool palette_runtime_frame(const char *s, size_t n)
+{
+	if (ends_with(s, n, ".py)") || contains(s, n, " (<") || (n == 8 && !memcmp(s, "[python]", 8)))
+		return true;
+	if ((n == 11 && !memcmp(s, "Interpreter", 11)) || java_method_name(s, n))
+		return true;
+	static const char *const js[] = { "JS:", "LazyCompile:", "Function:", "Script:" };
+	for (size_t i = 0; i < sizeof(js) / sizeof(js[0]); i++)
+		if (n >= strlen(js[i]) && !memcmp(s, js[i], strlen(js[i])))
+			return true;
+	return false;
+}
+
 /* The flat palette a multi palette picks for this name. */
 static enum palette_id pick_flat(enum palette_id pal, const char *s, size_t n)
 {
@@ -185,9 +230,7 @@ static enum palette_id pick_flat(enum palette_id pal, const char *s, size_t n)
 		return PAL_RED;
 	}
 	case PAL_PYTHON:
-		/* record's names of Python frames (doc/runtimes.md): "qualname
-		 * (file.py)", "(<frozen ...>)" for frozen modules, "[python]" */
-		if (ends_with(s, n, ".py)") || contains(s, n, " (<") || (n == 8 && !memcmp(s, "[python]", 8)))
+		if (palette_runtime_frame(s, n))
 			return PAL_GREEN;
 		if (ends_with(s, n, "_[k]"))
 			return PAL_ORANGE;

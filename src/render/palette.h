@@ -21,8 +21,9 @@ enum palette_id {
 	PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA, PAL_YELLOW, PAL_PURPLE, PAL_ORANGE,
 	PAL_WALL, /* ours (record --wall): hot, but its leaf frames [on-cpu]
 		     red, [off-cpu] io's blue, [runnable] purple */
-	PAL_PYTHON, /* ours (record, when it met a CPython): hot, but Python
-		       frames ("func (file.py)") green and _[k] orange */
+	PAL_PYTHON, /* ours (record, when it met a runtime): hot, but the
+		       runtimes' frames (Python "func (file.py)", Java methods,
+		       V8's "JS:...") green and _[k] orange */
 	PAL_UNKNOWN, /* flamegraph.pl draws every frame black */
 };
 
@@ -66,5 +67,10 @@ bool palette_map_get(struct palette_map *m, const char *name, size_t n, struct r
 void palette_map_put(struct palette_map *m, const char *name, size_t n, struct rgb c);
 int palette_map_save(struct palette_map *m, const char *path);
 void palette_map_free(struct palette_map *m);
+
+/* Whether a frame name is a runtime's own code as record names it (the
+ * python palette's green): Python "qualname (file.py)", a Java method
+ * ("void K.run"), HotSpot's "Interpreter", V8's "JS:...". */
+bool palette_runtime_frame(const char *s, size_t n);
 
 #endif

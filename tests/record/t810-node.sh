@@ -87,3 +87,27 @@ for be in perf bpf; do
 		not_ok "$name" "$n notices:" "$(cat "$N/plain.$be.err")"
 	fi
 done
+
+# The graph's default palette draws JS frames apart from native ones
+# (green, as flamegraph.pl's java palette draws Java; node::Start stays
+# hot): record of a node with the flags, as an SVG.
+name="record: an SVG of node draws its JS frames green, its native frames hot"
+if command -v node >/dev/null 2>&1 && { [ "$bpf_ok" = 1 ] || [ "$perf_ok" = 1 ]; }; then
+	(cd "$N" && "$SCORCH" record -F 499 -o "$N/w.svg" -- node --perf-basic-prof --interpreted-frames-native-stack work.js 1) \
+		>/dev/null 2>"$N/svg.err"
+	fills() { # NAME-PATTERN: the fills of frames whose title matches
+		sed -n "s/.*<title>\\($1\\)[^<]*<\\/title><rect [^>]*fill=\"rgb(\\([0-9,]*\\))\".*/\\2/p" "$N/w.svg"
+	}
+	js=$(fills 'JS:[~^+*]fib ' | awk -F, '$2 <= $1 || $2 <= $3' | wc -l)
+	njs=$(fills 'JS:[~^+*]fib ' | wc -l)
+	hot=$(fills 'node::Start ' | awk -F, '$1 < $2 || $1 < $3' | wc -l)
+	nhot=$(fills 'node::Start ' | wc -l)
+	if [ "$njs" -ge 1 ] && [ "$js" = 0 ] && [ "$nhot" -ge 1 ] && [ "$hot" = 0 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "$njs fib frames ($js not green), $nhot node::Start ($hot not hot)" "$(tail -2 "$N/svg.err")"
+	fi
+	rm -f "$N"/isolate-*.log
+else
+	not_ok "$name" "node or a backend is missing"
+fi

@@ -113,6 +113,29 @@ TEST(python_palette_kinds)
 	CHECK(palette_find("python") == PAL_PYTHON);
 }
 
+TEST(runtime_palette_java_and_js)
+{
+	/* Java methods as HotSpot's map names them (after stackcollapse's
+	 * rules), HotSpot's interpreter, V8's JS frames: green; native names
+	 * that look close stay hot. */
+	const char *rt[] = { "void Phases$Alpha.run", "long Work.fib", "java.lang.String[] K.<init>",
+			     "void java.lang.Thread.run", "Interpreter", "JS:~fib /tmp/w.js:1:13",
+			     "JS:*main /tmp/w.js:3:1", "LazyCompile:~f /a.js:1" };
+	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		struct rgb c = color(PAL_PYTHON, SEED_NAME, rt[i]), g = color(PAL_GREEN, SEED_NAME, rt[i]);
+		CHECK(!memcmp(&c, &g, sizeof(c)));
+		CHECK(palette_runtime_frame(rt[i], strlen(rt[i])));
+	}
+	const char *native[] = { "JavaCalls::call_helper", "operator new", "std::vector<int, std::allocator<int> >::push_back",
+				 "StubRoutines ", "Builtins_InterpreterEntryTrampoline", "node::Start", "start_thread",
+				 "a b.", "a .b", "Interpreter2", "(anonymous namespace)::f", "x y.z()" };
+	for (size_t i = 0; i < sizeof(native) / sizeof(native[0]); i++) {
+		struct rgb a = color(PAL_PYTHON, SEED_NAME, native[i]), b = color(PAL_HOT, SEED_NAME, native[i]);
+		CHECK(!memcmp(&a, &b, sizeof(a)));
+		CHECK(!palette_runtime_frame(native[i], strlen(native[i])));
+	}
+}
+
 TEST(hash_palette_values)
 {
 	/* namehash weights the first 3 characters and skips a module` prefix */
