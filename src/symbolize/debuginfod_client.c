@@ -59,7 +59,11 @@ struct debuginfo_client *debuginfo_client_new(bool notices)
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !urls[strspn(urls, " \t")])
 		return NULL;
-	void *lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	/* Never unloaded (RTLD_NODELETE): libcurl, which it loads, keeps its
+	 * TLS libraries' state in globals and registers exit handlers; unloaded
+	 * at dlclose, that state leaked (LeakSanitizer) and those handlers
+	 * would point into unmapped code. */
+	void *lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!lib)
 		return NULL;
 	struct debuginfo_client *c = xcalloc(1, sizeof(*c));
