@@ -1,18 +1,14 @@
 /* Finding a JVM's vmStructs (hotspot_jvm.h). */
 #include "runtime/hotspot_jvm.h"
 
+#include "runtime/elf_exports.h"
 #include "runtime/hotspot_method.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#ifdef HAVE_ELFUTILS
-#include <gelf.h>
-#include <libelf.h>
-#endif
 
 bool hotspot_read_process(void *arg, uint64_t addr, void *buf, size_t len)
 {
@@ -72,33 +68,26 @@ static bool find_libjvm(const char *maps_path, char *path, size_t cap, uint64_t 
 }
 
 /* The exported variables, by name, and where their values go. */
-static uint64_t *export_slot(struct hotspot_exports *ex, const char *name)
-{
-	static const struct {
-		const char *name;
-		size_t at;
-	} names[] = {
+static const struct {
+const char *name;
+size_t at;
+} export_names[] = {
 #define X(n, m) { n, offsetof(struct hotspot_exports, m) }
-		X("gHotSpotVMStructs", structs),
-		X("gHotSpotVMStructEntryTypeNameOffset", s_type_name),
-		X("gHotSpotVMStructEntryFieldNameOffset", s_field_name),
-		X("gHotSpotVMStructEntryIsStaticOffset", s_is_static),
-		X("gHotSpotVMStructEntryOffsetOffset", s_offset),
-		X("gHotSpotVMStructEntryAddressOffset", s_address),
-		X("gHotSpotVMStructEntryArrayStride", s_stride),
-		X("gHotSpotVMTypes", types),
-		X("gHotSpotVMTypeEntryTypeNameOffset", t_type_name),
-		X("gHotSpotVMTypeEntrySizeOffset", t_size),
-		X("gHotSpotVMTypeEntryArrayStride", t_stride),
+	X("gHotSpotVMStructs", structs),
+	X("gHotSpotVMStructEntryTypeNameOffset", s_type_name),
+	X("gHotSpotVMStructEntryFieldNameOffset", s_field_name),
+	X("gHotSpotVMStructEntryIsStaticOffset", s_is_static),
+	X("gHotSpotVMStructEntryOffsetOffset", s_offset),
+	X("gHotSpotVMStructEntryAddressOffset", s_address),
+	X("gHotSpotVMStructEntryArrayStride", s_stride),
+	X("gHotSpotVMTypes", types),
+	X("gHotSpotVMTypeEntryTypeNameOffset", t_type_name),
+	X("gHotSpotVMTypeEntrySizeOffset", t_size),
+	X("gHotSpotVMTypeEntryArrayStride", t_stride),
 #undef X
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(names[i].name, name))
-			return (uint64_t *)((char *)ex + names[i].at);
-	return NULL;
-}
+};
 
-enum { NR_EXPORTS = 11 };
+enum { NR_EXPORTS = sizeof(export_names) / sizeof(export_names[0]) };
 _Static_assert(sizeof(struct hotspot_exports) == NR_EXPORTS * sizeof(uint64_t), "the exports are read as an array");
 
 #ifdef HAVE_ELFUTILS
@@ -106,42 +95,18 @@ _Static_assert(sizeof(struct hotspot_exports) == NR_EXPORTS * sizeof(uint64_t), 
  * page-aligned vaddr (what the load bias is measured from). */
 static bool read_exports(const char *path, struct hotspot_exports *ex, uint64_t *bias_base)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	const char *names[NR_EXPORTS];
+	uint64_t values[NR_EXPORTS];
+	for (size_t i = 0; i < NR_EXPORTS; i++)
+		names[i] = export_names[i].name;
+	struct elf_exports info;
+	if (elf_exports_read(path, names, NR_EXPORTS, values, &info) != NR_EXPORTS ||
+	    info.bias_base == UINT64_MAX)
 		return false;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t nph = 0, found = 0;
-	*bias_base = UINT64_MAX;
-	if (e && !elf_getphdrnum(e, &nph))
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset == 0)
-				*bias_base = ph.p_vaddr & ~(uint64_t)4095;
-		}
-	Elf_Scn *scn = NULL;
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t nsym = d ? d->d_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < nsym; i++) {
-			GElf_Sym sym;
-			const char *name;
-			uint64_t *slot;
-			if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
-			    (name = elf_strptr(e, sh.sh_link, sym.st_name)) && (slot = export_slot(ex, name)) &&
-			    !*slot) {
-				*slot = sym.st_value;
-				found++;
-			}
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return found == NR_EXPORTS && *bias_base != UINT64_MAX;
+	for (size_t i = 0; i < NR_EXPORTS; i++)
+		*(uint64_t *)((char *)ex + export_names[i].at) = values[i];
+	*bias_base = info.bias_base;
+	return true;
 }
 #endif
 

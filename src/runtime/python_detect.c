@@ -3,20 +3,14 @@
  * builds) that exports _PyRuntime in its .dynsym, the load bias of that
  * file, and the version (Py_Version, else the file name; 3.13+ carry
  * their own offsets at the start of _PyRuntime, _Py_DebugOffsets). */
+#include "runtime/elf_exports.h"
 #include "runtime/python.h"
 #include "runtime/python_layouts.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifdef HAVE_ELFUTILS
-#include <gelf.h>
-#include <libelf.h>
-#endif
 
 struct py_file {
 	char path[256];
@@ -92,51 +86,13 @@ struct py_syms {
 
 static bool read_syms(const char *path, struct py_syms *s)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	static const char *const names[] = { "_PyRuntime", "Py_Version", "Py_Initialize", "_thread_db_pthread_tid" };
+	uint64_t v[4];
+	struct elf_exports info;
+	if (elf_exports_read(path, names, 4, v, &info) < 0)
 		return false;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	bool ok = false;
-	GElf_Ehdr eh;
-	if (!e || !gelf_getehdr(e, &eh))
-		goto out;
-	*s = (struct py_syms){ .dyn = eh.e_type == ET_DYN, .bias_base = UINT64_MAX };
-	size_t nph = 0;
-	elf_getphdrnum(e, &nph);
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset == 0)
-			s->bias_base = ph.p_vaddr & ~(uint64_t)4095;
-	}
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t nsym = d ? d->d_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < nsym; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (name && !strcmp(name, "_PyRuntime"))
-				s->runtime = sym.st_value;
-			else if (name && !strcmp(name, "Py_Version"))
-				s->version = sym.st_value;
-			else if (name && !strcmp(name, "Py_Initialize"))
-				s->initialize = sym.st_value;
-			else if (name && !strcmp(name, "_thread_db_pthread_tid"))
-				s->pthread_tid = sym.st_value;
-		}
-	}
-	ok = (s->runtime || s->initialize || s->pthread_tid) && (!s->dyn || s->bias_base != UINT64_MAX);
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return ok;
+	*s = (struct py_syms){ v[0], v[1], v[2], v[3], info.bias_base, info.dyn };
+	return (s->runtime || s->initialize || s->pthread_tid) && (!s->dyn || s->bias_base != UINT64_MAX);
 }
 #endif
 
