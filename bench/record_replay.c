@@ -1,9 +1,11 @@
-/* bench/record_replay PERF.DATA [OUT.folded]: feed a recording made with
+/* bench/record_replay [--early] PERF.DATA [OUT.folded]: feed a recording made with
  * `perf record -a --call-graph dwarf` to record's collector, in time order,
  * as the live perf backend would (samples with registers and stack copies,
  * MMAP2/COMM/FORK records; no /proc read), and print the CPU time the
  * collector took (DWARF unwinding included) per sample. The folded output
- * lets two builds' stacks be compared on the same input. Built with
+ * lets two builds' stacks be compared on the same input. --early: stacks
+ * are built while the samples are fed, as a live recording does (and
+ * folded, recorder_fold.c). Built with
  * `make bench/record_replay` (links the core objects). */
 #include "base/alloc.h"
 #include "base/input.h"
@@ -12,8 +14,12 @@
 #include "profile/folded.h"
 #include "profile/profile.h"
 #include "record/record.h"
+#include "record/recorder.h"
+#include "record/session.h"
+#include "record/symbols.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,8 +133,11 @@ static void feed(const struct perf_data *pd, const struct pd_record *rec, struct
 
 int main(int argc, char **argv)
 {
+	bool early = argc > 1 && !strcmp(argv[1], "--early");
+	argc -= early;
+	argv += early;
 	if (argc < 2) {
-		fprintf(stderr, "usage: record_replay PERF.DATA [OUT.folded]\n");
+		fprintf(stderr, "usage: record_replay [--early] PERF.DATA [OUT.folded]\n");
 		return 2;
 	}
 	struct input in;
@@ -141,14 +150,17 @@ int main(int argc, char **argv)
 	qsort(w.refs, w.nr, sizeof(w.refs[0]), by_time);
 	struct record_opts opts = { .freq = 999, .all_cpus = true };
 	struct recorder *r = recorder_new(&opts, "/nonexistent-proc");
+	struct profile p;
+	profile_init(&p);
+	struct symbols *kernel_syms = early ? symbols_new() : NULL;
+	if (early)
+		recorder_build_early(r, &p, kernel_syms, NULL);
 	uint64_t *buf = NULL, samples = 0;
 	size_t alloc = 0;
 	double c0 = record_cpu_now();
 	for (size_t i = 0; i < w.nr; i++)
 		feed(&pd, &w.refs[i].rec, r, &buf, &alloc, &samples);
 	double c1 = record_cpu_now();
-	struct profile p;
-	profile_init(&p);
 	recorder_build(r, &p);
 	double c2 = record_cpu_now();
 	fprintf(stderr, "%" PRIu64 " samples: collector %.3f s CPU (%.1f us/sample), build %.3f s CPU\n", samples,
@@ -163,6 +175,8 @@ int main(int argc, char **argv)
 	}
 	profile_release(&p);
 	recorder_free(r);
+	if (kernel_syms)
+		symbols_free(kernel_syms);
 	free(buf);
 	free(w.refs);
 	perf_data_close(&pd);

@@ -98,6 +98,20 @@ static void add_cell(struct time_cells *t, uint32_t cell, node_t leaf, uint64_t 
 	t->entries[t->nr++] = (struct time_entry){ cell, leaf, count };
 }
 
+void time_cells_renumber(struct time_cells *t, const uint32_t *map)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->nr; i++) {
+		struct time_entry e = t->entries[i];
+		if (map[e.node] == TIME_NODE_DROPPED)
+			continue;
+		e.node = map[e.node];
+		t->entries[n++] = e;
+	}
+	t->nr = n;
+	reindex(t);
+}
+
 void time_cells_note(struct time_cells *t, uint32_t id, uint64_t when, uint64_t count)
 {
 	uint32_t cell;

@@ -66,6 +66,11 @@ void profile_keep_time(struct profile *p);
 struct time_cells *time_cells_new(void);
 void time_cells_note(struct time_cells *t, uint32_t id, uint64_t when, uint64_t count);
 
+/* A table of its own whose ids changed: entry id i becomes map[i], or
+ * goes when map[i] is TIME_NODE_DROPPED (record: stacks folded into the
+ * profile, the rest renumbered). Its span (origin, first, last) stays. */
+void time_cells_renumber(struct time_cells *t, const uint32_t *map);
+
 /* The source clock maps to the epoch: epoch ns = source ns + offset. */
 void time_cells_set_epoch(struct profile *p, int64_t offset);
 

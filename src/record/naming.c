@@ -302,6 +302,13 @@ void naming_build_ready(struct recorder *r)
 	}
 }
 
+struct profile *naming_early_profile(const struct recorder *r)
+{
+	if (!r->builder || (r->kernel_ready && !atomic_load_explicit(r->kernel_ready, memory_order_acquire)))
+		return NULL;
+	return r->builder->p;
+}
+
 /* Every stack not built yet, then the counts. */
 void naming_build_all(struct recorder *r, struct profile *p, struct symbols *kernel_syms)
 {

@@ -27,5 +27,12 @@ void naming_build_ready(struct recorder *r);
 /* Every stack not built yet, then the counts, into p. */
 void naming_build_all(struct recorder *r, struct profile *p, struct symbols *kernel_syms);
 void naming_builder_free(struct builder *b);
+/* The profile stacks are built into while sampling runs, once the
+ * kernel's symbols are ready; NULL when they wait for the end. */
+struct profile *naming_early_profile(const struct recorder *r);
+struct rstack;
+/* Built stack s counted into p before the end (recorder_fold.c): its
+ * samples, and its share of the summary's user stacks. */
+void naming_count_one(struct recorder *r, struct profile *p, const struct rstack *s);
 
 #endif

@@ -2,6 +2,7 @@
  * profile node, the samples are counted into the profile (by time ranges,
  * in time order, off-CPU microseconds or plain counts), and their times
  * into its time table. */
+#include "record/naming.h"
 #include "record/naming_impl.h"
 
 #include "base/alloc.h"
@@ -87,6 +88,20 @@ static void count_in_ranges(struct recorder *r, struct profile *p)
 		set_epoch(p);
 }
 
+static void count_user_share(struct recorder *r, const struct rstack *s)
+{
+	if (s->leaf && s->has_user) {
+		r->user_samples += s->count;
+		r->reached += s->reached ? s->count : 0;
+	}
+}
+
+void naming_count_one(struct recorder *r, struct profile *p, const struct rstack *s)
+{
+	profile_count(p, s->leaf, (double)s->count);
+	count_user_share(r, s);
+}
+
 void naming_count(struct recorder *r, struct profile *p)
 {
 	if (r->opts->time_ranges) {
@@ -108,13 +123,12 @@ void naming_count(struct recorder *r, struct profile *p)
 		for (uint32_t i = 0; i < r->nr_stacks; i++)
 			profile_count(p, r->stacks[i].leaf, (double)r->stacks[i].count);
 	}
-	if (r->times && !r->untimed && !r->opts->time_ranges)
+	if (r->times && !r->untimed && !r->opts->time_ranges) {
 		add_times(r, p);
-	for (uint32_t i = 0; i < r->nr_stacks; i++) {
-		const struct rstack *s = &r->stacks[i];
-		if (s->leaf && s->has_user) {
-			r->user_samples += s->count;
-			r->reached += s->reached ? s->count : 0;
-		}
+	} else if (r->times_folded) { /* a sample came without a time: no table (as if nothing was folded) */
+		time_cells_free(p->time);
+		p->time = NULL;
 	}
+	for (uint32_t i = 0; i < r->nr_stacks; i++)
+		count_user_share(r, &r->stacks[i]);
 }

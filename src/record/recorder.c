@@ -89,6 +89,7 @@ static void recorder_release(struct recorder *r)
 	hashmap_release(&r->comm_by_tid);
 	hashmap_release(&r->by_hash);
 	free(r->stacks);
+	free(r->folded_leaves);
 	free(r->frames);
 	free(r->scratch);
 	free(r->tokens);
@@ -154,6 +155,11 @@ static uint64_t count_named(const struct recorder *r, const struct profile *p)
 {
 	uint8_t *seen = xcalloc(p->nr ? p->nr : 1, 1);
 	uint64_t n = 0;
+	for (node_t leaf = 0; leaf < p->nr; leaf++) /* (stacks folded while sampling ran) */
+		if (recorder_folded_leaf(r, leaf)) {
+			seen[leaf] = 1;
+			n++;
+		}
 	for (uint32_t i = 0; i < r->nr_stacks; i++) {
 		node_t leaf = r->stacks[i].leaf;
 		if (leaf && leaf < p->nr && !seen[leaf]) {
@@ -177,7 +183,7 @@ void recorder_finish(struct recorder *r, struct profile *p, struct symbols *kern
 	stats->offcpu_seconds = (double)r->block_ns / 1e9;
 	stats->offcpu_waits = r->waits;
 	stats->offcpu_wait_seconds = (double)r->wait_ns / 1e9;
-	stats->unique = r->nr_stacks;
+	stats->unique = r->nr_stacks + r->nr_folded;
 	stats->named = count_named(r, p);
 	stats->built_late = r->nr_built_late;
 	stats->user_samples = r->user_samples;
@@ -422,6 +428,8 @@ void recorder_sample(struct recorder *r, const struct record_sample *smp)
 {
 	if (r->cut_mono && smp->time >= r->cut_mono)
 		recorder_advance(r, smp->time); /* (samples come in time order) */
+	if (recorder_fold_due(r))
+		recorder_fold(r); /* (before the sample's stack: indices change) */
 	uint32_t idx = recorder_stack(r, smp);
 	recorder_count(r, idx, smp->weight, smp->ns);
 	/* One event a sample: a count read back from the BPF backend's

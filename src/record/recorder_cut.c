@@ -71,6 +71,7 @@ static void drop_stacks(struct recorder *r)
 	hashmap_init(&r->by_hash);
 	hashmap_release(&r->named);
 	hashmap_init(&r->named);
+	recorder_fold_reset(r);
 	r->nr_names = 0;
 	r->nr_inlines = 0;
 	strpool_release(&r->name_text);

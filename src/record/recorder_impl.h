@@ -138,6 +138,16 @@ struct recorder {
 	const atomic_bool *kernel_ready;
 	uint32_t nr_examined;       /* stacks built early or left for the end */
 	uint32_t nr_built_late;     /* stacks built after sampling ended */
+	/* Stacks folded into the builder's profile while sampling runs
+	 * (recorder_fold.c): how many, their leaves (a byte per profile
+	 * node, for the named count), whether their times went into the
+	 * profile's table, and the raw tables' bytes at which the next fold
+	 * is due. */
+	uint64_t nr_folded;
+	uint8_t *folded_leaves;
+	size_t alloc_folded_leaves;
+	bool times_folded;
+	size_t fold_at;
 	struct runtime_set *runtimes; /* runtimes.c: per-process runtime state */
 	/* Processes no runtime owns, as last looked at (recorder_runtime_recheck). */
 	struct hashmap looked;      /* pid -> index in look */
@@ -146,6 +156,17 @@ struct recorder {
 	uint32_t *free_look;        /* entries of forgotten processes */
 	size_t nr_free_look, alloc_free_look;
 };
+
+/* Folding (recorder_fold.c): the stacks already built, their counts and
+ * times moved into the builder's profile, leave the raw tables, so that
+ * what a long recording holds follows its named stacks. Due when the raw
+ * tables pass r->fold_at bytes; only between samples (stack indices
+ * change); recorder_fold_reset: the profile was handed over (a cut). */
+bool recorder_fold_due(const struct recorder *r);
+void recorder_fold(struct recorder *r);
+void recorder_fold_reset(struct recorder *r);
+/* Whether leaf (of the builder's profile) was a folded stack's. */
+bool recorder_folded_leaf(const struct recorder *r, node_t leaf);
 
 /* The process table (processes.c), below recorder.c's stacks. */
 /* A process met (fresh: just forked or exec'ed): the runtimes look at it
