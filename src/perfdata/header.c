@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_CLOCK_DATA = 29 };
 
@@ -269,7 +270,10 @@ static int parse_clock_data(struct perf_data *pd, const uint8_t *p, size_t n, ui
 		return 0; /* no reference given: times stay relative */
 	pd->epoch_known = true;
 	pd->clockid = pd_u32(p + 4);
-	pd->epoch_offset = (int64_t)wall - (int64_t)clock;
+	/* CLOCK_REALTIME is the epoch: its two readings differ only by the
+	 * time between them, which would move a --time bound by that much
+	 * against perf's (which compares the stamps as they are). */
+	pd->epoch_offset = pd->clockid == CLOCK_REALTIME ? 0 : (int64_t)wall - (int64_t)clock;
 	return 0;
 }
 

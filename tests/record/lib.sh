@@ -95,6 +95,18 @@ total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 us() { awk -v pat="$2" '$0 ~ pat { t += $NF } END { print t + 0 }' "$1"; }
 # near A B TOL: |A - B| <= TOL
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# on_share_ok GOT CPU BUSY SLEEP TOL: an on-CPU share GOT (cpu-clock
+# samples) within TOL of the range the workload measured: from its CPU
+# time (CPU / (CPU + SLEEP)) to its time inside compute (BUSY / (BUSY +
+# SLEEP)). cpu-clock's timer counts the host's steal time on a virtual
+# machine, the thread's CPU clock does not; the monotonic time in compute
+# holds the steal and the run-queue waits too.
+on_share_ok() {
+	awk -v g="$1" -v c="$2" -v b="$3" -v s="$4" -v t="$5" 'BEGIN {
+		if (c + s <= 0 || b + s <= 0) exit 1
+		lo = c / (c + s); hi = b / (b + s); if (hi < lo) hi = lo
+		exit !(g >= lo - t && g <= hi + t) }'
+}
 # measured FILE KEY: a figure the workload printed ("key value ...").
 measured() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"; }
 

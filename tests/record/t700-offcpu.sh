@@ -143,20 +143,20 @@ offcpu_tests() {
 
 	# --wall: half compute (5 ms of CPU), half nanosleep (5 ms, longer on a
 	# loaded machine): [on-cpu] time is the workload's CPU time and
-	# [off-cpu] its sleep, in the shares it measured, within 0.05; the
+	# [off-cpu] its sleep, in the shares it measured (on_share_ok), within 0.05; the
 	# on-CPU time is under compute, the off-CPU time under sleep_half.
 	"$SCORCH" record --backend $be --wall -F 997 -o "$out/w.folded" -- "$WL/halfsleep" >"$out/w.out" 2>"$out/w.err"
 	f=$out/w.folded
 	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') run=$(us "$f" '\[runnable\]') t=$(total "$f")
 	onc=$(us "$f" ';compute;.*\[on-cpu\]') offs=$(us "$f" ';sleep_half;.*\[off-cpu\]')
-	mc=$(measured "$out/w.out" cpu) msl=$(measured "$out/w.out" sleep)
+	mc=$(measured "$out/w.out" cpu) msl=$(measured "$out/w.out" sleep) mb=$(measured "$out/w.out" busy)
 	want=$(awk -v c="$mc" -v s="$msl" 'BEGIN { if (c + s) printf "%.3f", c / (c + s) }')
 	got=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a + b) printf "%.3f", a / (a + b) }')
-	if [ -n "$want" ] && [ -n "$got" ] && [ $((on + off + run)) = "$t" ] && near "$got" "$want" 0.05 &&
+	if [ -n "$want" ] && [ -n "$got" ] && [ $((on + off + run)) = "$t" ] && on_share_ok "$got" "$mc" "$mb" "$msl" 0.05 &&
 		[ "$onc" -ge $((on * 9 / 10)) ] && [ "$offs" -ge $((off * 9 / 10)) ]; then
 		ok "record $be --off-cpu: wall"
 	else
-		not_ok "record $be --off-cpu: wall" "on-CPU share $got (the workload measured $want: cpu $mc s, sleep $msl s);" \
+		not_ok "record $be --off-cpu: wall" "on-CPU share $got (the workload measured $want: cpu $mc s, busy $mb s, sleep $msl s);" \
 			"on $on us ($onc under compute), off $off us ($offs under sleep_half), all $t us" "$(cat "$out/w.err")"
 	fi
 	# --wall's graph tells the kinds apart by colour too: its leaf frames

@@ -54,15 +54,15 @@ else
 		>"$un/w.out" 2>"$un/w.err"
 	f=$un/w.folded
 	on=$(us "$f" '\[on-cpu\]') off=$(us "$f" '\[off-cpu\]') run=$(us "$f" '\[runnable\]')
-	mc=$(measured "$un/w.out" cpu) msl=$(measured "$un/w.out" sleep) wall=$(measured "$un/w.out" wall)
+	mc=$(measured "$un/w.out" cpu) msl=$(measured "$un/w.out" sleep) mb=$(measured "$un/w.out" busy) wall=$(measured "$un/w.out" wall)
 	want=$(awk -v c="$mc" -v s="$msl" 'BEGIN { if (c + s) printf "%.3f", c / (c + s) }')
 	got=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a + b) printf "%.3f", a / (a + b) }')
-	if [ -n "$want" ] && [ -n "$got" ] && [ -n "$wall" ] && near "$got" "$want" 0.05 &&
+	if [ -n "$want" ] && [ -n "$got" ] && [ -n "$wall" ] && on_share_ok "$got" "$mc" "$mb" "$msl" 0.05 &&
 		near $((on + off + run)) "$(awk -v w="$wall" 'BEGIN { print w * 1e6 }')" "$(awk -v w="$wall" 'BEGIN { print w * 1e6 * 0.1 }')" &&
 		grep -q 'whose switch-in was not seen' "$un/w.err"; then
 		ok "record bpf --off-cpu, switch-ins unseen: wall"
 	else
 		not_ok "record bpf --off-cpu, switch-ins unseen: wall" \
-			"on-CPU share $got (measured $want); on $on + off $off + runnable $run us, wall ${wall:-?} s" "$(cat "$un/w.err")"
+			"on-CPU share $got (measured $want, cpu $mc s, busy $mb s, sleep $msl s); on $on + off $off + runnable $run us, wall ${wall:-?} s" "$(cat "$un/w.err")"
 	fi
 fi

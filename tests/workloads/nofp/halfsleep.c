@@ -47,11 +47,13 @@ __attribute__((noinline)) double sleep_half(void)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 50;
-	double cpu = 0, slept = 0, start = clock_s(CLOCK_MONOTONIC);
+	double cpu = 0, slept = 0, busy = 0, start = clock_s(CLOCK_MONOTONIC);
 	for (int i = 0; i < rounds; i++) {
+		double t = clock_s(CLOCK_MONOTONIC);
 		cpu += compute();
+		busy += clock_s(CLOCK_MONOTONIC) - t;
 		slept += sleep_half();
 	}
-	printf("cpu %.6f sleep %.6f wall %.6f\n", cpu, slept, clock_s(CLOCK_MONOTONIC) - start);
+	printf("cpu %.6f sleep %.6f wall %.6f busy %.6f\n", cpu, slept, clock_s(CLOCK_MONOTONIC) - start, busy);
 	return 0;
 }
