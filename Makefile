@@ -245,7 +245,7 @@ fuzz:
 	$(MAKE) O=$(FUZZ_O)/lib CC=clang SANITIZE=fuzzer-no-link,address,undefined $(FUZZ_O)/lib/scorch
 	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 	  echo "  FUZZ    $(FUZZ_O)/$$n"; \
-	  clang $(STD) -g -O1 -Isrc -fsanitize=fuzzer,address,undefined $(DEFS-y) -o $(FUZZ_O)/$$n $$f \
+	  clang $(STD) -g -O1 -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEFS-y) -o $(FUZZ_O)/$$n $$f \
 	    $$(find $(FUZZ_O)/lib/obj -name "*.o" ! -path "*/obj/main.o") $(LIBS) -pthread || exit 1; done
 
 check: all unit replay

@@ -8,7 +8,9 @@
 # Prints each minute, then per rate the growth from minute 2 to the last
 # (the first minute includes start-up) and the CPU per hour; then the
 # intervals stored and whether they meet end to start.
-#   bench/fleet-soak.sh       SOAK_MINUTES=N SOAK_HZ="19 99"
+#   bench/fleet-soak.sh       SOAK_MINUTES=N SOAK_HZ="19 99" SOAK_KEEP=DIR
+# SOAK_KEEP copies the directory stores there at the end (to put the same
+# intervals into another store: bench/fleet-reput.sh).
 set -u
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -48,4 +50,8 @@ for hz in $RATES; do
 		printf "%s Hz: %d intervals stored, %d gaps between them\n", hz, NR, gaps + 0 }'
 	i=$((i + 1))
 done
+if [ -n "${SOAK_KEEP:-}" ]; then
+	mkdir -p "$SOAK_KEEP"
+	for hz in $RATES; do cp -a "$W/store$hz" "$SOAK_KEEP/"; done
+fi
 bench_load

@@ -48,7 +48,7 @@ void recorder_intervals_begin(struct recorder *r)
 {
 	if (!r->opts->every_ns || !r->opts->on_interval || r->opts->off_cpu)
 		return;
-	r->interval_start = clock_ns(CLOCK_REALTIME);
+	r->interval_start = r->interval_real = clock_ns(CLOCK_REALTIME);
 	r->interval_mono = clock_ns(CLOCK_MONOTONIC);
 	r->interval_base = r->samples;
 	schedule(r, r->interval_start);
@@ -115,24 +115,33 @@ static void forget_map(void *syms, const struct mapping *m, uint32_t id)
 	symbols_forget_map(syms, id, m->pid);
 }
 
-/* A wall clock this far off the cut it was aimed at has been stepped. */
+/* The wall clock moved this much more (or less) than the monotonic one
+ * over an interval: it was stepped. (NTP's slewing moves it by 0.05 % at
+ * most; a cut that comes late, on a loaded machine, moves both alike.) */
 #define STEP_NS 1000000000ull
+
+static uint64_t abs_diff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
 
 static void cut(struct recorder *r)
 {
+	uint64_t real = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
 	/* (the kernel's symbols are read on a thread at the start: the
 	 * first cut waits for them, seconds later) */
 	while (r->kernel_ready && !atomic_load_explicit(r->kernel_ready, memory_order_acquire))
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	naming_build_all(r, r->out, r->kernel_syms);
-	/* The wall clock stepped since the cut was aimed (it is more than a
-	 * second off it): the interval is stamped as it ran, ending now and
-	 * starting as long before as it sampled (monotonic), and the next
-	 * cut is aimed from now on the new clock (doc/fleet.md, Clock steps). */
-	uint64_t real = clock_ns(CLOCK_REALTIME), mono = clock_ns(CLOCK_MONOTONIC);
+	/* The wall clock stepped since the last cut: the interval is stamped
+	 * as it ran, ending at the cut on the new clock and starting as long
+	 * before as it sampled (monotonic), and the next cut is aimed from
+	 * there on the new clock (doc/fleet.md, Clock steps). Otherwise it
+	 * ends at the multiple it was aimed at, however late the cut came,
+	 * and the next starts there: they meet. */
 	uint64_t start = r->interval_start, end = r->cut_wall;
-	if (real > end + STEP_NS || end > real + STEP_NS) {
-		uint64_t ran = mono - r->interval_mono;
+	uint64_t ran = mono - r->interval_mono;
+	if (abs_diff(real - r->interval_real, ran) > STEP_NS) {
 		end = real;
 		start = ran < end ? end - ran : 0;
 	}
@@ -146,6 +155,7 @@ static void cut(struct recorder *r)
 	r->intervals++;
 	r->interval_start = end;
 	r->interval_mono = mono;
+	r->interval_real = real;
 	r->interval_base = r->samples;
 	naming_build_early(r, r->out, r->kernel_syms, r->kernel_ready);
 	schedule(r, end);

@@ -89,7 +89,10 @@ struct recorder {
 	struct profile *out;
 	struct symbols *kernel_syms;
 	uint64_t cut_wall, cut_mono, interval_start, interval_base, intervals;
-	uint64_t interval_mono;      /* CLOCK_MONOTONIC at the interval's start (clock steps) */
+	/* CLOCK_MONOTONIC and CLOCK_REALTIME read together at the last cut
+	 * (or the start): the two advance alike unless the wall clock is
+	 * stepped (recorder_cut.c) */
+	uint64_t interval_mono, interval_real;
 	uint64_t tables_dropped;    /* files' symbol and unwind tables dropped for their budgets, at the last trim */
 	uint64_t trimmed_at;        /* intervals at the last trim (recorder_cut.c) */
 	struct strpool comms;

@@ -294,11 +294,16 @@ static void jvm_summary(void *arg, char *buf, size_t cap)
 		run->nr_pending = 0;
 	if (!run || !cap || (!run->jvms && !run->refused))
 		return;
+	const char *refused = run->refused ? " (some JVMs not read: see the notices)" : "";
+	if (!run->frames) { /* all compiled, or sampled too briefly: no share to give */
+		snprintf(buf, cap, "Java: %" PRIu32 " JVM%s read, no interpreted frame in the samples%s",
+			 run->jvms, run->jvms == 1 ? "" : "s", refused);
+		return;
+	}
 	int len = snprintf(buf, cap, "Java: %" PRIu32 " JVM%s read, %.1f%% of %" PRIu64
 			   " interpreted frames named by their method%s",
 			   run->jvms, run->jvms == 1 ? "" : "s",
-			   run->frames ? 100.0 * (double)run->named / (double)run->frames : 0.0, run->frames,
-			   run->refused ? " (some JVMs not read: see the notices)" : "");
+			   100.0 * (double)run->named / (double)run->frames, run->frames, refused);
 	if (run->uncopied && len > 0 && (size_t)len < cap)
 		snprintf(buf + len, cap - (size_t)len,
 			 " (%.1f%% in samples without a stack copy, --call-graph fp: they stay Interpreter)",
