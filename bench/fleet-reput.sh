@@ -8,8 +8,12 @@
 # (tests/fleet/clickhouse.sh). Bytes are the active parts after OPTIMIZE
 # ... FINAL, read when the intervals of minute WARM (default 3) are in and
 # at the end: the growth between, per day.
+# REPUT_SCHEMAS names files of SQL, one statement a line with {db} for
+# the database, run before a build's first put (its CREATE TABLE IF NOT
+# EXISTS then finds the tables made): a schema tried without a build; "-"
+# is the build's own.
 #   bench/fleet-reput.sh KEPT_DIR [SCORCH ...]     (default ./scorch)
-#   REPUT_WARM=MINUTES
+#   REPUT_WARM=MINUTES REPUT_SCHEMAS="- FILE ..."
 set -u
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -37,8 +41,15 @@ for store in "$KEPT"/*/; do
 	first=$(head -1 "$W/index" | cut -f1)
 	n=0
 	for bin in "$@"; do
+	for schema in ${REPUT_SCHEMAS:--}; do
 		n=$((n + 1))
 		db="reput_${name//[^A-Za-z0-9_]/_}_$n"
+		if [ "$schema" != - ]; then
+			ch_sql "CREATE DATABASE $db" >/dev/null
+			while IFS= read -r sql; do
+				[ -n "$sql" ] && ch_sql "${sql//\{db\}/$db}"
+			done <"$schema"
+		fi
 		k=0 warm_b= warm_t=
 		while IFS=$'\t' read -r start end file host event rate unit labels; do
 			"$bin" query "$store" --from "$start" --to "$end" >"$W/one.folded" 2>"$W/q.err" || {
@@ -55,9 +66,12 @@ for store in "$KEPT"/*/; do
 		total=$(ch_bytes "$db")
 		st=$(ch_bytes "$db" scorch_stacks) sa=$(ch_bytes "$db" scorch_samples)
 		rows=$(ch_sql "SELECT count() FROM $db.scorch_samples")
-		awk -v b="$bin" -v s="$name" -v k="$k" -v st="$st" -v sa="$sa" -v rows="$rows" \
+		label=$bin
+		[ "$schema" = - ] || label="$bin+$(basename "$schema")"
+		awk -v b="$label" -v s="$name" -v k="$k" -v st="$st" -v sa="$sa" -v rows="$rows" \
 			-v w="${warm_b:-0}" -v e="$total" -v t0="${warm_t:-0}" -v t1="$last_t" 'BEGIN {
 			day = (t1 > t0) ? (e - w) / ((t1 - t0) / 1e9) * 86400 / 1e6 : 0
 			printf "%-28s %-10s %9d %12d %12d %12d %14.1f\n", b, s, k, st, sa, rows, day }'
+	done
 	done
 done

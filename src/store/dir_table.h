@@ -70,6 +70,9 @@ void dir_table_release(struct dir_table *t);
 /* A writer forgets what it found (to bound its memory): what it meets
  * next gets new numbers, as the same stack twice may. */
 void dir_table_forget(struct dir_table *t);
+/* The bytes a writer holds to find numbers: its map of stacks, its names
+ * and their numbers. */
+size_t dir_table_writer_bytes(const struct dir_table *t);
 
 /* Parse the file's bytes [t->file_len, len) of data (the whole file's
  * bytes) into t. A cut-short last frame stops the reading (t->file_len
