@@ -29,6 +29,11 @@ uint32_t *hashmap_upsert(struct hashmap *m, uint64_t key, uint32_t fresh, bool *
 /* Room for n keys without growing (for a count known ahead: each growth
  * rehashes everything into new memory). */
 void hashmap_reserve(struct hashmap *m, size_t n);
+/* The bytes its slots take. */
+static inline size_t hashmap_bytes(const struct hashmap *m)
+{
+	return (m->mask + 1) * sizeof(*m->slots);
+}
 /* Remove key (false: it was not there). Pointers from hashmap_upsert are
  * invalid afterwards. */
 bool hashmap_remove(struct hashmap *m, uint64_t key);

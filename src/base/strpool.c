@@ -22,6 +22,12 @@ void strpool_release(struct strpool *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
+size_t strpool_bytes(const struct strpool *sp)
+{
+	size_t n = sp->arena.total + sp->alloc * sizeof(*sp->entries);
+	return sp->slots ? n + ((size_t)sp->mask + 1) * sizeof(*sp->slots) : n;
+}
+
 static void grow_slots(struct strpool *sp)
 {
 	uint32_t mask = sp->mask * 2 + 1;

@@ -26,6 +26,8 @@ struct strpool {
 void strpool_init(struct strpool *sp);
 void strpool_release(struct strpool *sp);
 uint32_t strpool_intern(struct strpool *sp, const char *s, size_t n);
+/* The bytes it holds: its strings, their entries and its slots. */
+size_t strpool_bytes(const struct strpool *sp);
 /* Look up without inserting; returns UINT32_MAX when absent. */
 uint32_t strpool_find(const struct strpool *sp, const char *s, size_t n);
 

@@ -196,9 +196,8 @@ int record_every_run(struct record_every *e, struct record_args *a)
 	 * for the day's stack table, several MB at each put; tables rehashed
 	 * into new ones) are mapped and unmapped each time. glibc's default
 	 * raises this threshold to the largest block freed so far and then
-	 * takes such blocks from the heap, where they stayed resident and
-	 * free (bench/NOTES.md: a step of 6 MB at minute 4 of every 99 Hz
-	 * soak). */
+	 * takes such blocks from the heap, where they stay resident and free
+	 * (bench/NOTES.md). */
 	mallopt(M_MMAP_THRESHOLD, EVERY_MMAP_FROM);
 #endif
 	a->o.progress = false;

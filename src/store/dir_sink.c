@@ -29,12 +29,10 @@
 #include <unistd.h>
 
 /* A writer's table is forgotten once a put takes it past this many bytes
- * (dir_table.h): the memory of a day's new stacks stays flat, at the price
- * of writing again the stacks met after. (Bounded by 2^20 stacks instead,
- * its map alone grew in doublings to 32 MiB, 48 during the last: steps in
- * bench/fleet-soak.sh's RSS, a day's new stacks under churn being hundreds
- * of thousands.) Its map stays at 2^17 slots (2 MiB, 91,000 stacks) or
- * below, but for the put that passes them. */
+ * (dir_table.h): the memory of a day's new stacks, hundreds of thousands
+ * under churn, stays flat, at the price of writing again the stacks met
+ * after. Its map stays at 2^17 slots (2 MiB, 91,000 stacks) or below, but
+ * for the put that passes them. */
 #ifndef TABLE_WRITER_BYTES /* (-DTABLE_WRITER_BYTES=1: a build that forgets at each put) */
 #define TABLE_WRITER_BYTES ((size_t)4 << 20)
 #endif

@@ -59,9 +59,8 @@ void dir_table_forget(struct dir_table *t)
 
 size_t dir_table_writer_bytes(const struct dir_table *t)
 {
-	return (t->stack_of.mask + 1) * sizeof(struct hashmap_slot) + t->pool.arena.total +
-	       (size_t)t->pool.alloc * sizeof(struct strpool_entry) + ((size_t)t->pool.mask + 1) * sizeof(uint32_t) +
-	       (size_t)t->number_of_sym_alloc * sizeof(uint32_t);
+	return hashmap_bytes(&t->stack_of) + strpool_bytes(&t->pool) +
+	       (size_t)t->number_of_sym_alloc * sizeof(*t->number_of_sym);
 }
 
 void dir_table_release(struct dir_table *t)

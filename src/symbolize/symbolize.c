@@ -479,10 +479,8 @@ static void load_dso(struct symbolizer *s, struct dso *d)
 
 static size_t chain_bytes(const struct dso *d)
 {
-	const struct strpool *p = &d->chain_names;
-	size_t n = d->chain_items_alloc * sizeof(*d->chain_items) + (d->inline_cache.mask + 1) * sizeof(struct hashmap_slot);
-	n += p->arena.total + p->alloc * sizeof(*p->entries);
-	return p->slots ? n + ((size_t)p->mask + 1) * sizeof(*p->slots) : n;
+	return d->chain_items_alloc * sizeof(*d->chain_items) + hashmap_bytes(&d->inline_cache) +
+	       strpool_bytes(&d->chain_names);
 }
 
 static void lru_unlink(struct symbolizer *s, struct dso *d)
