@@ -24,8 +24,9 @@
  * to be opened again if its code turns up again. What a file's tables
  * hold is counted: the sections libdw reads in place from the mapping
  * (.eh_frame, .eh_frame_hdr, and .debug_frame once it is opened, each
- * brought resident as it is read), the vdso's copy, and the rules kept
- * per address (each a few hundred bytes of libdw's). A system-wide
+ * brought resident as it is read), the vdso's copy, the rows of rules
+ * kept (a few hundred bytes of libdw's each) and an entry per address
+ * seen. A system-wide
  * recording at 99 Hz holds about 20 MiB after 3 minutes on a busy
  * machine (tens of thousands of distinct return addresses in a few dozen
  * files); 32 MiB holds that, where a host that builds and runs new
@@ -39,9 +40,10 @@ struct segment {
 	uint64_t offset, filesz, vaddr;
 };
 
+/* An address seen, and the row of CFI rules that holds there. */
 struct kept {
 	uint64_t off;
-	Dwarf_Frame *frame; /* NULL: no CFI there */
+	uint32_t rule; /* index in rules, NO_RULE: no CFI there */
 };
 
 struct unwind_file {
@@ -59,6 +61,14 @@ struct unwind_file {
 	struct hashmap frames; /* hash of the offset -> index in kept (probing on clash) */
 	struct kept *kept;
 	size_t nr_kept, alloc_kept;
+	/* The rows kept, each once: a row of a function's CFI holds for a
+	 * range of addresses (between two changes of the stack pointer,
+	 * usually the whole body), so the call sites in one function share
+	 * one, where a row per return address cost libdw's few hundred bytes
+	 * each (bench/NOTES.md). */
+	Dwarf_Frame **rules;
+	size_t nr_rules, alloc_rules;
+	struct hashmap rows; /* hash of a row's start -> index in rules (probing on clash) */
 	size_t bytes;       /* what its tables hold (UNWIND_TABLES_BYTES) */
 	size_t bytes_pending; /* .debug_frame, once opened: counted with the next rule */
 	uint32_t newer, older; /* the LRU list (indexes in files, NO_FILE at the ends) */
@@ -76,7 +86,7 @@ struct unwind_tables {
 	Dwarf_Frame *scratch;     /* the last frame not kept */
 };
 
-enum { NO_FILE = UINT32_MAX - 1 };
+enum { NO_FILE = UINT32_MAX - 1, NO_RULE = UINT32_MAX - 1 };
 
 /* The heap bytes of a frame from libdw (allocated there, freed here). */
 static size_t frame_bytes(Dwarf_Frame *frame)
@@ -102,8 +112,10 @@ static void file_free(struct unwind_file *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->nr_kept; i++)
-		free(f->kept[i].frame);
+	for (size_t i = 0; i < f->nr_rules; i++)
+		free(f->rules[i]);
+	free(f->rules);
+	hashmap_release(&f->rows);
 	free(f->kept);
 	hashmap_release(&f->frames);
 	if (f->eh)
@@ -279,12 +291,14 @@ static struct unwind_file *file_open(const struct unwind_source *src)
 	if (!f->nr_segs)
 		goto none;
 	hashmap_init(&f->frames);
+	hashmap_init(&f->rows);
 	f->bytes = sizeof(*f) + f->nr_segs * sizeof(*f->segs) + f->image_len;
 	if (f->eh)
 		f->bytes += section_size(f->elf, ".eh_frame") + section_size(f->elf, ".eh_frame_hdr");
 	return f;
 none:
 	hashmap_init(&f->frames);
+	hashmap_init(&f->rows);
 	file_free(f);
 	return NULL;
 }
@@ -358,6 +372,41 @@ static Dwarf_Frame *lookup(struct unwind_file *f, uint64_t off)
 	return NULL;
 }
 
+/* The index in f->rules of the row frame is (frame given to the file, or
+ * freed for the same row kept before), and the bytes a new row adds. */
+static uint32_t keep_row(struct unwind_file *f, Dwarf_Frame *frame, size_t *more)
+{
+	Dwarf_Addr start, end;
+	bool signal;
+	if (dwarf_frame_info(frame, &start, &end, &signal) < 0)
+		start = end = 0, signal = false;
+	uint64_t h = hash_u64(start);
+	for (uint64_t probe = h;; probe = hash_u64(probe)) {
+		uint32_t at;
+		if (!hashmap_get(&f->rows, probe, &at))
+			break;
+		Dwarf_Addr s2, e2;
+		bool sig2;
+		if (dwarf_frame_info(f->rules[at], &s2, &e2, &sig2) >= 0 && s2 == start && e2 == end &&
+		    sig2 == signal && start != end) {
+			free(frame);
+			return at;
+		}
+	}
+	VEC_GROW(f->rules, f->nr_rules + 1, f->alloc_rules);
+	f->rules[f->nr_rules] = frame;
+	for (uint64_t probe = h;; probe = hash_u64(probe)) {
+		bool inserted;
+		hashmap_upsert(&f->rows, probe, (uint32_t)f->nr_rules, &inserted);
+		if (inserted)
+			break;
+	}
+	/* the rule, its pointer and its hash slots (the map is kept at most
+	 * half full) */
+	*more += frame_bytes(frame) + sizeof(*f->rules) + 2 * sizeof(struct hashmap_slot);
+	return (uint32_t)f->nr_rules++;
+}
+
 Dwarf_Frame *unwind_file_frame(struct unwind_tables *t, struct unwind_file *f, uint64_t off)
 {
 	uint64_t h = hash_u64(off);
@@ -366,7 +415,7 @@ Dwarf_Frame *unwind_file_frame(struct unwind_tables *t, struct unwind_file *f, u
 		if (!hashmap_get(&f->frames, probe, &at))
 			break;
 		if (f->kept[at].off == off)
-			return f->kept[at].frame;
+			return f->kept[at].rule == NO_RULE ? NULL : f->rules[f->kept[at].rule];
 	}
 	Dwarf_Frame *frame = lookup(f, off);
 	size_t more = f->bytes_pending;
@@ -379,8 +428,9 @@ Dwarf_Frame *unwind_file_frame(struct unwind_tables *t, struct unwind_file *f, u
 			file_grew(t, f, more);
 		return frame;
 	}
+	uint32_t rule = frame ? keep_row(f, frame, &more) : NO_RULE;
 	VEC_GROW(f->kept, f->nr_kept + 1, f->alloc_kept);
-	f->kept[f->nr_kept] = (struct kept){ off, frame };
+	f->kept[f->nr_kept] = (struct kept){ off, rule };
 	for (uint64_t probe = h;; probe = hash_u64(probe)) {
 		bool inserted;
 		hashmap_upsert(&f->frames, probe, (uint32_t)f->nr_kept, &inserted);
@@ -388,9 +438,8 @@ Dwarf_Frame *unwind_file_frame(struct unwind_tables *t, struct unwind_file *f, u
 			break;
 	}
 	f->nr_kept++;
-	/* the rule, its entry and its hash slots (the map is kept at most
-	 * half full) */
-	more += frame_bytes(frame) + sizeof(struct kept) + 2 * sizeof(struct hashmap_slot);
+	/* the address's entry and its hash slots */
+	more += sizeof(struct kept) + 2 * sizeof(struct hashmap_slot);
 	file_grew(t, f, more);
-	return frame;
+	return rule == NO_RULE ? NULL : f->rules[rule];
 }

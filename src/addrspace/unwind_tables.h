@@ -8,11 +8,12 @@
  * in. "[vdso]" is this process's own vdso: the kernel maps the same one
  * into every 64-bit process.
  *
- * The rules found for an address are kept (a few hundred bytes each), so
- * a return address seen again costs a hash lookup, not a CFI walk. The
- * files' tables live in a cache bounded by bytes (unwind_tables.c), the
- * least recently used file's dropped past it (unmapped) and opened again
- * when its code comes back. x86-64 ELF files only: others get no tables. */
+ * The rules found for an address are kept (a row of a few hundred bytes,
+ * shared by the addresses it covers), so a return address seen again
+ * costs a hash lookup, not a CFI walk. The files' tables live in a cache
+ * bounded by bytes (unwind_tables.c), the least recently used file's
+ * dropped past it (unmapped) and opened again when its code comes back.
+ * x86-64 ELF files only: others get no tables. */
 #ifndef SCORCH_ADDRSPACE_UNWIND_TABLES_H
 #define SCORCH_ADDRSPACE_UNWIND_TABLES_H
 

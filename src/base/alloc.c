@@ -39,10 +39,22 @@ static void out_of_memory(size_t n)
  * huge page, and asked for transparent huge pages (see alloc.h). */
 enum { HUGE_PAGE = 2 << 20, BIG_FROM = 1 << 20 };
 
+/* alloc_big_blocks_on_small_pages: the one setting of this file, read by
+ * every big allocation (set before threads start, never changed back) */
+static bool big_blocks_small;
+
+void alloc_big_blocks_on_small_pages(void)
+{
+	big_blocks_small = true;
+}
+
 /* A block of at least n bytes on huge pages, or NULL when the system
- * would not give that much (the caller then asks malloc for n). */
+ * would not give that much or big blocks stay on small pages (the caller
+ * then asks malloc for n). */
 static void *big_block(size_t n)
 {
+	if (big_blocks_small)
+		return NULL;
 	if (n > SIZE_MAX - HUGE_PAGE)
 		return NULL;
 	size_t len = (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);

@@ -35,6 +35,15 @@ void *xcalloc_dense(size_t nmemb, size_t size);
 void *xcalloc_table(size_t n);
 char *xmemdup0(const void *p, size_t n);
 
+/* For a process that runs for days (record --every), from now on: big
+ * blocks are left to malloc, on ordinary pages. A huge page is resident
+ * whole from its first write, so an agent's tables, which grow a block at
+ * a time, took its memory up in steps of 2 MiB that a long run does not
+ * give back (bench/NOTES.md: 4 MB less and a third less growth in 7
+ * minutes at 99 Hz under churn). Process-wide, as malloc's own settings
+ * are: call it before other threads start. */
+void alloc_big_blocks_on_small_pages(void);
+
 /* Out of memory (or of a table's ids): "scorch: out of memory: WHAT" on
  * stderr, the temporary files of outputs in progress removed (old outputs
  * stay as they were), exit status 1. What every x*alloc does on failure. */

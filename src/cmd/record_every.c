@@ -4,6 +4,7 @@
 #include "cmd/record_stop.h"
 #include "cmd/usage.h"
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/when.h"
 
@@ -200,6 +201,7 @@ int record_every_run(struct record_every *e, struct record_args *a)
 	 * (bench/NOTES.md). */
 	mallopt(M_MMAP_THRESHOLD, EVERY_MMAP_FROM);
 #endif
+	alloc_big_blocks_on_small_pages();
 	a->o.progress = false;
 	a->o.quiet = true; /* the notices would repeat every interval */
 	if (sink_args_open(&e->sinks))
