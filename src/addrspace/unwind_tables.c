@@ -25,11 +25,10 @@
  * hold is counted: the sections libdw reads in place from the mapping
  * (.eh_frame, .eh_frame_hdr, and .debug_frame once it is opened, each
  * brought resident as it is read), the vdso's copy, the rows of rules
- * kept (a few hundred bytes of libdw's each) and an entry per address
- * seen. A system-wide
- * recording at 99 Hz holds about 20 MiB after 3 minutes on a busy
- * machine (tens of thousands of distinct return addresses in a few dozen
- * files); 32 MiB holds that, where a host that builds and runs new
+ * kept (a few hundred bytes of libdw's each, one per row of a function's
+ * CFI) and an entry per address seen. A system-wide recording of a busy
+ * machine meets tens of thousands of distinct return addresses in a few
+ * dozen files; 32 MiB holds those, where a host that builds and runs new
  * binaries all day would otherwise keep every one it ran. A file opened
  * again costs little (its rules are found again one CFI walk each). */
 #ifndef UNWIND_TABLES_BYTES /* (-DUNWIND_TABLES_BYTES=1: a build that drops a file's tables at each change of file) */
