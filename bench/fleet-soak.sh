@@ -10,7 +10,9 @@
 # intervals stored and whether they meet end to start.
 #   bench/fleet-soak.sh       SOAK_MINUTES=N SOAK_HZ="19 99" SOAK_KEEP=DIR
 # SOAK_KEEP copies the directory stores there at the end (to put the same
-# intervals into another store: bench/fleet-reput.sh).
+# intervals into another store: bench/fleet-reput.sh), with each agent's
+# stderr (errHZ), which has a line per cut of what it holds when
+# SCORCH_CUT_STATS is set (src/record/recorder_cut.c).
 set -u
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -52,6 +54,6 @@ for hz in $RATES; do
 done
 if [ -n "${SOAK_KEEP:-}" ]; then
 	mkdir -p "$SOAK_KEEP"
-	for hz in $RATES; do cp -a "$W/store$hz" "$SOAK_KEEP/"; done
+	for hz in $RATES; do cp -a "$W/store$hz" "$W/err$hz" "$SOAK_KEEP/"; done
 fi
 bench_load

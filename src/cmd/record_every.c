@@ -130,6 +130,7 @@ static int run_cut(struct record_every *e, struct record_args *a)
 	o.every_ns = e->every_ns;
 	o.on_interval = on_interval;
 	o.interval_arg = &c;
+	o.cut_stats = getenv("SCORCH_CUT_STATS") != NULL;
 	profile_init(&p);
 	struct record_stop rs;
 	int ret = record_until_stopped(&o, &p, &st, &rs);

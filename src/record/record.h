@@ -180,6 +180,7 @@ struct record_opts {
 	uint64_t every_ns;
 	void (*on_interval)(void *arg, struct profile *p, const struct record_interval *iv);
 	void *interval_arg;
+	bool cut_stats; /* --every: a line on stderr per cut of what the recorder holds (SCORCH_CUT_STATS, a bench aid) */
 };
 
 /* Time after sampling ended: each record_phase() charges the wall and CPU

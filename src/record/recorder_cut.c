@@ -21,7 +21,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static uint64_t clock_ns(clockid_t id)
@@ -110,6 +113,37 @@ static void trim_if_dropped(struct recorder *r)
 #endif
 }
 
+/* SCORCH_CUT_STATS: what the recorder holds after a cut, to find what
+ * grows over a long run (bench/fleet-soak.sh): the heap (glibc's count),
+ * the files' tables against their budgets, the process table, the
+ * images, and the process's resident set by kind. */
+static void print_cut_stats(const struct recorder *r)
+{
+	size_t sym_bytes = 0, unwind_bytes = 0;
+	uint64_t dropped = 0;
+	symbols_held(r->user_syms, &sym_bytes, &dropped);
+	if (r->unwinder)
+		unwinder_held(r->unwinder, &unwind_bytes, &dropped);
+	fprintf(stderr, "scorch: cut %" PRIu64 ": symbols %zu unwind %zu paths %zu maps %u spaces %u images %u",
+		r->intervals, sym_bytes, unwind_bytes, strpool_bytes(&r->maps.paths), r->maps.nr, r->maps.nr_spaces,
+		r->images.nr);
+#ifdef __GLIBC__
+	struct mallinfo2 mi = mallinfo2();
+	fprintf(stderr, " heap-used %zu heap-free %zu mmapped %zu", mi.uordblks, mi.fordblks, mi.hblkhd);
+#endif
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long kb;
+		char key[32];
+		if (sscanf(line, "%31[^:]: %lu", key, &kb) == 2 && !strncmp(key, "Rss", 3))
+			fprintf(stderr, " %s %lu", key, kb);
+	}
+	if (f)
+		fclose(f);
+	fputc('\n', stderr);
+}
+
 static void forget_map(void *syms, const struct mapping *m, uint32_t id)
 {
 	symbols_forget_map(syms, id, m->pid);
@@ -152,6 +186,8 @@ static void cut(struct recorder *r)
 	drop_stacks(r);
 	images_drop_unheld(&r->images, &r->maps, forget_map, r->user_syms);
 	trim_if_dropped(r);
+	if (r->opts->cut_stats)
+		print_cut_stats(r);
 	r->intervals++;
 	r->interval_start = end;
 	r->interval_mono = mono;
