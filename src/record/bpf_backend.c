@@ -59,7 +59,8 @@ struct ustack_ctx {
 	struct recorder *r;
 	struct perf_sideband *sideband;
 	int class_fds[PROFILE_CLASSES]; /* the stacks (both programs') */
-	struct bpf_stack_cache kernel; /* by stack id */
+	struct bpf_stack_cache kernel; /* by stack id, since kernel_cut */
+	uint64_t kernel_cut;           /* recorder_next_cut when the cache was started */
 	uint64_t bytes, samples;
 	uint32_t limit; /* frame-pointer chains this deep lost their root end */
 	struct bpf_offcpu *offcpu; /* --off-cpu: its copies and block ends too */
@@ -101,6 +102,15 @@ static int on_ustack_in(void *ctx, void *data, size_t size)
 static const uint64_t *kernel_frames(struct ustack_ctx *uc, int32_t id, uint32_t *nr)
 {
 	uint32_t key = (uint32_t)id;
+	/* Under --every the cache starts again at each cut: it would
+	 * otherwise hold every kernel stack of a days-long recording, where
+	 * reading an interval's stacks again costs a lookup each. */
+	uint64_t cut = recorder_next_cut(uc->r);
+	if (cut != uc->kernel_cut) {
+		bpf_stack_cache_release(&uc->kernel);
+		bpf_stack_cache_init(&uc->kernel);
+		uc->kernel_cut = cut;
+	}
 	const uint64_t *got = bpf_stack_cache_get(&uc->kernel, key, nr);
 	if (got)
 		return got;

@@ -128,6 +128,24 @@ static bool left_unread(struct perf_rings *st, const struct perf_queued *q)
 	return true;
 }
 
+/* The queue holds a few milliseconds of records; a burst (a cut, a
+ * backlog after a stall) grows it to megabytes of stack copies, which
+ * would stay resident for the rest of a long recording. Once little is
+ * left, what the burst took goes back. */
+enum { QUEUE_KEEP_BYTES = 256 << 10, QUEUE_KEEP_PENDING = 4096 };
+
+static void shrink_after_burst(struct perf_rings *st)
+{
+	if (st->queue_alloc > 4 * QUEUE_KEEP_BYTES && st->queue_len <= QUEUE_KEEP_BYTES) {
+		st->queue = xrealloc(st->queue, QUEUE_KEEP_BYTES);
+		st->queue_alloc = QUEUE_KEEP_BYTES;
+	}
+	if (st->alloc_pending > 4 * QUEUE_KEEP_PENDING && st->nr_pending <= QUEUE_KEEP_PENDING) {
+		st->pending = xreallocarray(st->pending, QUEUE_KEEP_PENDING, sizeof(*st->pending));
+		st->alloc_pending = QUEUE_KEEP_PENDING;
+	}
+}
+
 /* Hand the queued records up to limit to the recorder, in time order,
  * until the bound says stop. */
 static void flush_queue(struct perf_rings *st, uint64_t limit)
@@ -167,6 +185,7 @@ static void flush_queue(struct perf_rings *st, uint64_t limit)
 	free(rest);
 	st->queue_len = len;
 	st->nr_pending = keep;
+	shrink_after_burst(st);
 }
 
 static void drain(struct perf_rings *st, struct perf_ring *rg)
