@@ -17,6 +17,7 @@
 #include "record/naming.h"
 #include "record/recorder_impl.h"
 #include "record/symbols.h"
+#include "symbolize/symbolize.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -62,6 +63,33 @@ uint64_t recorder_next_cut(const struct recorder *r)
 	return r->cut_mono;
 }
 
+/* Past this many bytes, a table of one interval's stacks is given back
+ * at the cut rather than kept for the next: kept, each table stays as
+ * large as the busiest interval so far made it, and a long recording
+ * grows by a step at every new record (the 30-minute soak's big blocks:
+ * five steps of about 1 MiB, bench/NOTES.md). Growing one again costs a
+ * few copies in an interval. */
+enum { KEEP_TABLE_BYTES = 64 << 10 };
+
+#define SHED(ptr, alloc)                                                             \
+	do {                                                                         \
+		if ((size_t)(alloc) * sizeof(*(ptr)) > KEEP_TABLE_BYTES) {           \
+			free(ptr);                                                   \
+			(ptr) = NULL;                                                \
+			(alloc) = 0;                                                 \
+		}                                                                    \
+	} while (0)
+
+static void shed_tables(struct recorder *r)
+{
+	SHED(r->stacks, r->alloc_stacks);
+	SHED(r->frames, r->alloc_frames);
+	SHED(r->events, r->alloc_events);
+	SHED(r->names, r->alloc_names);
+	SHED(r->inlines, r->alloc_inlines);
+	SHED(r->folded_leaves, r->alloc_folded_leaves);
+}
+
 /* What grows with the stacks goes; what follows the processes and the
  * files they run stays (the files' tables within their budgets). */
 static void drop_stacks(struct recorder *r)
@@ -75,6 +103,7 @@ static void drop_stacks(struct recorder *r)
 	hashmap_release(&r->named);
 	hashmap_init(&r->named);
 	recorder_fold_reset(r);
+	shed_tables(r);
 	r->nr_names = 0;
 	r->nr_inlines = 0;
 	strpool_release(&r->name_text);
