@@ -5,7 +5,10 @@
 # all at once, for BYTES_MINUTES (default 12) while bench/churn.sh starts
 # hundreds of short-lived processes a second and a steady workload (a
 # Python loop) runs beside it, each agent into a directory store and a
-# ClickHouse database of its own (a private server, tests/fleet/clickhouse.sh).
+# ClickHouse database of its own on two private servers
+# (tests/fleet/clickhouse.sh): one as Debian configures it (parts
+# compressed with lz4), one with zstd (the <compression> its config.xml
+# leaves commented out), fed the same intervals.
 # Each minute: the directory tree's bytes (every file: intervals, index,
 # tables) and ClickHouse's (active parts after OPTIMIZE ... FINAL). The
 # figure is the growth from minute BYTES_WARM (default 3) to the last, per
@@ -24,16 +27,19 @@ RATES=${BYTES_HZ:-19 99}
 WARM=${BYTES_WARM:-3}
 W=$(mktemp -d "${TMPDIR:-/tmp}/scorch-bytes.XXXX")
 pids= churn= steady=
-trap 'kill $churn $steady $pids 2>/dev/null; ch_stop; rm -rf "$W"' EXIT
+trap 'kill $churn $steady $pids 2>/dev/null; ch_stop; CH_PID=$ZSTD_PID; ch_stop; rm -rf "$W"' EXIT
+CH_COMPRESSION=zstd ch_start "$W/chz" || exit 1
+ZSTD_PORT=$CH_PORT ZSTD_PID=$CH_PID
 ch_start "$W/ch" || exit 1
-BASE=clickhouse://127.0.0.1:$CH_PORT
+LZ4_PORT=$CH_PORT
+BASE=clickhouse://127.0.0.1:$LZ4_PORT
 bench_load
 cores=$(nproc)
 
-ch_bytes() { # database: bytes of its active parts after merging
-	for t in scorch_samples scorch_stacks; do ch_sql "OPTIMIZE TABLE $1.$t FINAL" >/dev/null; done
-	local b
-	b=$(ch_sql "SELECT sum(bytes) FROM system.parts WHERE database = '$1' AND active")
+ch_bytes() { # port database: bytes of its active parts after merging
+	local CH_PORT=$1 b t
+	for t in scorch_samples scorch_stacks; do ch_sql "OPTIMIZE TABLE $2.$t FINAL" >/dev/null; done
+	b=$(ch_sql "SELECT sum(bytes) FROM system.parts WHERE database = '$2' AND active")
 	echo "${b:-0}"
 }
 dir_bytes() { # directory: bytes of its files
@@ -54,14 +60,17 @@ while time.time() < end:
 steady=$!
 for hz in $RATES; do
 	"$SCORCH" record --every 10s -a -F "$hz" -d $((MIN * 60)) --to "$W/dir$hz" \
-		--to "$BASE/bytes$hz" --spool "$W/spool$hz" --host "h$hz" 2>"$W/err$hz" &
+		--to "$BASE/bytes$hz" --to "clickhouse://127.0.0.1:$ZSTD_PORT/bytes$hz" \
+		--spool "$W/spool$hz" --host "h$hz" 2>"$W/err$hz" &
 	pids="$pids $!"
 done
-printf '%6s' minute; for hz in $RATES; do printf ' %12s %12s' "dir@${hz}Hz" "CH@${hz}Hz"; done; echo
+printf '%6s' minute; for hz in $RATES; do printf ' %12s %12s %12s' "dir@${hz}Hz" "CH@${hz}Hz" "CHzstd@${hz}Hz"; done; echo
 for m in $(seq 1 "$MIN"); do
 	sleep 60
 	printf '%6d' "$m"
-	for hz in $RATES; do printf ' %12s %12s' "$(dir_bytes "$W/dir$hz")" "$(ch_bytes "bytes$hz")"; done
+	for hz in $RATES; do
+		printf ' %12s %12s %12s' "$(dir_bytes "$W/dir$hz")" "$(ch_bytes "$LZ4_PORT" "bytes$hz")" "$(ch_bytes "$ZSTD_PORT" "bytes$hz")"
+	done
 	echo
 done | tee "$W/bytes"
 for p in $pids; do wait "$p"; done
@@ -69,16 +78,17 @@ for hz in $RATES; do
 	tb=$(find "$W/dir$hz" -name stacks.zst -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 	ib=$(find "$W/dir$hz" -name '*-*.zst' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 	pb=$(find "$W/dir$hz" -name '*.pb.gz' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
-	echo "$hz Hz: directory: stack tables $tb bytes, interval files $ib (pprof intervals $pb); ClickHouse:" \
-		"$(ch_sql "SELECT table, sum(bytes) FROM system.parts WHERE database = 'bytes$hz' AND active GROUP BY table ORDER BY table" | tr '\t\n' '= ')"
+	parts="SELECT table, sum(bytes) FROM system.parts WHERE database = 'bytes$hz' AND active GROUP BY table ORDER BY table"
+	echo "$hz Hz: directory: stack tables $tb bytes, interval files $ib (pprof intervals $pb); ClickHouse (lz4):" \
+		"$(CH_PORT=$LZ4_PORT ch_sql "$parts" | tr '\t\n' '= ')(zstd): $(CH_PORT=$ZSTD_PORT ch_sql "$parts" | tr '\t\n' '= ')"
 done
 i=0
 for hz in $RATES; do
 	tail -1 "$W/err$hz"
 	n=$(cat "$W/dir$hz"/*/*/index.tsv | wc -l)
-	for col in 2 3; do
-		awk -v c=$((col + 2 * i)) -v hz="$hz" -v warm="$WARM" -v cores="$cores" -v n="$n" \
-			-v what="$([ $col = 2 ] && echo directory || echo ClickHouse)" '
+	for col in 2 3 4; do
+		awk -v c=$((col + 3 * i)) -v hz="$hz" -v warm="$WARM" -v cores="$cores" -v n="$n" \
+			-v what="$(case $col in 2) echo directory ;; 3) echo 'ClickHouse (lz4)' ;; *) echo 'ClickHouse (zstd)' ;; esac)" '
 		$1 == 1 { first = $c } $1 == warm { w = $c } { last = $c; m = $1 } END {
 			h = (last - w) / (m - warm) * 60
 			printf "%s Hz, %s: %d intervals; minute 1 %.2f MB (x 1,440: %.0f MB/day); minutes %d-%d +%.2f MB: %.1f MB/host/hour, %.0f MB/host/day, %.0f MB/core/day\n",

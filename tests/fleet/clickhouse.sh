@@ -17,6 +17,15 @@ ch_config() { # dir http tcp interserver
 		-e '/<listen_host>/d' \
 		-e "s|<http_port>$2</http_port>|<http_port>$2</http_port><listen_host>127.0.0.1</listen_host>|" \
 		/etc/clickhouse-server/config.xml >"$d/config.xml"
+	# CH_COMPRESSION=zstd: parts compressed with zstd rather than lz4 (the
+	# server's <compression>, which Debian's config.xml leaves commented
+	# out; bench/fleet-bytes.sh measures both).
+	if [ -n "${CH_COMPRESSION:-}" ]; then
+		awk -v m="$CH_COMPRESSION" '
+			/<compression incl=/ { skip = 1; print "<compression><case><min_part_size>0</min_part_size><min_part_size_ratio>0</min_part_size_ratio><method>" m "</method></case></compression>" }
+			!skip { print }
+			skip && /<\/compression>/ { skip = 0 }' "$d/config.xml" >"$d/config.xml.new" && mv "$d/config.xml.new" "$d/config.xml"
+	fi
 	sed -e 's|</users>|<scorch><password>s3cret</password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></scorch></users>|' \
 		/etc/clickhouse-server/users.xml >"$d/users.xml"
 }
